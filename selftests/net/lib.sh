@@ -1,0 +1,127 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for kmaglev kselftests: KTAP output in the style of the kernel's
+# ktap_helpers.sh, module loading, and throwaway network namespaces.
+
+KSFT_PASS=0
+KSFT_FAIL=1
+KSFT_SKIP=4
+
+KMG_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+KMAGLEV=${KMAGLEV_CLI:-$KMG_TOP/userland/kmaglev}
+
+__ktap_n=0
+__ktap_pass=0
+__ktap_fail=0
+__ktap_skip=0
+
+ktap_print_header() { echo "TAP version 13"; }
+ktap_set_plan() { echo "1..$1"; }
+ktap_print_msg() { echo "# $*"; }
+
+ktap_test_pass() {
+	__ktap_n=$((__ktap_n + 1)); __ktap_pass=$((__ktap_pass + 1))
+	echo "ok $__ktap_n $*"
+}
+
+ktap_test_fail() {
+	__ktap_n=$((__ktap_n + 1)); __ktap_fail=$((__ktap_fail + 1))
+	echo "not ok $__ktap_n $*"
+}
+
+ktap_test_skip() {
+	__ktap_n=$((__ktap_n + 1)); __ktap_skip=$((__ktap_skip + 1))
+	echo "ok $__ktap_n $* # SKIP"
+}
+
+# ktap_test_result DESC CMD...: run CMD, pass if it succeeds. Its output is shown on failure.
+ktap_test_result() {
+	local desc=$1 out; shift
+	if out=$("$@" 2>&1); then
+		ktap_test_pass "$desc"
+	else
+		[[ -n $out ]] && echo "$out" | sed 's/^/# /'
+		ktap_test_fail "$desc"
+	fi
+}
+
+ktap_finished() {
+	echo "# Totals: pass:$__ktap_pass fail:$__ktap_fail xfail:0 xpass:0 skip:$__ktap_skip error:0"
+	if [[ $__ktap_fail -gt 0 ]]; then
+		exit $KSFT_FAIL
+	elif [[ $__ktap_pass -eq 0 && $__ktap_skip -gt 0 ]]; then
+		exit $KSFT_SKIP
+	fi
+	exit $KSFT_PASS
+}
+
+# The whole script is skipped, e.g. when not root or when a tool is missing.
+ktap_skip_all() {
+	ktap_print_header
+	echo "1..0 # SKIP $*"
+	exit $KSFT_SKIP
+}
+
+kmg_require_root() {
+	[[ $(id -u) -eq 0 ]] || ktap_skip_all "must run as root"
+}
+
+kmg_require_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null || ktap_skip_all "$c not installed"
+	done
+}
+
+# The kmaglev.ko built for the running kernel: $KMAGLEV_KO, or the per-kernel build dir.
+kmg_module_path() {
+	if [[ -n ${KMAGLEV_KO:-} ]]; then
+		echo "$KMAGLEV_KO"
+		return
+	fi
+	local ko
+	for ko in "$KMG_TOP"/.build/*/kmod/kmaglev.ko "$KMG_TOP"/kmod/kmaglev.ko; do
+		[[ -f $ko ]] || continue
+		if [[ $(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1) == "$(uname -r)" ]]; then
+			echo "$ko"
+			return
+		fi
+	done
+	return 1
+}
+
+# Load kmaglev.ko (and the kernel modules it needs) unless it is already loaded.
+kmg_load_module() {
+	[[ -d /sys/module/kmaglev ]] && return 0
+	local ko
+	ko=$(kmg_module_path) || { echo "# no kmaglev.ko for $(uname -r)"; return 1; }
+	modprobe -q -a ip_tunnel ip6_tunnel tunnel4 tunnel6 gre ip_gre ip6_gre ipip \
+		nf_defrag_ipv4 nf_defrag_ipv6 udp_tunnel ip6_udp_tunnel 2>/dev/null
+	insmod "$ko"
+}
+
+kmg_unload_module() {
+	[[ -d /sys/module/kmaglev ]] || return 0
+	rmmod kmaglev
+}
+
+# Network namespaces with a random suffix, removed on exit.
+__kmg_netns=()
+kmg_netns_add() {
+	local __var=$1 name
+	name="$1-$(mktemp -u XXXXXX)"
+	ip netns add "$name" || return 1
+	ip -n "$name" link set lo up
+	__kmg_netns+=("$name")
+	printf -v "$__var" '%s' "$name"
+}
+
+kmg_netns_cleanup() {
+	local ns
+	for ns in "${__kmg_netns[@]}"; do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
+		ip netns del "$ns" 2>/dev/null
+	done
+	__kmg_netns=()
+}
+trap kmg_netns_cleanup EXIT

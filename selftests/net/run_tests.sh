@@ -1,0 +1,31 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Run kmaglev kselftests (all of selftests/net/*.sh, or those named) and print KTAP: each script
+# is one top-level test, with its own KTAP indented beneath it. Exit 0 only if none failed.
+cd "$(dirname "$0")" || exit 1
+
+tests=("$@")
+[[ ${#tests[@]} -gt 0 ]] || tests=($(ls *.sh | grep -vE '^(lib|run_tests)\.sh$'))
+
+echo "TAP version 13"
+echo "1..${#tests[@]}"
+n=0 failed=0
+for t in "${tests[@]}"; do
+	n=$((n + 1))
+	t=${t%.sh}.sh
+	start=$SECONDS
+	echo "# selftests: kmaglev: $t"
+	timeout -s KILL "${KMAGLEV_TEST_TIMEOUT:-900}" ./"$t" 2>&1 | sed -u 's/^/  /'
+	rc=${PIPESTATUS[0]}
+	took="$((SECONDS - start))s"
+	case $rc in
+	0) echo "ok $n selftests: kmaglev: $t # $took" ;;
+	4) echo "ok $n selftests: kmaglev: $t # SKIP" ;;
+	137) echo "not ok $n selftests: kmaglev: $t # TIMEOUT"; failed=1 ;;
+	*) echo "not ok $n selftests: kmaglev: $t # exit=$rc"; failed=1 ;;
+	esac
+	# Every test leaves the module unloaded and no namespaces behind.
+	rmmod kmaglev 2>/dev/null
+	ip -all netns del 2>/dev/null
+done
+exit $failed

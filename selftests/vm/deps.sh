@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Install everything kmaglev needs to build, test and demo, from Debian's archive.
+# Idempotent: only missing packages are installed. As non-root, print the command instead.
+set -euo pipefail
+
+PKGS=(
+	# build
+	build-essential bc bison flex libelf-dev libssl-dev dwarves cpio kmod
+	sparse pkg-config
+	# userland libraries
+	libmnl-dev libjson-c-dev libcyaml-dev libmicrohttpd-dev libev-dev libcmocka-dev
+	# kernels
+	linux-source-6.12 linux-headers-amd64 linux-image-amd64
+	# YNL code generator
+	python3 python3-yaml python3-jsonschema
+	# VM and guest tools
+	qemu-system-x86 busybox-static iproute2 iputils-ping curl socat iperf3 ipvsadm
+	bird2 ethtool tcpdump bash-completion
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	case "$p" in \#*) continue ;; esac
+	st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
+	[[ "$st" == ii* ]] || missing+=("$p")
+done
+
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+cmd=(apt-get install -y --no-install-recommends "${missing[@]}")
+if [[ $(id -u) -ne 0 ]]; then
+	echo "deps: missing packages; as root run:" >&2
+	echo "  apt-get update && DEBIAN_FRONTEND=noninteractive ${cmd[*]}" >&2
+	exit 1
+fi
+
+echo "deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+if ! "${cmd[@]}" >/tmp/kmaglev-deps.log 2>&1; then
+	apt-get update >>/tmp/kmaglev-deps.log 2>&1 || true
+	if ! "${cmd[@]}" >>/tmp/kmaglev-deps.log 2>&1; then
+		tail -n 30 /tmp/kmaglev-deps.log >&2
+		echo "deps: apt-get failed (log: /tmp/kmaglev-deps.log)" >&2
+		exit 1
+	fi
+fi

@@ -1,0 +1,53 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Generate (or verify) the uAPI header and the kernel policy/op tables from the YNL spec,
+# with ynl-gen-c.py from Debian's linux-source-6.12.
+#
+#   ynl.sh generate   rewrite uapi/linux/kmaglev.h and kmod/netlink-gen.[ch]
+#   ynl.sh verify     fail if the checked-in files differ from what the spec generates
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+SPEC=$TOP/Documentation/netlink/specs/kmaglev.yaml
+SRC=$("$TOP/selftests/vm/kernel.sh" src)
+PY=/usr/bin/python3
+
+# ynl-gen-c.py wants the schema two levels above the spec and a MAINTAINERS file further up
+# (it looks for the kernel root); give it that layout in a scratch directory.
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$WORK/Documentation/netlink/specs" "$WORK/out"
+ln -s "$SRC"/Documentation/netlink/*.yaml "$WORK/Documentation/netlink/"
+cp "$SPEC" "$WORK/Documentation/netlink/specs/kmaglev.yaml"
+: >"$WORK/MAINTAINERS"
+
+gen() {
+	local mode=$1 kind=$2 out=$3
+	(cd "$WORK" && "$PY" "$SRC/tools/net/ynl/ynl-gen-c.py" --mode "$mode" "--$kind" \
+		--spec Documentation/netlink/specs/kmaglev.yaml -o "$WORK/out/$out")
+}
+gen uapi header kmaglev.h
+gen kernel header netlink-gen.h
+gen kernel source netlink-gen.c
+
+# The generated source includes its header by the spec's name; point it at ours.
+sed -i 's|#include "kmaglev-nl-gen.h"|#include "netlink-gen.h"|' "$WORK/out/netlink-gen.c"
+
+declare -A DEST=(
+	[kmaglev.h]=uapi/linux/kmaglev.h
+	[netlink-gen.h]=kmod/netlink-gen.h
+	[netlink-gen.c]=kmod/netlink-gen.c
+)
+rc=0
+for f in "${!DEST[@]}"; do
+	case "${1:-generate}" in
+	generate) cp "$WORK/out/$f" "$TOP/${DEST[$f]}" ;;
+	verify)
+		if ! diff -u "$TOP/${DEST[$f]}" "$WORK/out/$f"; then
+			echo "ynl: ${DEST[$f]} does not match the spec; run 'make generate'" >&2
+			rc=1
+		fi ;;
+	*) echo "usage: ynl.sh generate|verify" >&2; exit 2 ;;
+	esac
+done
+exit $rc
