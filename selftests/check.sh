@@ -60,15 +60,23 @@ step() {
 	return 1
 }
 
-# A results log from a VM run: count it, and show failures with their context.
+# A results log from a VM run: count it, and show failures with their context. A kernel splat,
+# a guest panic or a hang is a failure of its own, whatever the tests said.
 vm_results() {
 	local desc=$1 log=$2 rc=$3 p f s
 	read -r p f s < <(ktap_count "$log")
 	add_counts "$p" "$f" "$s"
 	grep -E '^ *not ok' "$log" | grep -v '# SKIP' | sed 's/^ */    FAIL /'
-	if [[ $rc -ne 0 && $f -eq 0 ]]; then
+	if grep -q '^vm: kernel splat' "$log"; then
+		notok "$desc: kernel splat (log: ${log#"$TOP"/})"
+		sed -n '/^vm: kernel splat/,/^vm: end of splat/p' "$log" | head -n 45 | sed 's/^/    /'
+	fi
+	if grep -qE '^vm: guest (hung|died)' "$log"; then
+		notok "$desc: guest panicked or hung (log: ${log#"$TOP"/})"
+		sed -n '/^vm: guest \(hung\|died\)/,$p' "$log" | tail -n 40 | sed 's/^/    /'
+	elif [[ $rc -ne 0 && $f -eq 0 ]] && ! grep -q '^vm: kernel splat' "$log"; then
 		notok "$desc: run failed (exit $rc) (log: ${log#"$TOP"/})"
-		grep -E '^vm:|^ *#' "$log" | tail -n 40 | sed 's/^/    /'
+		tail -n 40 "$log" | sed 's/^/    /'
 	fi
 	echo "     $desc: $p passed, $f failed, $s skipped"
 }
