@@ -1,27 +1,303 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kmaglev: internal declarations shared by the module's files.
+ * kmaglev: objects shared by the module's files, and the rules for using them.
+ *
+ * Locking and lifetime
+ * --------------------
+ * - Every configuration change in a netns runs under that netns' kn->lock (a mutex), from
+ *   netlink or from the table retire work. Tables are built there too, in process context.
+ * - The packet path takes no locks. It finds a service with an RCU lookup in kn->svc_ht (after
+ *   kn->vip_ht says the address is a VIP at all), then reads svc->cur / svc->prev with
+ *   rcu_dereference(). A table is immutable once published; it holds a reference on every
+ *   backend it points to.
+ * - Service and backend settings the packet path reads are scalars written with WRITE_ONCE()
+ *   under kn->lock and read with READ_ONCE().
+ * - A backend is refcounted (refcount_t): the service's backend set, each table, and (later)
+ *   each connection entry hold a reference. The last put frees it after an RCU grace period.
+ * - A service is removed from the hash tables under kn->lock and freed after a grace period,
+ *   with its tables.
+ * - Tables are freed from a workqueue after a grace period (queue_rcu_work), in process context,
+ *   because they may be vmalloc'ed and drop backend references.
  */
 #ifndef _KMAGLEV_H
 #define _KMAGLEV_H
 
+#include <linux/in6.h>
+#include <linux/socket.h>
+#include <linux/string.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/rhashtable-types.h>
+#include <linux/refcount.h>
 #include <linux/types.h>
+#include <linux/u64_stats_sync.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
+
+#include "maglev.h"
+
+#define KMG_DEFAULT_MAX_SERVICES	65536
+#define KMG_DEFAULT_MAX_BACKENDS	(1U << 20)
+#define KMG_DEFAULT_WINDOW_MS		30000
+
+/* Per-CPU counters of a service or a backend. */
+struct kmg_pcpu_stats {
+	u64_stats_t packets;
+	u64_stats_t bytes;
+	u64_stats_t new_flows;
+	struct u64_stats_sync syncp;
+};
+
+struct kmg_stats_sum {
+	u64 packets;
+	u64 bytes;
+	u64 new_flows;
+};
+
+/* An address of either family; IPv4 is stored IPv4-mapped so that backends sort as one set. */
+struct kmg_addr {
+	union {
+		u8 b[16];
+		struct in6_addr in6;
+	};
+	u8 family;		/* AF_INET or AF_INET6 */
+};
+
+struct kmg_svc_key {
+	u8 addr[16];		/* as in struct kmg_addr */
+	u8 family;
+	u8 proto;		/* IPPROTO_TCP, IPPROTO_UDP, or 0 for any */
+	__be16 port;		/* 0 for every port */
+};
+
+struct kmg_vip_key {
+	u8 addr[16];
+	u8 family;
+	u8 pad[3];
+};
+
+/* One VIP address; exists while any service uses it (kn->vip_ht, under kn->lock). */
+struct kmg_vip {
+	struct rhash_head node;
+	struct kmg_vip_key key;
+	u32 nservices;
+	/* services by kind: [proto any << 1 | every port], so lookups skip absent wildcards */
+	u32 kinds[4];
+	struct rcu_head rcu;
+};
+
+/* Backend settings as parsed from netlink; @set has a bit for each field given. */
+struct kmg_backend_cfg {
+	struct kmg_addr addr;
+	u32 weight;
+	u32 state;
+	u32 encap;
+	u32 gre_key;
+	u32 max_conns;
+	bool keyed;
+	u32 set;
+};
+
+enum {
+	KMG_BE_SET_WEIGHT	= BIT(0),
+	KMG_BE_SET_STATE	= BIT(1),
+	KMG_BE_SET_ENCAP	= BIT(2),
+	KMG_BE_SET_KEY		= BIT(3),
+	KMG_BE_SET_MAX_CONNS	= BIT(4),
+};
+
+struct kmg_backend {
+	struct kmg_addr addr;
+	/* Settings: written under kn->lock, read locklessly. */
+	u16 weight;
+	u8 state;		/* enum kmaglev_backend_state */
+	u8 encap;		/* enum kmaglev_encap */
+	bool keyed;
+	u32 gre_key;
+	u32 max_conns;
+
+	refcount_t ref;
+	atomic_t conns;			/* connection entries pinned here */
+	struct kmg_pcpu_stats __percpu *stats;
+	struct rcu_head rcu;
+};
+
+/* A backend with slots in a table, and the weight the table was built with. */
+struct kmg_table_be {
+	struct kmg_backend *be;
+	u32 weight;
+};
+
+/*
+ * A published Maglev table: immutable. be[] lists the backends that have slots, sorted by
+ * address; slots[] holds indices into it (2 bytes per slot).
+ */
+struct kmg_table {
+	u32 size;
+	u32 gen;
+	u32 nbe;
+	struct kmg_table_be *be;
+	struct rcu_work free_work;
+	u16 slots[];
+};
+
+/* Service settings; kmg_service_apply() copies them in. */
+struct kmg_service_cfg {
+	u32 table_size;
+	u32 hash;
+	u32 flags;
+	u8 seed[KMG_SEED_LEN];
+	u32 ramp_pct;
+	u32 ramp_ms;
+	u32 window_ms;
+	u32 max_conns;
+	u32 client_rate;
+	__be32 encap_src4;
+	struct in6_addr encap_src6;
+};
+
+struct kmg_net;
+struct netlink_ext_ack;
+
+struct kmg_service {
+	struct rhash_head node;		/* kn->svc_ht */
+	struct kmg_svc_key key;
+	u32 id;				/* kn->services */
+	struct kmg_net *kn;
+	struct kmg_service_cfg cfg;	/* under kn->lock; fields read locklessly */
+
+	/* Backend set, sorted by address; under kn->lock. */
+	struct kmg_backend **be;
+	u32 nbe;
+
+	/* Tables: published under kn->lock, read under RCU. */
+	struct kmg_table __rcu *cur;
+	struct kmg_table __rcu *prev;
+	unsigned long mig_start;	/* jiffies when cur was published */
+	u32 gen;
+	struct delayed_work retire;	/* frees prev when the migration ends */
+
+	atomic_t conns;
+	struct kmg_pcpu_stats __percpu *stats;
+	bool dead;			/* unlinked; under kn->lock */
+	struct list_head dead_list;
+	struct rcu_head rcu;
+};
 
 /* Per network namespace state. */
 struct kmg_net {
 	struct net *net;
+	struct mutex lock;		/* all configuration of this netns */
+	struct rhashtable svc_ht;	/* struct kmg_service by kmg_svc_key */
+	struct rhashtable vip_ht;	/* struct kmg_vip by kmg_vip_key */
+	struct xarray services;		/* struct kmg_service by id, for dumps */
+	u32 next_id;
+	u32 nservices;
+	u32 nbackends;
+	u32 max_services;
+	u32 max_backends;
+	bool dead;			/* netns is exiting */
 };
 
 extern unsigned int kmg_net_id;
+extern struct workqueue_struct *kmg_wq;
 
 static inline struct kmg_net *kmg_pernet(const struct net *net)
 {
 	return net_generic(net, kmg_net_id);
 }
 
+static inline void kmg_addr_from_v4(struct kmg_addr *a, __be32 v4)
+{
+	memset(a, 0, sizeof(*a));
+	a->in6.s6_addr16[5] = htons(0xffff);
+	a->in6.s6_addr32[3] = v4;
+	a->family = AF_INET;
+}
+
+static inline void kmg_addr_from_v6(struct kmg_addr *a, const struct in6_addr *v6)
+{
+	memset(a, 0, sizeof(*a));
+	a->in6 = *v6;
+	a->family = AF_INET6;
+}
+
+static inline __be32 kmg_addr_v4(const struct kmg_addr *a)
+{
+	return a->in6.s6_addr32[3];
+}
+
+/* backend.c */
+struct kmg_backend *kmg_backend_alloc(const struct kmg_backend_cfg *cfg);
+void kmg_backend_apply(struct kmg_backend *be, const struct kmg_backend_cfg *cfg);
+void kmg_backend_put(struct kmg_backend *be);
+static inline void kmg_backend_get(struct kmg_backend *be)
+{
+	refcount_inc(&be->ref);
+}
+
+void kmg_backend_stats(const struct kmg_backend *be, struct kmg_stats_sum *sum);
+int kmg_backend_find(struct kmg_backend *const *be, u32 n, const u8 addr[16]);
+
+/* stats.c */
+struct kmg_pcpu_stats __percpu *kmg_stats_alloc(void);
+void kmg_stats_fold(struct kmg_pcpu_stats __percpu *pcpu, struct kmg_stats_sum *sum);
+
+/* table.c */
+struct kmg_table *kmg_table_build(const struct kmg_table_be *in, u32 n, u32 size,
+				  const u8 seed[KMG_SEED_LEN]);
+void kmg_table_free(struct kmg_table *t);
+void kmg_table_free_rcu(struct kmg_table *t);
+bool kmg_table_same_input(const struct kmg_table *t, const struct kmg_table_be *in, u32 n,
+			  u32 size);
+size_t kmg_table_bytes(const struct kmg_table *t);
+u64 kmg_table_digest(const struct kmg_table *t);
+void kmg_table_slot_counts(const struct kmg_table *t, u32 *counts);
+
+/* migrate.c: which table a packet that missed the connection table uses */
+struct kmg_mig {
+	bool has_prev;
+	unsigned long elapsed_ms;	/* since the current table was published */
+	u32 ramp_pct;
+	u32 ramp_ms;
+	u32 window_ms;
+};
+
+u64 kmg_mig_ramp_threshold(const struct kmg_mig *m);
+bool kmg_mig_use_prev(const struct kmg_mig *m, u32 ramp_hash, bool new_flow);
+u32 kmg_mig_ramp_pct(const struct kmg_mig *m);
+unsigned long kmg_mig_length_ms(u32 ramp_pct, u32 ramp_ms, u32 window_ms);
+void kmg_service_mig(const struct kmg_service *svc, struct kmg_mig *m);
+
+/* service.c */
+int kmg_net_services_init(struct kmg_net *kn);
+void kmg_net_services_exit(struct kmg_net *kn);
+void kmg_service_cfg_default(struct kmg_service_cfg *cfg);
+struct kmg_service *kmg_service_find(struct kmg_net *kn, const struct kmg_svc_key *key);
+struct kmg_service *kmg_service_lookup_rcu(struct kmg_net *kn, u8 family, const void *daddr,
+					   u8 proto, __be16 dport);
+int kmg_service_create(struct kmg_net *kn, const struct kmg_svc_key *key,
+		       const struct kmg_service_cfg *cfg, struct kmg_backend_cfg *bcfg,
+		       u32 nbcfg, struct kmg_service **svcp, struct netlink_ext_ack *extack);
+int kmg_service_update(struct kmg_service *svc, const struct kmg_service_cfg *cfg,
+		       struct kmg_backend_cfg *bcfg, u32 nbcfg, bool replace,
+		       bool *rebuilt, struct netlink_ext_ack *extack);
+void kmg_service_destroy(struct kmg_service *svc);
+void kmg_service_flush(struct kmg_net *kn);
+void kmg_service_stats(const struct kmg_service *svc, struct kmg_stats_sum *sum);
+size_t kmg_service_table_bytes(const struct kmg_service *svc);
+int kmg_backend_add(struct kmg_service *svc, struct kmg_backend_cfg *cfg, bool *rebuilt,
+		    struct netlink_ext_ack *extack);
+int kmg_backend_del(struct kmg_service *svc, const u8 addr[16], bool *rebuilt,
+		    struct netlink_ext_ack *extack);
+int kmg_backend_change(struct kmg_service *svc, const struct kmg_backend_cfg *cfg,
+		       bool *rebuilt, struct netlink_ext_ack *extack);
+
+/* netlink.c */
 int kmg_genl_init(void);
 void kmg_genl_exit(void);
+void kmg_notify_table(struct kmg_service *svc);
 
 #endif /* _KMAGLEV_H */

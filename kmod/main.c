@@ -5,23 +5,26 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
-#include <net/genetlink.h>
+#include <linux/workqueue.h>
 #include <linux/kmaglev.h>
+#include <net/genetlink.h>
 
 #include "kmaglev.h"
 
 unsigned int kmg_net_id __read_mostly;
+struct workqueue_struct *kmg_wq __read_mostly;
 
 static __net_init int kmg_net_init(struct net *net)
 {
 	struct kmg_net *kn = kmg_pernet(net);
 
 	kn->net = net;
-	return 0;
+	return kmg_net_services_init(kn);
 }
 
 static __net_exit void kmg_net_exit(struct net *net)
 {
+	kmg_net_services_exit(kmg_pernet(net));
 }
 
 static struct pernet_operations kmg_net_ops = {
@@ -31,41 +34,36 @@ static struct pernet_operations kmg_net_ops = {
 	.size = sizeof(struct kmg_net),
 };
 
-static const struct genl_multicast_group kmg_mcgrps[] = {
-	{ .name = KMAGLEV_MCGRP_EVENTS, },
-};
-
-static struct genl_family kmg_family __ro_after_init = {
-	.name		= KMAGLEV_FAMILY_NAME,
-	.version	= KMAGLEV_FAMILY_VERSION,
-	.netnsok	= true,
-	.module		= THIS_MODULE,
-	.mcgrps		= kmg_mcgrps,
-	.n_mcgrps	= ARRAY_SIZE(kmg_mcgrps),
-};
-
 static int __init kmg_init(void)
 {
 	int err;
 
+	kmg_wq = alloc_workqueue("kmaglev", WQ_UNBOUND, 0);
+	if (!kmg_wq)
+		return -ENOMEM;
 	err = register_pernet_subsys(&kmg_net_ops);
 	if (err)
-		return err;
-	err = genl_register_family(&kmg_family);
+		goto err_wq;
+	err = kmg_genl_init();
 	if (err)
 		goto err_pernet;
-	pr_info("loaded\n");
 	return 0;
 
 err_pernet:
 	unregister_pernet_subsys(&kmg_net_ops);
+err_wq:
+	destroy_workqueue(kmg_wq);
 	return err;
 }
 
 static void __exit kmg_exit(void)
 {
-	genl_unregister_family(&kmg_family);
+	kmg_genl_exit();
 	unregister_pernet_subsys(&kmg_net_ops);
+	/* Tables are freed by RCU-delayed work, which drops backends via call_rcu(). */
+	rcu_barrier();
+	destroy_workqueue(kmg_wq);
+	rcu_barrier();
 }
 
 module_init(kmg_init);

@@ -48,7 +48,7 @@ const struct nla_policy kmaglev_config_nl_policy[KMAGLEV_A_CONFIG_BACKENDS + 1] 
 	[KMAGLEV_A_CONFIG_BACKENDS] = { .type = NLA_U32, },
 };
 
-const struct nla_policy kmaglev_service_nl_policy[KMAGLEV_A_SERVICE_REPLACE_BACKENDS + 1] = {
+const struct nla_policy kmaglev_service_nl_policy[KMAGLEV_A_SERVICE_PAD + 1] = {
 	[KMAGLEV_A_SERVICE_ID] = { .type = NLA_U32, },
 	[KMAGLEV_A_SERVICE_ADDR4] = { .type = NLA_U32, },
 	[KMAGLEV_A_SERVICE_ADDR6] = NLA_POLICY_EXACT_LEN(16),
@@ -75,7 +75,7 @@ const struct nla_policy kmaglev_service_nl_policy[KMAGLEV_A_SERVICE_REPLACE_BACK
 	[KMAGLEV_A_SERVICE_REPLACE_BACKENDS] = { .type = NLA_FLAG, },
 };
 
-const struct nla_policy kmaglev_stats_nl_policy[KMAGLEV_A_STATS_CONNS + 1] = {
+const struct nla_policy kmaglev_stats_nl_policy[KMAGLEV_A_STATS_PAD + 1] = {
 	[KMAGLEV_A_STATS_PACKETS] = { .type = NLA_U64, },
 	[KMAGLEV_A_STATS_BYTES] = { .type = NLA_U64, },
 	[KMAGLEV_A_STATS_NEW_FLOWS] = { .type = NLA_U64, },

@@ -9,7 +9,7 @@ PKGS=(
 	build-essential bc bison flex libelf-dev libssl-dev dwarves cpio kmod
 	sparse pkg-config
 	# userland libraries
-	libmnl-dev libjson-c-dev libcyaml-dev libmicrohttpd-dev libev-dev libcmocka-dev
+	libmnl-dev libjson-c-dev libsodium-dev libcyaml-dev libmicrohttpd-dev libev-dev libcmocka-dev
 	# kernels
 	linux-source-6.12 linux-headers-amd64 linux-image-amd64
 	# YNL code generator

@@ -1,0 +1,691 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmaglev services: the per-netns service and VIP tables, service lifetime, backend set
+ * changes and table publication.
+ *
+ * Every change goes through kmg_service_commit(): it takes a complete proposed backend set,
+ * allocates everything it may need and builds the new table first, and only then, when nothing
+ * can fail any more, applies the settings and publishes the table with one RCU pointer swap.
+ * So a request is all or nothing and costs at most one table build, however many backends it
+ * changes. Callers hold kn->lock.
+ */
+#include <linux/jiffies.h>
+#include <linux/rhashtable.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/kmaglev.h>
+#include <net/netlink.h>
+
+#include "kmaglev.h"
+
+static const struct rhashtable_params kmg_svc_params = {
+	.key_len	= sizeof(struct kmg_svc_key),
+	.key_offset	= offsetof(struct kmg_service, key),
+	.head_offset	= offsetof(struct kmg_service, node),
+	.automatic_shrinking = true,
+};
+
+static const struct rhashtable_params kmg_vip_params = {
+	.key_len	= sizeof(struct kmg_vip_key),
+	.key_offset	= offsetof(struct kmg_vip, key),
+	.head_offset	= offsetof(struct kmg_vip, node),
+	.automatic_shrinking = true,
+};
+
+/* One entry of a proposed backend set. */
+struct kmg_be_change {
+	struct kmg_backend *be;
+	const struct kmg_backend_cfg *cfg;	/* applied at commit, or NULL */
+	bool is_new;				/* allocated for this change */
+};
+
+int kmg_net_services_init(struct kmg_net *kn)
+{
+	int err;
+
+	mutex_init(&kn->lock);
+	xa_init_flags(&kn->services, XA_FLAGS_ALLOC1);
+	kn->max_services = KMG_DEFAULT_MAX_SERVICES;
+	kn->max_backends = KMG_DEFAULT_MAX_BACKENDS;
+	err = rhashtable_init(&kn->svc_ht, &kmg_svc_params);
+	if (err)
+		return err;
+	err = rhashtable_init(&kn->vip_ht, &kmg_vip_params);
+	if (err)
+		rhashtable_destroy(&kn->svc_ht);
+	return err;
+}
+
+void kmg_service_cfg_default(struct kmg_service_cfg *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->table_size = KMAGLEV_TABLE_SIZE_DEFAULT;
+	cfg->hash = KMAGLEV_HASH_FIVE_TUPLE;
+	cfg->ramp_pct = 100;
+	cfg->window_ms = KMG_DEFAULT_WINDOW_MS;
+}
+
+static void kmg_vip_key(struct kmg_vip_key *vk, u8 family, const u8 addr[16])
+{
+	memset(vk, 0, sizeof(*vk));
+	memcpy(vk->addr, addr, sizeof(vk->addr));
+	vk->family = family;
+}
+
+/* Which wildcard lookups a VIP needs: bit 1 = proto any, bit 0 = every port. */
+static unsigned int kmg_svc_kind(const struct kmg_svc_key *key)
+{
+	return (!key->proto << 1) | !key->port;
+}
+
+static struct kmg_vip *kmg_vip_get(struct kmg_net *kn, const struct kmg_svc_key *key)
+{
+	struct kmg_vip_key vk;
+	struct kmg_vip *vip;
+	int err;
+
+	kmg_vip_key(&vk, key->family, key->addr);
+	vip = rhashtable_lookup_fast(&kn->vip_ht, &vk, kmg_vip_params);
+	if (!vip) {
+		vip = kzalloc(sizeof(*vip), GFP_KERNEL_ACCOUNT);
+		if (!vip)
+			return ERR_PTR(-ENOMEM);
+		vip->key = vk;
+		err = rhashtable_insert_fast(&kn->vip_ht, &vip->node, kmg_vip_params);
+		if (err) {
+			kfree(vip);
+			return ERR_PTR(err);
+		}
+	}
+	vip->nservices++;
+	WRITE_ONCE(vip->kinds[kmg_svc_kind(key)], vip->kinds[kmg_svc_kind(key)] + 1);
+	return vip;
+}
+
+static void kmg_vip_put(struct kmg_net *kn, const struct kmg_svc_key *key)
+{
+	struct kmg_vip_key vk;
+	struct kmg_vip *vip;
+
+	kmg_vip_key(&vk, key->family, key->addr);
+	vip = rhashtable_lookup_fast(&kn->vip_ht, &vk, kmg_vip_params);
+	if (WARN_ON_ONCE(!vip))
+		return;
+	WRITE_ONCE(vip->kinds[kmg_svc_kind(key)], vip->kinds[kmg_svc_kind(key)] - 1);
+	if (--vip->nservices)
+		return;
+	rhashtable_remove_fast(&kn->vip_ht, &vip->node, kmg_vip_params);
+	kfree_rcu(vip, rcu);
+}
+
+struct kmg_service *kmg_service_find(struct kmg_net *kn, const struct kmg_svc_key *key)
+{
+	return rhashtable_lookup_fast(&kn->svc_ht, key, kmg_svc_params);
+}
+
+/*
+ * Packet path: the service for a destination, or NULL. Non-VIP traffic costs one lookup in
+ * vip_ht; a VIP then tries the exact service and the wildcards that exist for it, most specific
+ * first. Caller holds rcu_read_lock().
+ */
+struct kmg_service *kmg_service_lookup_rcu(struct kmg_net *kn, u8 family, const void *daddr,
+					   u8 proto, __be16 dport)
+{
+	struct kmg_svc_key key;
+	struct kmg_vip_key vk;
+	struct kmg_vip *vip;
+	unsigned int kind;
+
+	memset(&vk, 0, sizeof(vk));
+	if (family == AF_INET) {
+		vk.addr[10] = 0xff;
+		vk.addr[11] = 0xff;
+		memcpy(&vk.addr[12], daddr, 4);
+	} else {
+		memcpy(vk.addr, daddr, 16);
+	}
+	vk.family = family;
+	vip = rhashtable_lookup(&kn->vip_ht, &vk, kmg_vip_params);
+	if (!vip)
+		return NULL;
+	memset(&key, 0, sizeof(key));
+	memcpy(key.addr, vk.addr, sizeof(key.addr));
+	key.family = family;
+	/* kind 0: exact, 1: every port, 2: any protocol, 3: both */
+	for (kind = 0; kind < ARRAY_SIZE(vip->kinds); kind++) {
+		struct kmg_service *svc;
+
+		if (!READ_ONCE(vip->kinds[kind]))
+			continue;
+		key.proto = kind & 2 ? 0 : proto;
+		key.port = kind & 1 ? 0 : dport;
+		svc = rhashtable_lookup(&kn->svc_ht, &key, kmg_svc_params);
+		if (svc)
+			return svc;
+	}
+	return NULL;
+}
+
+/* Effective settings of a proposed backend. */
+static u32 kmg_chg_weight(const struct kmg_be_change *c)
+{
+	return c->cfg && (c->cfg->set & KMG_BE_SET_WEIGHT) ? c->cfg->weight : c->be->weight;
+}
+
+static u32 kmg_chg_state(const struct kmg_be_change *c)
+{
+	return c->cfg && (c->cfg->set & KMG_BE_SET_STATE) ? c->cfg->state : c->be->state;
+}
+
+static int kmg_chg_validate(const struct kmg_be_change *c, struct netlink_ext_ack *extack)
+{
+	const struct kmg_backend_cfg *cfg = c->cfg;
+	u32 encap;
+	bool keyed;
+
+	if (!cfg)
+		return 0;
+	encap = cfg->set & KMG_BE_SET_ENCAP ? cfg->encap : c->be->encap;
+	keyed = cfg->set & KMG_BE_SET_KEY ? cfg->keyed : c->be->keyed;
+	if (keyed && encap != KMAGLEV_ENCAP_GRE) {
+		NL_SET_ERR_MSG(extack, "backend gre-key requires encap gre");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void kmg_service_sched_retire(struct kmg_service *svc)
+{
+	unsigned long len, deadline;
+
+	if (!rcu_access_pointer(svc->prev)) {
+		cancel_delayed_work(&svc->retire);
+		return;
+	}
+	len = kmg_mig_length_ms(svc->cfg.ramp_pct, svc->cfg.ramp_ms, svc->cfg.window_ms);
+	if (len == ULONG_MAX) {
+		cancel_delayed_work(&svc->retire);
+		return;
+	}
+	deadline = svc->mig_start + msecs_to_jiffies(len);
+	mod_delayed_work(kmg_wq, &svc->retire,
+			 time_after(deadline, jiffies) ? deadline - jiffies : 0);
+}
+
+/* End of a migration: free the previous table. */
+static void kmg_service_retire_work(struct work_struct *work)
+{
+	struct kmg_service *svc = container_of(to_delayed_work(work), struct kmg_service,
+					       retire);
+	struct kmg_net *kn = svc->kn;
+	struct kmg_table *prev;
+
+	mutex_lock(&kn->lock);
+	if (!svc->dead) {
+		prev = rcu_replace_pointer(svc->prev, NULL, lockdep_is_held(&kn->lock));
+		if (prev) {
+			kmg_table_free_rcu(prev);
+			kmg_notify_table(svc);
+		}
+	}
+	mutex_unlock(&kn->lock);
+}
+
+/* Publish @t as the current table; the current one becomes the previous one. */
+static void kmg_service_publish(struct kmg_service *svc, struct kmg_table *t)
+{
+	struct kmg_net *kn = svc->kn;
+	struct kmg_table *old, *oldprev = NULL;
+
+	t->gen = ++svc->gen;
+	old = rcu_replace_pointer(svc->cur, t, lockdep_is_held(&kn->lock));
+	if (old)
+		oldprev = rcu_replace_pointer(svc->prev, old, lockdep_is_held(&kn->lock));
+	WRITE_ONCE(svc->mig_start, jiffies);
+	kmg_table_free_rcu(oldprev);
+	kmg_service_sched_retire(svc);
+}
+
+static void kmg_service_cfg_apply(struct kmg_service *svc, const struct kmg_service_cfg *cfg)
+{
+	struct kmg_service_cfg *c = &svc->cfg;
+
+	if (cfg == c)
+		return;
+	c->table_size = cfg->table_size;
+	memcpy(c->seed, cfg->seed, sizeof(c->seed));
+	WRITE_ONCE(c->hash, cfg->hash);
+	WRITE_ONCE(c->flags, cfg->flags);
+	WRITE_ONCE(c->ramp_pct, cfg->ramp_pct);
+	WRITE_ONCE(c->ramp_ms, cfg->ramp_ms);
+	WRITE_ONCE(c->window_ms, cfg->window_ms);
+	WRITE_ONCE(c->max_conns, cfg->max_conns);
+	WRITE_ONCE(c->client_rate, cfg->client_rate);
+	WRITE_ONCE(c->encap_src4, cfg->encap_src4);
+	c->encap_src6 = cfg->encap_src6;
+}
+
+/*
+ * Make @set (sorted by address) the service's backend set and @cfg its settings: build a new
+ * table if what it depends on changed, then commit. On success the service owns the backends
+ * marked is_new; on error nothing changed and the caller frees them.
+ */
+static int kmg_service_commit(struct kmg_service *svc, const struct kmg_service_cfg *cfg,
+			      struct kmg_be_change *set, u32 n, bool *rebuilt,
+			      struct netlink_ext_ack *extack)
+{
+	struct kmg_net *kn = svc->kn;
+	struct kmg_table *cur = rcu_dereference_protected(svc->cur, lockdep_is_held(&kn->lock));
+	struct kmg_backend **arr = NULL, **old = svc->be;
+	struct kmg_table_be *in = NULL;
+	struct kmg_table *t = NULL;
+	u32 i, ne = 0, nold = svc->nbe;
+	int err;
+
+	*rebuilt = false;
+	if (n > KMAGLEV_BACKENDS_PER_SERVICE_MAX) {
+		NL_SET_ERR_MSG(extack, "more than 65535 backends in one service");
+		return -E2BIG;
+	}
+	for (i = 0; i < n; i++) {
+		err = kmg_chg_validate(&set[i], extack);
+		if (err)
+			return err;
+	}
+	if (kn->nbackends - nold + n > kn->max_backends) {
+		NL_SET_ERR_MSG(extack, "netns backend limit (max-backends) reached");
+		return -ENOSPC;
+	}
+
+	if (n) {
+		arr = kvcalloc(n, sizeof(*arr), GFP_KERNEL_ACCOUNT);
+		in = kvcalloc(n, sizeof(*in), GFP_KERNEL);
+		if (!arr || !in) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		arr[i] = set[i].be;
+		if (kmg_chg_state(&set[i]) == KMAGLEV_BACKEND_STATE_UP && kmg_chg_weight(&set[i])) {
+			in[ne].be = set[i].be;
+			in[ne].weight = kmg_chg_weight(&set[i]);
+			ne++;
+		}
+	}
+	if (ne > cfg->table_size) {
+		NL_SET_ERR_MSG(extack, "more backends with weight than table-size slots");
+		err = -EINVAL;
+		goto out;
+	}
+	*rebuilt = !cur || memcmp(cfg->seed, svc->cfg.seed, sizeof(cfg->seed)) ||
+		   !kmg_table_same_input(cur, in, ne, cfg->table_size);
+	if (*rebuilt) {
+		t = kmg_table_build(in, ne, cfg->table_size, cfg->seed);
+		if (IS_ERR(t)) {
+			err = PTR_ERR(t);
+			NL_SET_ERR_MSG(extack, "out of memory building the Maglev table");
+			goto out;
+		}
+	}
+
+	/* Nothing can fail from here on. */
+	kmg_service_cfg_apply(svc, cfg);
+	for (i = 0; i < n; i++)
+		if (set[i].cfg && !set[i].is_new)
+			kmg_backend_apply(set[i].be, set[i].cfg);
+	/* Drop the set's reference on backends that left it. */
+	for (i = 0; i < nold; i++) {
+		int pos = kmg_backend_find(arr, n, old[i]->addr.b);
+
+		if (pos < 0 || arr[pos] != old[i])
+			kmg_backend_put(old[i]);
+	}
+	svc->be = arr;
+	svc->nbe = n;
+	kn->nbackends += n - nold;
+	arr = old;
+	if (t)
+		kmg_service_publish(svc, t);
+	else
+		kmg_service_sched_retire(svc);	/* ramp settings may have changed */
+	err = 0;
+out:
+	kvfree(in);
+	kvfree(arr);
+	return err;
+}
+
+static void kmg_chg_free_new(struct kmg_be_change *set, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++)
+		if (set[i].is_new)
+			kmg_backend_put(set[i].be);
+}
+
+static int kmg_backend_cfg_cmp(const void *a, const void *b)
+{
+	return kmg_mg_addr_cmp(((const struct kmg_backend_cfg *)a)->addr.b,
+			       ((const struct kmg_backend_cfg *)b)->addr.b);
+}
+
+/*
+ * The proposed set for a full backend list @bcfg: existing backends with the same address are
+ * kept (with their connections and counters) and get the new settings. Sorts @bcfg.
+ */
+static struct kmg_be_change *kmg_chg_from_list(struct kmg_service *svc,
+					       struct kmg_backend_cfg *bcfg, u32 nb,
+					       struct netlink_ext_ack *extack)
+{
+	struct kmg_be_change *set;
+	u32 i;
+
+	sort(bcfg, nb, sizeof(*bcfg), kmg_backend_cfg_cmp, NULL);
+	for (i = 1; i < nb; i++) {
+		if (!kmg_backend_cfg_cmp(&bcfg[i - 1], &bcfg[i])) {
+			NL_SET_ERR_MSG(extack, "duplicate backend address in the backend list");
+			return ERR_PTR(-EEXIST);
+		}
+	}
+	set = kvcalloc(max(nb, 1U), sizeof(*set), GFP_KERNEL);
+	if (!set)
+		return ERR_PTR(-ENOMEM);
+	for (i = 0; i < nb; i++) {
+		int pos = svc ? kmg_backend_find(svc->be, svc->nbe, bcfg[i].addr.b) : -1;
+
+		set[i].cfg = &bcfg[i];
+		if (pos >= 0) {
+			set[i].be = svc->be[pos];
+			continue;
+		}
+		set[i].be = kmg_backend_alloc(&bcfg[i]);
+		if (!set[i].be) {
+			kmg_chg_free_new(set, i);
+			kvfree(set);
+			return ERR_PTR(-ENOMEM);
+		}
+		set[i].is_new = true;
+	}
+	return set;
+}
+
+/* The current set as a proposal, with room for one more entry. */
+static struct kmg_be_change *kmg_chg_current(struct kmg_service *svc)
+{
+	struct kmg_be_change *set;
+	u32 i;
+
+	set = kvcalloc(svc->nbe + 1, sizeof(*set), GFP_KERNEL);
+	if (!set)
+		return NULL;
+	for (i = 0; i < svc->nbe; i++)
+		set[i].be = svc->be[i];
+	return set;
+}
+
+static void kmg_service_free_rcu(struct rcu_head *head)
+{
+	struct kmg_service *svc = container_of(head, struct kmg_service, rcu);
+
+	free_percpu(svc->stats);
+	kfree(svc);
+}
+
+/* Free an unlinked service: process context, without kn->lock (the retire work takes it). */
+static void kmg_service_free(struct kmg_service *svc)
+{
+	u32 i;
+
+	cancel_delayed_work_sync(&svc->retire);
+	kmg_table_free_rcu(rcu_dereference_protected(svc->cur, true));
+	kmg_table_free_rcu(rcu_dereference_protected(svc->prev, true));
+	for (i = 0; i < svc->nbe; i++)
+		kmg_backend_put(svc->be[i]);
+	kvfree(svc->be);
+	call_rcu(&svc->rcu, kmg_service_free_rcu);
+}
+
+int kmg_service_create(struct kmg_net *kn, const struct kmg_svc_key *key,
+		       const struct kmg_service_cfg *cfg, struct kmg_backend_cfg *bcfg,
+		       u32 nbcfg, struct kmg_service **svcp, struct netlink_ext_ack *extack)
+{
+	struct kmg_be_change *set;
+	struct kmg_service *svc;
+	struct kmg_vip *vip;
+	bool rebuilt;
+	int err;
+
+	lockdep_assert_held(&kn->lock);
+	if (kmg_service_find(kn, key)) {
+		NL_SET_ERR_MSG(extack, "service already exists");
+		return -EEXIST;
+	}
+	if (kn->nservices >= kn->max_services) {
+		NL_SET_ERR_MSG(extack, "netns service limit (max-services) reached");
+		return -ENOSPC;
+	}
+	svc = kzalloc(sizeof(*svc), GFP_KERNEL_ACCOUNT);
+	if (!svc)
+		return -ENOMEM;
+	svc->stats = kmg_stats_alloc();
+	if (!svc->stats) {
+		kfree(svc);
+		return -ENOMEM;
+	}
+	svc->key = *key;
+	svc->kn = kn;
+	kmg_service_cfg_default(&svc->cfg);
+	INIT_DELAYED_WORK(&svc->retire, kmg_service_retire_work);
+
+	set = kmg_chg_from_list(NULL, bcfg, nbcfg, extack);
+	if (IS_ERR(set)) {
+		err = PTR_ERR(set);
+		goto err_svc;
+	}
+	err = kmg_service_commit(svc, cfg, set, nbcfg, &rebuilt, extack);
+	if (err) {
+		kmg_chg_free_new(set, nbcfg);
+		kvfree(set);
+		goto err_svc;
+	}
+	kvfree(set);
+
+	err = xa_alloc_cyclic(&kn->services, &svc->id, svc, xa_limit_32b, &kn->next_id,
+			      GFP_KERNEL_ACCOUNT);
+	if (err < 0)
+		goto err_unwind;
+	vip = kmg_vip_get(kn, key);
+	if (IS_ERR(vip)) {
+		err = PTR_ERR(vip);
+		goto err_xa;
+	}
+	err = rhashtable_insert_fast(&kn->svc_ht, &svc->node, kmg_svc_params);
+	if (err)
+		goto err_vip;
+	kn->nservices++;
+	*svcp = svc;
+	return 0;
+
+err_vip:
+	kmg_vip_put(kn, key);
+err_xa:
+	xa_erase(&kn->services, svc->id);
+err_unwind:
+	kn->nbackends -= svc->nbe;
+	kmg_service_free(svc);
+	return err;
+err_svc:
+	free_percpu(svc->stats);
+	kfree(svc);
+	return err;
+}
+
+int kmg_service_update(struct kmg_service *svc, const struct kmg_service_cfg *cfg,
+		       struct kmg_backend_cfg *bcfg, u32 nbcfg, bool replace,
+		       bool *rebuilt, struct netlink_ext_ack *extack)
+{
+	struct kmg_be_change *set;
+	u32 n;
+	int err;
+
+	lockdep_assert_held(&svc->kn->lock);
+	if (replace) {
+		set = kmg_chg_from_list(svc, bcfg, nbcfg, extack);
+		n = nbcfg;
+	} else {
+		set = kmg_chg_current(svc);
+		n = svc->nbe;
+		if (!set)
+			set = ERR_PTR(-ENOMEM);
+	}
+	if (IS_ERR(set))
+		return PTR_ERR(set);
+	err = kmg_service_commit(svc, cfg, set, n, rebuilt, extack);
+	if (err)
+		kmg_chg_free_new(set, n);
+	kvfree(set);
+	return err;
+}
+
+/* Unlink a service from lookups; the caller frees it with kmg_service_free() after unlock. */
+static void kmg_service_unlink(struct kmg_service *svc)
+{
+	struct kmg_net *kn = svc->kn;
+
+	lockdep_assert_held(&kn->lock);
+	svc->dead = true;
+	rhashtable_remove_fast(&kn->svc_ht, &svc->node, kmg_svc_params);
+	kmg_vip_put(kn, &svc->key);
+	xa_erase(&kn->services, svc->id);
+	kn->nservices--;
+	kn->nbackends -= svc->nbe;
+}
+
+/* Delete one service. Called with kn->lock held; drops and retakes it to free the service. */
+void kmg_service_destroy(struct kmg_service *svc)
+{
+	struct kmg_net *kn = svc->kn;
+
+	kmg_service_unlink(svc);
+	mutex_unlock(&kn->lock);
+	kmg_service_free(svc);
+	mutex_lock(&kn->lock);
+}
+
+/* Delete every service of the netns. Called with kn->lock held, like kmg_service_destroy(). */
+void kmg_service_flush(struct kmg_net *kn)
+{
+	struct kmg_service *svc;
+	unsigned long id;
+	LIST_HEAD(dead);
+
+	xa_for_each(&kn->services, id, svc) {
+		kmg_service_unlink(svc);
+		list_add(&svc->dead_list, &dead);
+	}
+	if (list_empty(&dead))
+		return;
+	mutex_unlock(&kn->lock);
+	while (!list_empty(&dead)) {
+		svc = list_first_entry(&dead, struct kmg_service, dead_list);
+		list_del(&svc->dead_list);
+		kmg_service_free(svc);
+		cond_resched();
+	}
+	mutex_lock(&kn->lock);
+}
+
+void kmg_net_services_exit(struct kmg_net *kn)
+{
+	mutex_lock(&kn->lock);
+	kn->dead = true;
+	kmg_service_flush(kn);
+	mutex_unlock(&kn->lock);
+	rhashtable_destroy(&kn->svc_ht);
+	rhashtable_destroy(&kn->vip_ht);
+	xa_destroy(&kn->services);
+}
+
+int kmg_backend_add(struct kmg_service *svc, struct kmg_backend_cfg *cfg, bool *rebuilt,
+		    struct netlink_ext_ack *extack)
+{
+	int pos = kmg_backend_find(svc->be, svc->nbe, cfg->addr.b);
+	struct kmg_be_change *set;
+	u32 at;
+	int err;
+
+	if (pos >= 0) {
+		NL_SET_ERR_MSG(extack, "backend already exists in this service");
+		return -EEXIST;
+	}
+	set = kmg_chg_current(svc);
+	if (!set)
+		return -ENOMEM;
+	at = -pos - 1;
+	memmove(&set[at + 1], &set[at], (svc->nbe - at) * sizeof(*set));
+	set[at].be = kmg_backend_alloc(cfg);
+	set[at].cfg = cfg;
+	set[at].is_new = true;
+	if (!set[at].be) {
+		kvfree(set);
+		return -ENOMEM;
+	}
+	err = kmg_service_commit(svc, &svc->cfg, set, svc->nbe + 1, rebuilt, extack);
+	if (err)
+		kmg_backend_put(set[at].be);
+	kvfree(set);
+	return err;
+}
+
+int kmg_backend_del(struct kmg_service *svc, const u8 addr[16], bool *rebuilt,
+		    struct netlink_ext_ack *extack)
+{
+	int pos = kmg_backend_find(svc->be, svc->nbe, addr);
+	struct kmg_be_change *set;
+	int err;
+
+	if (pos < 0) {
+		NL_SET_ERR_MSG(extack, "no such backend in this service");
+		return -ENOENT;
+	}
+	set = kmg_chg_current(svc);
+	if (!set)
+		return -ENOMEM;
+	memmove(&set[pos], &set[pos + 1], (svc->nbe - pos - 1) * sizeof(*set));
+	err = kmg_service_commit(svc, &svc->cfg, set, svc->nbe - 1, rebuilt, extack);
+	kvfree(set);
+	return err;
+}
+
+int kmg_backend_change(struct kmg_service *svc, const struct kmg_backend_cfg *cfg,
+		       bool *rebuilt, struct netlink_ext_ack *extack)
+{
+	int pos = kmg_backend_find(svc->be, svc->nbe, cfg->addr.b);
+	struct kmg_be_change *set;
+	int err;
+
+	if (pos < 0) {
+		NL_SET_ERR_MSG(extack, "no such backend in this service");
+		return -ENOENT;
+	}
+	set = kmg_chg_current(svc);
+	if (!set)
+		return -ENOMEM;
+	set[pos].cfg = cfg;
+	err = kmg_service_commit(svc, &svc->cfg, set, svc->nbe, rebuilt, extack);
+	kvfree(set);
+	return err;
+}
+
+void kmg_service_stats(const struct kmg_service *svc, struct kmg_stats_sum *sum)
+{
+	kmg_stats_fold(svc->stats, sum);
+}
+
+size_t kmg_service_table_bytes(const struct kmg_service *svc)
+{
+	return kmg_table_bytes(rcu_dereference_protected(svc->cur, true)) +
+	       kmg_table_bytes(rcu_dereference_protected(svc->prev, true));
+}

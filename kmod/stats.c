@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmaglev counters: per-CPU packet, byte and new-flow counts of services and backends,
+ * summed over CPUs for netlink.
+ */
+#include <linux/percpu.h>
+
+#include "kmaglev.h"
+
+struct kmg_pcpu_stats __percpu *kmg_stats_alloc(void)
+{
+	struct kmg_pcpu_stats __percpu *pcpu;
+	int cpu;
+
+	pcpu = alloc_percpu_gfp(struct kmg_pcpu_stats, GFP_KERNEL_ACCOUNT);
+	if (!pcpu)
+		return NULL;
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(pcpu, cpu)->syncp);
+	return pcpu;
+}
+
+void kmg_stats_fold(struct kmg_pcpu_stats __percpu *pcpu, struct kmg_stats_sum *sum)
+{
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		const struct kmg_pcpu_stats *s = per_cpu_ptr(pcpu, cpu);
+		u64 packets, bytes, new_flows;
+		unsigned int start;
+
+		do {
+			start = u64_stats_fetch_begin(&s->syncp);
+			packets = u64_stats_read(&s->packets);
+			bytes = u64_stats_read(&s->bytes);
+			new_flows = u64_stats_read(&s->new_flows);
+		} while (u64_stats_fetch_retry(&s->syncp, start));
+		sum->packets += packets;
+		sum->bytes += bytes;
+		sum->new_flows += new_flows;
+	}
+}
