@@ -22,6 +22,7 @@
 #ifndef _KMAGLEV_H
 #define _KMAGLEV_H
 
+#include <linux/bits.h>
 #include <linux/in6.h>
 #include <linux/socket.h>
 #include <linux/string.h>
@@ -39,7 +40,7 @@
 #include "maglev.h"
 
 #define KMG_DEFAULT_MAX_SERVICES	65536
-#define KMG_DEFAULT_MAX_BACKENDS	(1U << 20)
+#define KMG_DEFAULT_MAX_BACKENDS	BIT(20)
 #define KMG_DEFAULT_WINDOW_MS		30000
 
 /* Per-CPU counters of a service or a backend. */

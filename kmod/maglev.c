@@ -36,7 +36,7 @@
 #ifdef __KERNEL__
 #include <kunit/visibility.h>
 
-static u64 kmg_siphash(const void *data, size_t len, const u8 seed[KMG_SEED_LEN])
+u64 kmg_mg_siphash(const void *data, size_t len, const u8 seed[KMG_SEED_LEN])
 {
 	siphash_key_t key;
 	__le64 k[2];
@@ -47,14 +47,11 @@ static u64 kmg_siphash(const void *data, size_t len, const u8 seed[KMG_SEED_LEN]
 	key.key[1] = le64_to_cpu(k[1]);
 	return siphash(data, len, &key);
 }
+EXPORT_SYMBOL_IF_KUNIT(kmg_mg_siphash);
 
 #define kmg_sort(base, n, size, cmp) sort(base, n, size, cmp, NULL)
 #else
-#define EXPORT_SYMBOL_IF_KUNIT(sym)
-#define U64_MAX UINT64_MAX
-typedef int64_t s64;
-
-static u64 kmg_siphash(const void *data, size_t len, const u8 seed[KMG_SEED_LEN])
+u64 kmg_mg_siphash(const void *data, size_t len, const u8 seed[KMG_SEED_LEN])
 {
 	unsigned char out[crypto_shorthash_siphash24_BYTES];
 	u64 v = 0;
@@ -126,9 +123,9 @@ void kmg_maglev_perm(const u8 addr[KMG_ADDR_LEN], const u8 seed[KMG_SEED_LEN], u
 
 	memcpy(buf, addr, KMG_ADDR_LEN);
 	buf[KMG_ADDR_LEN] = 1;
-	*offset = kmg_siphash(buf, sizeof(buf), seed) % size;
+	*offset = kmg_mg_siphash(buf, sizeof(buf), seed) % size;
 	buf[KMG_ADDR_LEN] = 2;
-	*skip = kmg_siphash(buf, sizeof(buf), seed) % (size - 1) + 1;
+	*skip = kmg_mg_siphash(buf, sizeof(buf), seed) % (size - 1) + 1;
 }
 EXPORT_SYMBOL_IF_KUNIT(kmg_maglev_perm);
 
@@ -178,44 +175,58 @@ static void kmg_mg_enter_tail(struct kmg_mg_ctx *c)
 			c->free[c->nfree++] = p;
 }
 
-/* Backend i claims its next free slot in permutation order. */
-static void kmg_mg_claim(struct kmg_mg_ctx *c, u32 i)
+/* Probing phase: backend i takes the next free slot in its permutation. */
+static inline void kmg_mg_probe_claim(struct kmg_mg_ctx *c, u32 i)
 {
 	struct kmg_mg_state *st = &c->st[i];
-	u32 p, skip = st->skip, size = c->size;
+	u32 p = st->pos, skip = st->skip, size = c->size;
+	u16 *slots = c->slots;
 
-	if (c->left > c->tail_at) {
-		p = st->pos;
-		while (c->slots[p] != KMG_SLOT_EMPTY) {
-			p += skip;
-			if (p >= size)
-				p -= size;
-		}
-		c->slots[p] = i;
+	while (slots[p] != KMG_SLOT_EMPTY) {
 		p += skip;
 		if (p >= size)
 			p -= size;
-		st->pos = p;
-		if (--c->left == c->tail_at)
+	}
+	slots[p] = i;
+	p += skip;
+	if (p >= size)
+		p -= size;
+	st->pos = p;
+	st->taken++;
+	c->left--;
+}
+
+/* Tail phase: the same slot, found as the free slot of lowest rank for backend i. */
+static void kmg_mg_tail_claim(struct kmg_mg_ctx *c, u32 i)
+{
+	struct kmg_mg_state *st = &c->st[i];
+	u32 k, best = 0, size = c->size;
+	u64 rank, best_rank = U64_MAX;
+
+	if (!st->inv)
+		st->inv = kmg_mg_modinv(st->skip, size);
+	for (k = 0; k < c->nfree; k++) {
+		rank = (u64)((c->free[k] + size - st->offset) % size) * st->inv % size;
+		if (rank < best_rank) {
+			best_rank = rank;
+			best = k;
+		}
+	}
+	c->slots[c->free[best]] = i;
+	c->free[best] = c->free[--c->nfree];
+	st->taken++;
+	c->left--;
+}
+
+static inline void kmg_mg_claim(struct kmg_mg_ctx *c, u32 i)
+{
+	if (c->left > c->tail_at) {
+		kmg_mg_probe_claim(c, i);
+		if (c->left == c->tail_at)
 			kmg_mg_enter_tail(c);
 	} else {
-		u32 k, best = 0;
-		u64 rank, best_rank = U64_MAX;
-
-		if (!st->inv)
-			st->inv = kmg_mg_modinv(skip, size);
-		for (k = 0; k < c->nfree; k++) {
-			rank = (u64)((c->free[k] + size - st->offset) % size) * st->inv % size;
-			if (rank < best_rank) {
-				best_rank = rank;
-				best = k;
-			}
-		}
-		c->slots[c->free[best]] = i;
-		c->free[best] = c->free[--c->nfree];
-		c->left--;
+		kmg_mg_tail_claim(c, i);
 	}
-	st->taken++;
 }
 
 static int kmg_u64_desc(const void *a, const void *b)
@@ -227,7 +238,7 @@ static int kmg_u64_desc(const void *a, const void *b)
 
 /* Quotas by largest remainder: floor of the exact share, plus one for the largest fractions. */
 static void kmg_mg_quotas(struct kmg_mg_state *st, u64 *keys, const struct kmg_mg_in *in,
-			  u32 n, u32 size, u64 wsum)
+			  u32 n, u32 size, u64 wsum, bool equal)
 {
 	u64 assigned = 0;
 	u32 i, rem;
@@ -243,6 +254,12 @@ static void kmg_mg_quotas(struct kmg_mg_state *st, u64 *keys, const struct kmg_m
 	rem = size - assigned;
 	if (!rem)
 		return;
+	if (equal) {
+		/* all fractions are equal: the lowest indices win */
+		for (i = 0; i < rem; i++)
+			st[i].quota++;
+		return;
+	}
 	kmg_sort(keys, n, sizeof(u64), kmg_u64_desc);
 	for (i = 0; i < rem; i++)
 		st[0xffff - (keys[i] & 0xffff)].quota++;
@@ -303,10 +320,8 @@ int kmg_maglev_build(u16 *slots, u32 size, const struct kmg_mg_in *in, u32 n,
 	memset(slots, 0xff, (size_t)size * sizeof(*slots));
 	if (!n)
 		return 0;
-	if (c.tail_at >= size) {
+	if (c.tail_at > size)
 		c.tail_at = size;
-		kmg_mg_enter_tail(&c);
-	}
 
 	for (i = 0; i < n; i++) {
 		kmg_maglev_perm(in[i].addr, seed, size, &st[i].offset, &st[i].skip);
@@ -314,19 +329,23 @@ int kmg_maglev_build(u16 *slots, u32 size, const struct kmg_mg_in *in, u32 n,
 		st[i].inv = 0;
 		st[i].taken = 0;
 	}
-	kmg_mg_quotas(st, keys, in, n, size, wsum);
+	kmg_mg_quotas(st, keys, in, n, size, wsum, equal);
 
 	if (equal) {
 		/* Round robin; quotas differ by at most one, so only the last round is partial. */
-		while (c.left) {
-			for (i = 0; i < n && c.left; i++)
-				if (st[i].taken < st[i].quota)
-					kmg_mg_claim(&c, i);
-		}
+		for (i = 0; c.left > c.tail_at; i = i + 1 == n ? 0 : i + 1)
+			if (st[i].taken < st[i].quota)
+				kmg_mg_probe_claim(&c, i);
+		kmg_mg_enter_tail(&c);
+		for (; c.left; i = i + 1 == n ? 0 : i + 1)
+			if (st[i].taken < st[i].quota)
+				kmg_mg_tail_claim(&c, i);
 		return 0;
 	}
 
 	/* Weighted: a min-heap of backends ordered by the virtual time of their next turn. */
+	if (c.left <= c.tail_at)
+		kmg_mg_enter_tail(&c);
 	for (i = 0; i < n; i++)
 		heap[i] = i;
 	for (i = n / 2; i-- > 0; )
@@ -347,7 +366,7 @@ EXPORT_SYMBOL_IF_KUNIT(kmg_maglev_build);
 u64 kmg_maglev_digest(const u16 *slots, u32 size, const struct kmg_mg_in *in, u32 n)
 {
 	static const u8 zero[KMG_SEED_LEN];
-	u64 d[2] = { kmg_siphash(slots, (size_t)size * sizeof(*slots), zero), 0 };
+	u64 d[2] = { kmg_mg_siphash(slots, (size_t)size * sizeof(*slots), zero), 0 };
 	u8 buf[KMG_ADDR_LEN + sizeof(u64)];
 	u32 i;
 
@@ -355,8 +374,8 @@ u64 kmg_maglev_digest(const u16 *slots, u32 size, const struct kmg_mg_in *in, u3
 	for (i = 0; i < n; i++) {
 		memcpy(buf, in[i].addr, KMG_ADDR_LEN);
 		memcpy(buf + KMG_ADDR_LEN, &d[1], sizeof(u64));
-		d[1] = kmg_siphash(buf, sizeof(buf), zero);
+		d[1] = kmg_mg_siphash(buf, sizeof(buf), zero);
 	}
-	return kmg_siphash(d, sizeof(d), zero);
+	return kmg_mg_siphash(d, sizeof(d), zero);
 }
 EXPORT_SYMBOL_IF_KUNIT(kmg_maglev_digest);

@@ -13,13 +13,7 @@
 #ifdef __KERNEL__
 #include <linux/types.h>
 #else
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
+#include "maglev_user.h"	/* kernel types for userspace, from userland/ */
 #endif
 
 #define KMG_SLOT_EMPTY		0xffff
@@ -34,6 +28,9 @@ struct kmg_mg_in {
 };
 
 bool kmg_is_prime(u32 n);
+
+/* SipHash-2-4 keyed by the 16 seed bytes (the reference algorithm's key layout). */
+u64 kmg_mg_siphash(const void *data, size_t len, const u8 seed[KMG_SEED_LEN]);
 
 /* The backend's permutation of the table: slot offset and skip (1..size-1). */
 void kmg_maglev_perm(const u8 addr[KMG_ADDR_LEN], const u8 seed[KMG_SEED_LEN], u32 size,

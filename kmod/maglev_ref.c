@@ -7,11 +7,9 @@
 #ifdef __KERNEL__
 #include <linux/errno.h>
 #include <linux/string.h>
-#include <kunit/visibility.h>
 #else
 #include <errno.h>
 #include <string.h>
-#define EXPORT_SYMBOL_IF_KUNIT(sym)
 #endif
 
 #include "maglev.h"
@@ -21,7 +19,6 @@ size_t kmg_maglev_ref_scratch_size(u32 n)
 {
 	return (size_t)n * 3 * sizeof(u32);
 }
-EXPORT_SYMBOL_IF_KUNIT(kmg_maglev_ref_scratch_size);
 
 int kmg_maglev_ref_build(s32 *entry, u32 size, const struct kmg_mg_in *in, u32 n,
 			 const u8 seed[KMG_SEED_LEN], void *scratch)
@@ -51,4 +48,3 @@ int kmg_maglev_ref_build(s32 *entry, u32 size, const struct kmg_mg_in *in, u32 n
 		}
 	}
 }
-EXPORT_SYMBOL_IF_KUNIT(kmg_maglev_ref_build);

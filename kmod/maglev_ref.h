@@ -5,10 +5,6 @@
 
 #include "maglev.h"
 
-#ifndef __KERNEL__
-typedef int32_t s32;
-#endif
-
 size_t kmg_maglev_ref_scratch_size(u32 n);
 int kmg_maglev_ref_build(s32 *entry, u32 size, const struct kmg_mg_in *in, u32 n,
 			 const u8 seed[KMG_SEED_LEN], void *scratch);

@@ -20,7 +20,7 @@
 
 #include "kmaglev.h"
 
-#define KMG_HASH_SPACE	(1ULL << 32)
+#define KMG_HASH_SPACE	BIT_ULL(32)
 
 /* Flows with ramp_hash below the threshold use the current table. */
 u64 kmg_mig_ramp_threshold(const struct kmg_mig *m)
@@ -46,10 +46,10 @@ bool kmg_mig_use_prev(const struct kmg_mig *m, u32 ramp_hash, bool new_flow)
 }
 EXPORT_SYMBOL_IF_KUNIT(kmg_mig_use_prev);
 
-/* Share of new flows on the current table now, in percent (rounded down). */
+/* Share of new flows on the current table now, in percent (rounded). */
 u32 kmg_mig_ramp_pct(const struct kmg_mig *m)
 {
-	return (kmg_mig_ramp_threshold(m) * 100) >> 32;
+	return (kmg_mig_ramp_threshold(m) * 100 + (KMG_HASH_SPACE >> 1)) >> 32;
 }
 EXPORT_SYMBOL_IF_KUNIT(kmg_mig_ramp_pct);
 

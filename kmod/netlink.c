@@ -67,7 +67,7 @@ static struct kmg_dump_ctx *kmg_dump_ctx(struct netlink_callback *cb)
 
 static u32 kmg_nl_reply_backends(const struct kmg_service *svc)
 {
-	return min(svc->nbe, (u32)KMG_NL_REPLY_BACKENDS);
+	return min_t(u32, svc->nbe, KMG_NL_REPLY_BACKENDS);
 }
 
 static size_t kmg_nl_size(const struct kmg_service *svc)

@@ -16,6 +16,8 @@
 #include <linux/kmaglev.h>
 #include <net/netlink.h>
 
+#include <kunit/visibility.h>
+
 #include "kmaglev.h"
 
 static const struct rhashtable_params kmg_svc_params = {
@@ -55,6 +57,7 @@ int kmg_net_services_init(struct kmg_net *kn)
 		rhashtable_destroy(&kn->svc_ht);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(kmg_net_services_init);
 
 void kmg_service_cfg_default(struct kmg_service_cfg *cfg)
 {
@@ -64,6 +67,7 @@ void kmg_service_cfg_default(struct kmg_service_cfg *cfg)
 	cfg->ramp_pct = 100;
 	cfg->window_ms = KMG_DEFAULT_WINDOW_MS;
 }
+EXPORT_SYMBOL_IF_KUNIT(kmg_service_cfg_default);
 
 static void kmg_vip_key(struct kmg_vip_key *vk, u8 family, const u8 addr[16])
 {
@@ -75,7 +79,7 @@ static void kmg_vip_key(struct kmg_vip_key *vk, u8 family, const u8 addr[16])
 /* Which wildcard lookups a VIP needs: bit 1 = proto any, bit 0 = every port. */
 static unsigned int kmg_svc_kind(const struct kmg_svc_key *key)
 {
-	return (!key->proto << 1) | !key->port;
+	return (key->proto ? 0 : 2) + (key->port ? 0 : 1);
 }
 
 static struct kmg_vip *kmg_vip_get(struct kmg_net *kn, const struct kmg_svc_key *key)
@@ -122,6 +126,7 @@ struct kmg_service *kmg_service_find(struct kmg_net *kn, const struct kmg_svc_ke
 {
 	return rhashtable_lookup_fast(&kn->svc_ht, key, kmg_svc_params);
 }
+EXPORT_SYMBOL_IF_KUNIT(kmg_service_find);
 
 /*
  * Packet path: the service for a destination, or NULL. Non-VIP traffic costs one lookup in
@@ -165,6 +170,7 @@ struct kmg_service *kmg_service_lookup_rcu(struct kmg_net *kn, u8 family, const 
 	}
 	return NULL;
 }
+EXPORT_SYMBOL_IF_KUNIT(kmg_service_lookup_rcu);
 
 /* Effective settings of a proposed backend. */
 static u32 kmg_chg_weight(const struct kmg_be_change *c)
@@ -521,6 +527,7 @@ err_svc:
 	kfree(svc);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(kmg_service_create);
 
 int kmg_service_update(struct kmg_service *svc, const struct kmg_service_cfg *cfg,
 		       struct kmg_backend_cfg *bcfg, u32 nbcfg, bool replace,
@@ -548,6 +555,7 @@ int kmg_service_update(struct kmg_service *svc, const struct kmg_service_cfg *cf
 	kvfree(set);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(kmg_service_update);
 
 /* Unlink a service from lookups; the caller frees it with kmg_service_free() after unlock. */
 static void kmg_service_unlink(struct kmg_service *svc)
@@ -573,6 +581,7 @@ void kmg_service_destroy(struct kmg_service *svc)
 	kmg_service_free(svc);
 	mutex_lock(&kn->lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(kmg_service_destroy);
 
 /* Delete every service of the netns. Called with kn->lock held, like kmg_service_destroy(). */
 void kmg_service_flush(struct kmg_net *kn)
@@ -607,6 +616,7 @@ void kmg_net_services_exit(struct kmg_net *kn)
 	rhashtable_destroy(&kn->vip_ht);
 	xa_destroy(&kn->services);
 }
+EXPORT_SYMBOL_IF_KUNIT(kmg_net_services_exit);
 
 int kmg_backend_add(struct kmg_service *svc, struct kmg_backend_cfg *cfg, bool *rebuilt,
 		    struct netlink_ext_ack *extack)
@@ -638,6 +648,7 @@ int kmg_backend_add(struct kmg_service *svc, struct kmg_backend_cfg *cfg, bool *
 	kvfree(set);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(kmg_backend_add);
 
 int kmg_backend_del(struct kmg_service *svc, const u8 addr[16], bool *rebuilt,
 		    struct netlink_ext_ack *extack)
@@ -658,6 +669,7 @@ int kmg_backend_del(struct kmg_service *svc, const u8 addr[16], bool *rebuilt,
 	kvfree(set);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(kmg_backend_del);
 
 int kmg_backend_change(struct kmg_service *svc, const struct kmg_backend_cfg *cfg,
 		       bool *rebuilt, struct netlink_ext_ack *extack)
@@ -678,6 +690,7 @@ int kmg_backend_change(struct kmg_service *svc, const struct kmg_backend_cfg *cf
 	kvfree(set);
 	return err;
 }
+EXPORT_SYMBOL_IF_KUNIT(kmg_backend_change);
 
 void kmg_service_stats(const struct kmg_service *svc, struct kmg_stats_sum *sum)
 {

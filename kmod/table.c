@@ -12,6 +12,8 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include <kunit/visibility.h>
+
 #include "kmaglev.h"
 
 static struct kmg_table *kmg_table_alloc(u32 size, u32 nbe)
@@ -142,6 +144,7 @@ u64 kmg_table_digest(const struct kmg_table *t)
 	kvfree(mg);
 	return d;
 }
+EXPORT_SYMBOL_IF_KUNIT(kmg_table_digest);
 
 /* counts[i] = slots of t->be[i] */
 void kmg_table_slot_counts(const struct kmg_table *t, u32 *counts)
@@ -153,3 +156,4 @@ void kmg_table_slot_counts(const struct kmg_table *t, u32 *counts)
 		if (t->slots[i] != KMG_SLOT_EMPTY)
 			counts[t->slots[i]]++;
 }
+EXPORT_SYMBOL_IF_KUNIT(kmg_table_slot_counts);
