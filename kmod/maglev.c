@@ -16,8 +16,9 @@
  * addition with one conditional subtraction) and keeps the table itself as the occupancy map,
  * 2 bytes per slot.
  *
- * This file is compiled into kmaglev.ko and into the kmaglev CLI; it allocates nothing and
- * takes no locks, the caller provides scratch memory.
+ * This file is compiled into kmaglev.ko, which exports it (to its KUnit and benchmark modules),
+ * and into the kmaglev CLI; it allocates nothing and takes no locks, the caller provides
+ * scratch memory.
  */
 #ifdef __KERNEL__
 #include <linux/errno.h>
@@ -34,7 +35,7 @@
 #include "maglev.h"
 
 #ifdef __KERNEL__
-#include <kunit/visibility.h>
+#include <linux/export.h>
 
 u64 kmg_mg_siphash(const void *data, size_t len, const u8 seed[KMG_SEED_LEN])
 {
@@ -47,7 +48,7 @@ u64 kmg_mg_siphash(const void *data, size_t len, const u8 seed[KMG_SEED_LEN])
 	key.key[1] = le64_to_cpu(k[1]);
 	return siphash(data, len, &key);
 }
-EXPORT_SYMBOL_IF_KUNIT(kmg_mg_siphash);
+EXPORT_SYMBOL_GPL(kmg_mg_siphash);
 
 #define kmg_sort(base, n, size, cmp) sort(base, n, size, cmp, NULL)
 #else
@@ -107,13 +108,13 @@ bool kmg_is_prime(u32 n)
 			return false;
 	return true;
 }
-EXPORT_SYMBOL_IF_KUNIT(kmg_is_prime);
+EXPORT_SYMBOL_GPL(kmg_is_prime);
 
 int kmg_mg_addr_cmp(const u8 a[KMG_ADDR_LEN], const u8 b[KMG_ADDR_LEN])
 {
 	return memcmp(a, b, KMG_ADDR_LEN);
 }
-EXPORT_SYMBOL_IF_KUNIT(kmg_mg_addr_cmp);
+EXPORT_SYMBOL_GPL(kmg_mg_addr_cmp);
 
 void kmg_maglev_perm(const u8 addr[KMG_ADDR_LEN], const u8 seed[KMG_SEED_LEN], u32 size,
 		     u32 *offset, u32 *skip)
@@ -127,7 +128,7 @@ void kmg_maglev_perm(const u8 addr[KMG_ADDR_LEN], const u8 seed[KMG_SEED_LEN], u
 	buf[KMG_ADDR_LEN] = 2;
 	*skip = kmg_mg_siphash(buf, sizeof(buf), seed) % (size - 1) + 1;
 }
-EXPORT_SYMBOL_IF_KUNIT(kmg_maglev_perm);
+EXPORT_SYMBOL_GPL(kmg_maglev_perm);
 
 /* Probing costs about size / free per claim, the free list about free: meet in the middle. */
 static u32 kmg_mg_tail_len(u32 size)
@@ -145,7 +146,7 @@ size_t kmg_maglev_scratch_size(u32 size, u32 n)
 	return (size_t)n * (sizeof(struct kmg_mg_state) + sizeof(u64) + sizeof(u32)) +
 	       (size_t)kmg_mg_tail_len(size) * sizeof(u32);
 }
-EXPORT_SYMBOL_IF_KUNIT(kmg_maglev_scratch_size);
+EXPORT_SYMBOL_GPL(kmg_maglev_scratch_size);
 
 /* skip^-1 mod size (size prime, 0 < skip < size), by the extended Euclidean algorithm. */
 static u32 kmg_mg_modinv(u32 skip, u32 size)
@@ -361,7 +362,7 @@ int kmg_maglev_build(u16 *slots, u32 size, const struct kmg_mg_in *in, u32 n,
 	}
 	return 0;
 }
-EXPORT_SYMBOL_IF_KUNIT(kmg_maglev_build);
+EXPORT_SYMBOL_GPL(kmg_maglev_build);
 
 u64 kmg_maglev_digest(const u16 *slots, u32 size, const struct kmg_mg_in *in, u32 n)
 {
@@ -378,4 +379,4 @@ u64 kmg_maglev_digest(const u16 *slots, u32 size, const struct kmg_mg_in *in, u3
 	}
 	return kmg_mg_siphash(d, sizeof(d), zero);
 }
-EXPORT_SYMBOL_IF_KUNIT(kmg_maglev_digest);
+EXPORT_SYMBOL_GPL(kmg_maglev_digest);

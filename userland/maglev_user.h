@@ -18,6 +18,6 @@ typedef int32_t s32;
 typedef int64_t s64;
 
 #define U64_MAX UINT64_MAX
-#define EXPORT_SYMBOL_IF_KUNIT(sym)
+#define EXPORT_SYMBOL_GPL(sym)
 
 #endif
