@@ -28,6 +28,7 @@ struct kmg_backend *kmg_backend_alloc(const struct kmg_backend_cfg *cfg)
 	be->state = KMAGLEV_BACKEND_STATE_UP;
 	be->encap = KMAGLEV_ENCAP_IPIP;
 	refcount_set(&be->ref, 1);
+	atomic_long_inc(&kmg_objects.backends);
 	atomic_set(&be->conns, 0);
 	kmg_backend_apply(be, cfg);
 	return be;
@@ -56,6 +57,7 @@ static void kmg_backend_free_rcu(struct rcu_head *head)
 
 	free_percpu(be->stats);
 	kfree(be);
+	atomic_long_dec(&kmg_objects.backends);
 }
 
 void kmg_backend_put(struct kmg_backend *be)

@@ -22,6 +22,7 @@
 #ifndef _KMAGLEV_H
 #define _KMAGLEV_H
 
+#include <linux/atomic.h>
 #include <linux/bits.h>
 #include <linux/in6.h>
 #include <linux/socket.h>
@@ -202,6 +203,17 @@ struct kmg_net {
 	bool dead;			/* netns is exiting */
 };
 
+/*
+ * Live objects in all netns, for leak checks: debugfs kmaglev/objects shows them and module
+ * unload warns if any is left.
+ */
+struct kmg_objects {
+	atomic_long_t services;
+	atomic_long_t backends;
+	atomic_long_t tables;
+};
+
+extern struct kmg_objects kmg_objects;
 extern unsigned int kmg_net_id;
 extern struct workqueue_struct *kmg_wq;
 
@@ -295,6 +307,10 @@ int kmg_backend_del(struct kmg_service *svc, const u8 addr[16], bool *rebuilt,
 		    struct netlink_ext_ack *extack);
 int kmg_backend_change(struct kmg_service *svc, const struct kmg_backend_cfg *cfg,
 		       bool *rebuilt, struct netlink_ext_ack *extack);
+
+/* debugfs.c */
+void kmg_debugfs_init(void);
+void kmg_debugfs_exit(void);
 
 /* netlink.c */
 int kmg_genl_init(void);

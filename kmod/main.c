@@ -12,6 +12,7 @@
 #include "kmaglev.h"
 
 unsigned int kmg_net_id __read_mostly;
+struct kmg_objects kmg_objects;
 struct workqueue_struct *kmg_wq __read_mostly;
 
 static __net_init int kmg_net_init(struct net *net)
@@ -47,6 +48,7 @@ static int __init kmg_init(void)
 	err = kmg_genl_init();
 	if (err)
 		goto err_pernet;
+	kmg_debugfs_init();
 	return 0;
 
 err_pernet:
@@ -58,12 +60,18 @@ err_wq:
 
 static void __exit kmg_exit(void)
 {
+	kmg_debugfs_exit();
 	kmg_genl_exit();
 	unregister_pernet_subsys(&kmg_net_ops);
 	/* Tables are freed by RCU-delayed work, which drops backends via call_rcu(). */
 	rcu_barrier();
 	destroy_workqueue(kmg_wq);
 	rcu_barrier();
+	WARN(atomic_long_read(&kmg_objects.services) || atomic_long_read(&kmg_objects.backends) ||
+	     atomic_long_read(&kmg_objects.tables),
+	     "kmaglev: leaked %ld services, %ld backends, %ld tables\n",
+	     atomic_long_read(&kmg_objects.services), atomic_long_read(&kmg_objects.backends),
+	     atomic_long_read(&kmg_objects.tables));
 }
 
 module_init(kmg_init);

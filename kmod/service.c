@@ -437,6 +437,7 @@ static void kmg_service_free_rcu(struct rcu_head *head)
 
 	free_percpu(svc->stats);
 	kfree(svc);
+	atomic_long_dec(&kmg_objects.services);
 }
 
 /* Free an unlinked service: process context, without kn->lock (the retire work takes it). */
@@ -480,6 +481,7 @@ int kmg_service_create(struct kmg_net *kn, const struct kmg_svc_key *key,
 		kfree(svc);
 		return -ENOMEM;
 	}
+	atomic_long_inc(&kmg_objects.services);
 	svc->key = *key;
 	svc->kn = kn;
 	kmg_service_cfg_default(&svc->cfg);
@@ -525,6 +527,7 @@ err_unwind:
 err_svc:
 	free_percpu(svc->stats);
 	kfree(svc);
+	atomic_long_dec(&kmg_objects.services);
 	return err;
 }
 EXPORT_SYMBOL_IF_KUNIT(kmg_service_create);

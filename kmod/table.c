@@ -24,10 +24,12 @@ static struct kmg_table *kmg_table_alloc(u32 size, u32 nbe)
 	if (!t)
 		return NULL;
 	t->size = size;
+	atomic_long_inc(&kmg_objects.tables);
 	if (nbe) {
 		t->be = kvcalloc(nbe, sizeof(*t->be), GFP_KERNEL_ACCOUNT);
 		if (!t->be) {
 			kvfree(t);
+			atomic_long_dec(&kmg_objects.tables);
 			return NULL;
 		}
 	}
@@ -44,6 +46,7 @@ void kmg_table_free(struct kmg_table *t)
 		kmg_backend_put(t->be[i].be);
 	kvfree(t->be);
 	kvfree(t);
+	atomic_long_dec(&kmg_objects.tables);
 }
 
 static void kmg_table_free_work(struct work_struct *work)

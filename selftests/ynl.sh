@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Generate (or verify) the uAPI header and the kernel policy/op tables from the YNL spec,
-# with ynl-gen-c.py from Debian's linux-source-6.12.
+# Generate (or verify) the uAPI header, the kernel policy/op tables and the reference page of
+# the netlink family from the YNL spec, with ynl-gen-c.py and ynl-gen-rst.py from Debian's
+# linux-source-6.12.
 #
-#   ynl.sh generate   rewrite uapi/linux/kmaglev.h and kmod/netlink-gen.[ch]
+#   ynl.sh generate   rewrite uapi/linux/kmaglev.h, kmod/netlink-gen.[ch] and
+#                     Documentation/netlink/kmaglev.rst
 #   ynl.sh verify     fail if the checked-in files differ from what the spec generates
 set -euo pipefail
 
@@ -27,6 +29,7 @@ gen() {
 		--spec Documentation/netlink/specs/kmaglev.yaml -o "$WORK/out/$out")
 }
 gen uapi header kmaglev.h
+"$PY" "$SRC/tools/net/ynl/ynl-gen-rst.py" -i "$SPEC" -o "$WORK/out/kmaglev.rst"
 gen kernel header netlink-gen.h
 gen kernel source netlink-gen.c
 
@@ -37,6 +40,7 @@ declare -A DEST=(
 	[kmaglev.h]=uapi/linux/kmaglev.h
 	[netlink-gen.h]=kmod/netlink-gen.h
 	[netlink-gen.c]=kmod/netlink-gen.c
+	[kmaglev.rst]=Documentation/netlink/kmaglev.rst
 )
 rc=0
 for f in "${!DEST[@]}"; do
