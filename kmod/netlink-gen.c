@@ -28,6 +28,26 @@ static const struct netlink_range_validation kmaglev_a_backend_weight_range = {
 	.max	= KMAGLEV_WEIGHT_MAX,
 };
 
+static const struct netlink_range_validation kmaglev_a_config_timeout_tcp_syn_range = {
+	.min	= 1ULL,
+	.max	= KMAGLEV_TIMEOUT_MAX,
+};
+
+static const struct netlink_range_validation kmaglev_a_config_timeout_tcp_est_range = {
+	.min	= 1ULL,
+	.max	= KMAGLEV_TIMEOUT_MAX,
+};
+
+static const struct netlink_range_validation kmaglev_a_config_timeout_tcp_fin_range = {
+	.min	= 1ULL,
+	.max	= KMAGLEV_TIMEOUT_MAX,
+};
+
+static const struct netlink_range_validation kmaglev_a_config_timeout_udp_range = {
+	.min	= 1ULL,
+	.max	= KMAGLEV_TIMEOUT_MAX,
+};
+
 /* Common nested types */
 const struct nla_policy kmaglev_backend_nl_policy[KMAGLEV_A_BACKEND_STATS + 1] = {
 	[KMAGLEV_A_BACKEND_ADDR4] = { .type = NLA_U32, },
@@ -38,14 +58,24 @@ const struct nla_policy kmaglev_backend_nl_policy[KMAGLEV_A_BACKEND_STATS + 1] =
 	[KMAGLEV_A_BACKEND_GRE_KEY] = { .type = NLA_U32, },
 	[KMAGLEV_A_BACKEND_MAX_CONNS] = { .type = NLA_U32, },
 	[KMAGLEV_A_BACKEND_SLOTS] = { .type = NLA_U32, },
+	[KMAGLEV_A_BACKEND_ID] = { .type = NLA_U32, },
 	[KMAGLEV_A_BACKEND_STATS] = NLA_POLICY_NESTED(kmaglev_stats_nl_policy),
 };
 
-const struct nla_policy kmaglev_config_nl_policy[KMAGLEV_A_CONFIG_BACKENDS + 1] = {
+const struct nla_policy kmaglev_config_nl_policy[KMAGLEV_A_CONFIG_PROBE_MARK_MAX + 1] = {
 	[KMAGLEV_A_CONFIG_MAX_SERVICES] = { .type = NLA_U32, },
 	[KMAGLEV_A_CONFIG_MAX_BACKENDS] = { .type = NLA_U32, },
 	[KMAGLEV_A_CONFIG_SERVICES] = { .type = NLA_U32, },
 	[KMAGLEV_A_CONFIG_BACKENDS] = { .type = NLA_U32, },
+	[KMAGLEV_A_CONFIG_CONN_MAX] = { .type = NLA_U32, },
+	[KMAGLEV_A_CONFIG_CONNS] = { .type = NLA_U32, },
+	[KMAGLEV_A_CONFIG_TIMEOUT_TCP_SYN] = NLA_POLICY_FULL_RANGE(NLA_U32, &kmaglev_a_config_timeout_tcp_syn_range),
+	[KMAGLEV_A_CONFIG_TIMEOUT_TCP_EST] = NLA_POLICY_FULL_RANGE(NLA_U32, &kmaglev_a_config_timeout_tcp_est_range),
+	[KMAGLEV_A_CONFIG_TIMEOUT_TCP_FIN] = NLA_POLICY_FULL_RANGE(NLA_U32, &kmaglev_a_config_timeout_tcp_fin_range),
+	[KMAGLEV_A_CONFIG_TIMEOUT_UDP] = NLA_POLICY_FULL_RANGE(NLA_U32, &kmaglev_a_config_timeout_udp_range),
+	[KMAGLEV_A_CONFIG_FLOOD_RATE] = { .type = NLA_U32, },
+	[KMAGLEV_A_CONFIG_PROBE_MARK_MIN] = { .type = NLA_U32, },
+	[KMAGLEV_A_CONFIG_PROBE_MARK_MAX] = { .type = NLA_U32, },
 };
 
 const struct nla_policy kmaglev_service_nl_policy[KMAGLEV_A_SERVICE_PAD + 1] = {
@@ -83,8 +113,9 @@ const struct nla_policy kmaglev_stats_nl_policy[KMAGLEV_A_STATS_PAD + 1] = {
 };
 
 /* KMAGLEV_CMD_SERVICE_NEW - do */
-static const struct nla_policy kmaglev_service_new_nl_policy[KMAGLEV_A_SERVICE + 1] = {
+static const struct nla_policy kmaglev_service_new_nl_policy[KMAGLEV_A_BACKEND + 1] = {
 	[KMAGLEV_A_SERVICE] = NLA_POLICY_NESTED(kmaglev_service_nl_policy),
+	[KMAGLEV_A_BACKEND] = NLA_POLICY_NESTED(kmaglev_backend_nl_policy),
 };
 
 /* KMAGLEV_CMD_SERVICE_DEL - do */
@@ -93,8 +124,9 @@ static const struct nla_policy kmaglev_service_del_nl_policy[KMAGLEV_A_SERVICE +
 };
 
 /* KMAGLEV_CMD_SERVICE_SET - do */
-static const struct nla_policy kmaglev_service_set_nl_policy[KMAGLEV_A_SERVICE + 1] = {
+static const struct nla_policy kmaglev_service_set_nl_policy[KMAGLEV_A_BACKEND + 1] = {
 	[KMAGLEV_A_SERVICE] = NLA_POLICY_NESTED(kmaglev_service_nl_policy),
+	[KMAGLEV_A_BACKEND] = NLA_POLICY_NESTED(kmaglev_backend_nl_policy),
 };
 
 /* KMAGLEV_CMD_SERVICE_GET - do */
@@ -152,7 +184,7 @@ const struct genl_split_ops kmaglev_nl_ops[16] = {
 		.cmd		= KMAGLEV_CMD_SERVICE_NEW,
 		.doit		= kmaglev_nl_service_new_doit,
 		.policy		= kmaglev_service_new_nl_policy,
-		.maxattr	= KMAGLEV_A_SERVICE,
+		.maxattr	= KMAGLEV_A_BACKEND,
 		.flags		= GENL_UNS_ADMIN_PERM | GENL_CMD_CAP_DO,
 	},
 	{
@@ -166,7 +198,7 @@ const struct genl_split_ops kmaglev_nl_ops[16] = {
 		.cmd		= KMAGLEV_CMD_SERVICE_SET,
 		.doit		= kmaglev_nl_service_set_doit,
 		.policy		= kmaglev_service_set_nl_policy,
-		.maxattr	= KMAGLEV_A_SERVICE,
+		.maxattr	= KMAGLEV_A_BACKEND,
 		.flags		= GENL_UNS_ADMIN_PERM | GENL_CMD_CAP_DO,
 	},
 	{

@@ -63,11 +63,9 @@ static struct kmg_dump_ctx *kmg_dump_ctx(struct netlink_callback *cb)
  * Table and stats replies list the service's backends up to this many; beyond, per-backend
  * slots and counters come from the backend dump, which resumes across messages.
  */
-#define KMG_NL_REPLY_BACKENDS	4096
-
 static u32 kmg_nl_reply_backends(const struct kmg_service *svc)
 {
-	return min_t(u32, svc->nbe, KMG_NL_REPLY_BACKENDS);
+	return min_t(u32, svc->nbe, KMAGLEV_REPLY_BACKENDS_MAX);
 }
 
 static size_t kmg_nl_size(const struct kmg_service *svc)
@@ -313,10 +311,8 @@ static int kmg_nl_backend(struct nlattr *nest, u64 allowed, struct kmg_backend_c
 	}
 	if (tb[KMAGLEV_A_BACKEND_ENCAP]) {
 		cfg->encap = nla_get_u32(tb[KMAGLEV_A_BACKEND_ENCAP]);
-		cfg->set |= KMG_BE_SET_ENCAP;
-		/* Changing to ipip without a key clears the key. */
-		if (cfg->encap != KMAGLEV_ENCAP_GRE)
-			cfg->set |= KMG_BE_SET_KEY;
+		/* With encap given, the key is exactly as given: gre without gre-key is unkeyed. */
+		cfg->set |= KMG_BE_SET_ENCAP | KMG_BE_SET_KEY;
 	}
 	if (tb[KMAGLEV_A_BACKEND_GRE_KEY]) {
 		cfg->gre_key = nla_get_u32(tb[KMAGLEV_A_BACKEND_GRE_KEY]);
@@ -335,10 +331,30 @@ static int kmg_nl_backend(struct nlattr *nest, u64 allowed, struct kmg_backend_c
 	return 0;
 }
 
-/* The backend nests of a service request, parsed into a new array (kvfree it). */
-static int kmg_nl_backend_list(struct nlattr *svc_nest, struct kmg_backend_cfg **out, u32 *n,
-			       struct netlink_ext_ack *extack)
+/* A backend being created (or fully replaced): settings not given take their defaults. */
+static int kmg_nl_backend_new_cfg(struct nlattr *nest, struct kmg_backend_cfg *cfg,
+				  struct netlink_ext_ack *extack)
 {
+	int err = kmg_nl_backend(nest, KMG_BE_CFG_ATTRS, cfg, extack);
+
+	if (err)
+		return err;
+	cfg->set |= KMG_BE_SET_WEIGHT | KMG_BE_SET_STATE | KMG_BE_SET_ENCAP | KMG_BE_SET_KEY |
+		    KMG_BE_SET_MAX_CONNS;
+	if (!nla_find_nested(nest, KMAGLEV_A_BACKEND_WEIGHT))
+		cfg->weight = 1;
+	return 0;
+}
+
+/*
+ * The backend list of a service request, parsed into a new array (kvfree it): backend nests
+ * inside the service nest and, for lists too large for one nest (an attribute holds at most
+ * 64 KiB), top-level backend attributes. Either way it is the complete new set.
+ */
+static int kmg_nl_backend_list(struct genl_info *info, struct kmg_backend_cfg **out, u32 *n)
+{
+	struct nlattr *svc_nest = info->attrs[KMAGLEV_A_SERVICE];
+	struct netlink_ext_ack *extack = info->extack;
 	struct kmg_backend_cfg *cfg;
 	struct nlattr *a;
 	int rem, err;
@@ -346,6 +362,8 @@ static int kmg_nl_backend_list(struct nlattr *svc_nest, struct kmg_backend_cfg *
 
 	nla_for_each_nested(a, svc_nest, rem)
 		cnt += nla_type(a) == KMAGLEV_A_SERVICE_BACKEND;
+	nlmsg_for_each_attr(a, info->nlhdr, GENL_HDRLEN, rem)
+		cnt += nla_type(a) == KMAGLEV_A_BACKEND;
 	*out = NULL;
 	*n = 0;
 	if (!cnt)
@@ -360,20 +378,23 @@ static int kmg_nl_backend_list(struct nlattr *svc_nest, struct kmg_backend_cfg *
 	nla_for_each_nested(a, svc_nest, rem) {
 		if (nla_type(a) != KMAGLEV_A_SERVICE_BACKEND)
 			continue;
-		err = kmg_nl_backend(a, KMG_BE_CFG_ATTRS, &cfg[*n], extack);
-		if (err) {
-			kvfree(cfg);
-			return err;
-		}
-		/* New backends get the defaults for what is not given. */
-		cfg[*n].set |= KMG_BE_SET_WEIGHT | KMG_BE_SET_STATE | KMG_BE_SET_ENCAP |
-			       KMG_BE_SET_KEY | KMG_BE_SET_MAX_CONNS;
-		if (!nla_find_nested(a, KMAGLEV_A_BACKEND_WEIGHT))
-			cfg[*n].weight = 1;
-		(*n)++;
+		err = kmg_nl_backend_new_cfg(a, &cfg[(*n)++], extack);
+		if (err)
+			goto err;
+	}
+	nlmsg_for_each_attr(a, info->nlhdr, GENL_HDRLEN, rem) {
+		if (nla_type(a) != KMAGLEV_A_BACKEND)
+			continue;
+		err = kmg_nl_backend_new_cfg(a, &cfg[(*n)++], extack);
+		if (err)
+			goto err;
 	}
 	*out = cfg;
 	return 0;
+err:
+	kvfree(cfg);
+	*n = 0;
+	return err;
 }
 
 /* ---- replies ----------------------------------------------------------------------------- */
@@ -749,7 +770,7 @@ int kmaglev_nl_service_new_doit(struct sk_buff *skb, struct genl_info *info)
 	err = kmg_nl_svc_cfg(tb, &cfg, info->extack);
 	if (err)
 		return err;
-	err = kmg_nl_backend_list(info->attrs[KMAGLEV_A_SERVICE], &bcfg, &nb, info->extack);
+	err = kmg_nl_backend_list(info, &bcfg, &nb);
 	if (err)
 		return err;
 
@@ -778,7 +799,7 @@ int kmaglev_nl_service_set_doit(struct sk_buff *skb, struct genl_info *info)
 	err = kmg_nl_svc_tb(info, tb, KMG_SVC_KEY_ATTRS | KMG_SVC_CFG_ATTRS);
 	if (err)
 		return err;
-	err = kmg_nl_backend_list(info->attrs[KMAGLEV_A_SERVICE], &bcfg, &nb, info->extack);
+	err = kmg_nl_backend_list(info, &bcfg, &nb);
 	if (err)
 		return err;
 	replace = nb || tb[KMAGLEV_A_SERVICE_REPLACE_BACKENDS];
@@ -924,10 +945,9 @@ int kmaglev_nl_backend_new_doit(struct sk_buff *skb, struct genl_info *info)
 	err = kmg_nl_backend_req(info, KMG_BE_CFG_ATTRS, &cfg, tb);
 	if (err)
 		return err;
-	cfg.set |= KMG_BE_SET_WEIGHT | KMG_BE_SET_STATE | KMG_BE_SET_ENCAP | KMG_BE_SET_KEY |
-		   KMG_BE_SET_MAX_CONNS;
-	if (!nla_find_nested(info->attrs[KMAGLEV_A_BACKEND], KMAGLEV_A_BACKEND_WEIGHT))
-		cfg.weight = 1;
+	err = kmg_nl_backend_new_cfg(info->attrs[KMAGLEV_A_BACKEND], &cfg, info->extack);
+	if (err)
+		return err;
 	mutex_lock(&kn->lock);
 	svc = kmg_nl_find(kn, tb, info->attrs[KMAGLEV_A_SERVICE], info->extack);
 	if (IS_ERR(svc)) {

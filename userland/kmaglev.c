@@ -1,49 +1,76 @@
 // SPDX-License-Identifier: GPL-2.0
-/* kmaglev: command-line control of the kmaglev load balancer. */
-#include <errno.h>
+/* kmaglev: command-line control of the kmaglev load balancer. Global options and main(). */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <linux/kmaglev.h>
-
-#include "nl.h"
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: kmaglev [OPTIONS] OBJECT COMMAND [ARGS]\n"
-		"  kmaglev family            show the kernel's kmaglev netlink family\n");
-}
-
-static int cmd_family(int argc, char **argv)
-{
-	struct kmg_nl nl;
-	int ret = kmg_nl_open(&nl, KMAGLEV_FAMILY_NAME);
-
-	if (ret) {
-		fprintf(stderr, "kmaglev: netlink family %s: %s%s\n", KMAGLEV_FAMILY_NAME,
-			strerror(-ret), ret == -ENOENT ? " (is kmaglev.ko loaded?)" : "");
-		return 1;
-	}
-	printf("family %s id %u version %u events-group %u\n", KMAGLEV_FAMILY_NAME,
-	       nl.family_id, nl.family_version, nl.events_group);
-	kmg_nl_close(&nl);
-	return 0;
-}
+#include "cli.h"
+#include "err.h"
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		usage(stderr);
-		return 2;
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "pretty", no_argument, NULL, 'p' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kmg_ctx ctx = { .out = stdout };
+	const char *batch = NULL;
+	int c, ret;
+
+	opterr = 0;
+	/* "+": options end at the object, so that command arguments are never reordered */
+	while ((c = getopt_long(argc, argv, "+jpb:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			ctx.json = true;
+			break;
+		case 'p':
+			ctx.json = true;
+			ctx.pretty = true;
+			break;
+		case 'b':
+			batch = optarg;
+			break;
+		case 'h':
+			kmg_usage(stdout);
+			return 0;
+		case 'V':
+			printf("kmaglev %s (netlink family %s version %u)\n", KMAGLEV_VERSION,
+			       KMAGLEV_FAMILY_NAME, KMAGLEV_FAMILY_VERSION);
+			return 0;
+		default:
+			if (optopt == 'b')
+				fprintf(stderr, "kmaglev: option -b needs a FILE (\"-\" for stdin)\n");
+			else if (optopt)
+				fprintf(stderr, "kmaglev: unknown option \"-%c\"; try \"kmaglev -h\"\n",
+					optopt);
+			else
+				fprintf(stderr, "kmaglev: unknown option \"%s\"; try \"kmaglev -h\"\n",
+					argv[optind - 1]);
+			return KMG_EUSAGE;
+		}
 	}
-	if (!strcmp(argv[1], "family"))
-		return cmd_family(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		usage(stdout);
-		return 0;
+	if (batch && optind < argc) {
+		fprintf(stderr, "kmaglev: -b FILE takes no command; put \"%s ...\" in the file\n",
+			argv[optind]);
+		return KMG_EUSAGE;
 	}
-	fprintf(stderr, "kmaglev: unknown object \"%s\"; try \"kmaglev help\"\n", argv[1]);
-	return 2;
+	if (!batch && optind >= argc) {
+		kmg_usage(stderr);
+		return KMG_EUSAGE;
+	}
+	if (batch)
+		ret = kmg_batch(&ctx, batch);
+	else
+		ret = kmg_run(&ctx, argc - optind, argv + optind);
+	fflush(stdout);
+	if (ret)
+		kmg_err_print();
+	kmg_ctx_close(&ctx);
+	return ret;
 }

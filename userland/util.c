@@ -56,17 +56,36 @@ const char *kmg_fmt_proto(uint8_t proto)
 	return "?";
 }
 
-int kmg_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+/* Decimal, or hexadecimal with a 0x prefix; never octal (a port "080" is 80). */
+int kmg_parse_u64(const char *s, uint64_t *out)
 {
 	unsigned long long v;
+	int base = 10;
 	char *end;
 
-	if (!*s || *s == '-' || *s == '+')
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
 		return -EINVAL;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+		if (!*s || *s == '-' || *s == '+' || *s == ' ')
+			return -EINVAL;
+	}
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	v = strtoull(s, &end, base);
 	if (errno || *end)
-		return -EINVAL;
+		return errno == ERANGE ? -ERANGE : -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int kmg_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+{
+	uint64_t v;
+	int ret = kmg_parse_u64(s, &v);
+
+	if (ret)
+		return ret;
 	if (v < min || v > max)
 		return -ERANGE;
 	*out = v;
@@ -74,15 +93,19 @@ int kmg_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 }
 
 /*
- * ADDR, ADDR:PORT, [V6]:PORT, each optionally followed by /PROTO. An IPv6 address with a
- * port must be bracketed. Missing port means 0 (every port), missing proto means tcp.
+ * ADDR, ADDR:PORT, [V6] or [V6]:PORT, each optionally followed by /PROTO: an IPv6 address is
+ * always bracketed. Missing port means 0 (every port), missing proto means tcp.
  */
-int kmg_parse_svc_spec(const char *s, struct kmg_svc_key *k)
+int kmg_parse_svc_spec_why(const char *s, struct kmg_svc_key *k, const char **why)
 {
 	char buf[128], *p, *port = NULL, *proto;
+	const char *dummy;
 	uint32_t v;
 
-	if (strlen(s) >= sizeof(buf))
+	if (!why)
+		why = &dummy;
+	*why = "expected ADDR[:PORT][/tcp|udp|any], an IPv6 address in brackets: [ADDR]:PORT";
+	if (strlen(s) >= sizeof(buf) || !*s)
 		return -EINVAL;
 	strcpy(buf, s);
 	memset(k, 0, sizeof(*k));
@@ -91,33 +114,50 @@ int kmg_parse_svc_spec(const char *s, struct kmg_svc_key *k)
 	proto = strrchr(buf, '/');
 	if (proto) {
 		*proto++ = '\0';
-		if (kmg_parse_proto(proto, &k->proto))
+		if (kmg_parse_proto(proto, &k->proto)) {
+			*why = "protocol must be tcp, udp or any";
 			return -EINVAL;
+		}
 	}
 	p = buf;
 	if (*p == '[') {
 		char *close = strchr(p, ']');
 
-		if (!close)
+		if (!close) {
+			*why = "missing \"]\" after an IPv6 address";
 			return -EINVAL;
+		}
 		*close = '\0';
 		if (close[1] == ':')
 			port = close + 2;
 		else if (close[1])
 			return -EINVAL;
 		p++;
-	} else if (strchr(p, ':') == strrchr(p, ':') && strchr(p, ':')) {
+	} else if (strchr(p, ':') != strrchr(p, ':')) {
+		/* "2001:db8::1:80" could be an address or an address and a port */
+		*why = "an IPv6 address goes in brackets: [ADDR], [ADDR]/PROTO or [ADDR]:PORT/PROTO";
+		return -EINVAL;
+	} else if (strchr(p, ':')) {
 		port = strchr(p, ':');
 		*port++ = '\0';
 	}
-	if (kmg_parse_addr(p, &k->addr))
+	if (kmg_parse_addr(p, &k->addr)) {
+		*why = "not an IPv4 or IPv6 address";
 		return -EINVAL;
+	}
 	if (port) {
-		if (kmg_parse_u32(port, 0, 65535, &v))
+		if (kmg_parse_u32(port, 0, 65535, &v)) {
+			*why = "port must be 0..65535";
 			return -EINVAL;
+		}
 		k->port = v;
 	}
 	return 0;
+}
+
+int kmg_parse_svc_spec(const char *s, struct kmg_svc_key *k)
+{
+	return kmg_parse_svc_spec_why(s, k, NULL);
 }
 
 const char *kmg_fmt_svc_key(const struct kmg_svc_key *k, char *buf, size_t len)
@@ -130,4 +170,69 @@ const char *kmg_fmt_svc_key(const struct kmg_svc_key *k, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%s:%u/%s", a, k->port, kmg_fmt_proto(k->proto));
 	return buf;
+}
+
+void kmg_addr_to16(const struct kmg_addr *a, uint8_t out[16])
+{
+	if (a->family == AF_INET) {
+		memset(out, 0, 10);
+		out[10] = 0xff;
+		out[11] = 0xff;
+		memcpy(out + 12, &a->v4, 4);
+	} else {
+		memcpy(out, &a->v6, 16);
+	}
+}
+
+static bool is_v4mapped(const uint8_t b[16])
+{
+	static const uint8_t prefix[12] = { [10] = 0xff, [11] = 0xff };
+
+	return !memcmp(b, prefix, sizeof(prefix));
+}
+
+void kmg_addr_from16(struct kmg_addr *a, const uint8_t in[16])
+{
+	memset(a, 0, sizeof(*a));
+	if (is_v4mapped(in)) {
+		a->family = AF_INET;
+		memcpy(&a->v4, in + 12, 4);
+	} else {
+		a->family = AF_INET6;
+		memcpy(&a->v6, in, 16);
+	}
+}
+
+/* The kernel's order: by the 16-byte form, so IPv4 sorts as ::ffff:0:0/96. */
+int kmg_addr_cmp(const struct kmg_addr *a, const struct kmg_addr *b)
+{
+	uint8_t x[16], y[16];
+
+	kmg_addr_to16(a, x);
+	kmg_addr_to16(b, y);
+	return memcmp(x, y, sizeof(x));
+}
+
+bool kmg_addr_equal(const struct kmg_addr *a, const struct kmg_addr *b)
+{
+	return a->family == b->family && !kmg_addr_cmp(a, b);
+}
+
+bool kmg_addr_is_v4mapped(const struct kmg_addr *a)
+{
+	return a->family == AF_INET6 && is_v4mapped(a->v6.s6_addr);
+}
+
+bool kmg_addr_is_unspec(const struct kmg_addr *a)
+{
+	if (a->family == AF_INET)
+		return a->v4.s_addr == INADDR_ANY;
+	return IN6_IS_ADDR_UNSPECIFIED(&a->v6);
+}
+
+bool kmg_addr_is_multicast(const struct kmg_addr *a)
+{
+	if (a->family == AF_INET)
+		return IN_MULTICAST(ntohl(a->v4.s_addr));
+	return IN6_IS_ADDR_MULTICAST(&a->v6);
 }

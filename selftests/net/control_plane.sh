@@ -1,0 +1,205 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Control plane end to end through the kmaglev CLI and the kernel: round trips of every object,
+# bad input rejected with a message and no state change, user-namespace permissions, netns
+# teardown, atomic updates, and dumps of 100k objects.
+source "$(dirname "$0")/lib.sh"
+
+kmg_require_root
+kmg_require_cmd ip unshare python3
+ktap_print_header
+ktap_set_plan 48
+
+kmg_load_module || { ktap_test_fail "load kmaglev.ko"; ktap_finished; }
+kmg_netns_add ns
+K() { ip netns exec "$ns" "$KMAGLEV" "$@"; }
+PY=/usr/bin/python3
+
+# --- round trips -------------------------------------------------------------------------
+ktap_test_result "service add" K service add 192.0.2.10:80/tcp table-size 251 hash 3tuple \
+	flags echo window 5s ramp 50 max-conns 100 client-rate 10
+ktap_test_result "service show has its settings" bash -c "
+	out=\$(ip netns exec $ns $KMAGLEV service show 192.0.2.10:80/tcp)
+	echo \"\$out\" | grep -q 'table-size 251' && echo \"\$out\" | grep -q 3tuple &&
+	echo \"\$out\" | grep -q echo"
+ktap_test_result "service add IPv6, UDP, all ports" K service add '[2001:db8::10]/udp'
+ktap_test_result "service set" K service set 192.0.2.10:80/tcp table-size 65537 ramp 100
+ktap_test_result "service set shows in JSON" bash -c "
+	ip netns exec $ns $KMAGLEV -j service show 192.0.2.10:80/tcp |
+	$PY -c 'import json,sys; s=json.load(sys.stdin); s=s[0] if isinstance(s,list) else s;
+assert s[\"table-size\"]==65537, s; assert s[\"ramp-pct\"]==100, s'"
+ktap_test_result "backend add" K backend add 192.0.2.10:80/tcp 10.0.0.1 weight 100 encap gre
+ktap_test_result "backend add keyed GRE" K backend add 192.0.2.10:80/tcp 10.0.0.2 weight 300 \
+	encap gre gre-key 7
+ktap_test_result "backend add IPv6 backend to IPv4 VIP" K backend add 192.0.2.10:80/tcp \
+	2001:db8::2 weight 100
+ktap_test_result "backend set drain" K backend set 192.0.2.10:80/tcp 10.0.0.1 state drain
+ktap_test_result "backend show lists three, drained one drained" bash -c "
+	out=\$(ip netns exec $ns $KMAGLEV -j backend show 192.0.2.10:80/tcp)
+	echo \"\$out\" | $PY -c 'import json,sys; b=json.load(sys.stdin);
+assert len(b)==3, b; d={x[\"address\"]:x for x in b};
+assert d[\"10.0.0.1\"][\"state\"]==\"drain\", d; assert d[\"10.0.0.2\"][\"gre-key\"]==7, d'"
+ktap_test_result "table show: drained backend has no slots, 3:1 split" bash -c "
+	ip netns exec $ns $KMAGLEV -j table show 192.0.2.10:80/tcp |
+	$PY -c 'import json,sys; t=json.load(sys.stdin); b={x[\"address\"]:x[\"slots\"] for x in t[\"backends\"]};
+assert b[\"10.0.0.1\"]==0, b; assert b[\"10.0.0.2\"] in (49152,49153), b;
+assert b[\"2001:db8::2\"] in (16384,16385), b; assert t[\"size\"]==65537, t'"
+ktap_test_result "stats of a service" K stats 192.0.2.10:80/tcp
+ktap_test_result "stats of the netns" K stats
+ktap_test_result "config set and show" bash -c "
+	ip netns exec $ns $KMAGLEV config set max-services 500 max-backends 5000 &&
+	ip netns exec $ns $KMAGLEV config show | grep -q 500"
+ktap_test_result "backend del" K backend del 192.0.2.10:80/tcp 2001:db8::2
+ktap_test_result "simulate agrees with the kernel's table" bash -c "
+	ip netns exec $ns $KMAGLEV simulate 192.0.2.10:80/tcp backend del 10.0.0.2 |
+	grep -q 'matches kernel'"
+
+# --- bad input: non-zero exit, a message naming the field, state unchanged ----------------
+# No migration may be running while state is compared: retire previous tables at once.
+K service set 192.0.2.10:80/tcp window 0 >/dev/null
+K service set '[2001:db8::10]/udp' window 0 >/dev/null
+sleep 1
+# Configuration only: the migration countdown and counters move on their own.
+state() {
+	{ K -j service show; K -j backend show; } | $PY -c '
+import json, sys
+vol = {"window-left-ms", "ramp-now", "prev-generation", "stats"}
+def clean(o):
+    if isinstance(o, dict):
+        return {k: clean(v) for k, v in o.items() if k not in vol}
+    if isinstance(o, list):
+        return [clean(v) for v in o]
+    return o
+text = sys.stdin.read()
+dec, i = json.JSONDecoder(), 0
+while i < len(text):
+    while i < len(text) and text[i].isspace():
+        i += 1
+    if i >= len(text):
+        break
+    o, i = dec.raw_decode(text, i)
+    print(json.dumps(clean(o), sort_keys=True))
+'
+}
+before=$(state)
+bad() {
+	local desc=$1 field=$2 out rc
+	shift 2
+	out=$(K "$@" 2>&1)
+	rc=$?
+	if [[ $rc -eq 0 ]]; then
+		ktap_test_fail "rejects $desc (exit 0)"
+	elif ! grep -qi -- "$field" <<<"$out"; then
+		echo "# message does not name '$field': $out"
+		ktap_test_fail "rejects $desc"
+	elif [[ $(state) != "$before" ]]; then
+		ktap_test_fail "rejects $desc (state changed)"
+	else
+		ktap_test_pass "rejects $desc"
+	fi
+}
+bad "bad VIP address" service service add 192.0.2.300:80/tcp
+bad "bad backend address" address backend add 192.0.2.10:80/tcp 10.0.0.256
+bad "weight above 65535" weight backend add 192.0.2.10:80/tcp 10.0.0.9 weight 65536
+bad "negative weight" weight backend add 192.0.2.10:80/tcp 10.0.0.9 weight -1
+bad "non-prime table size" table-size service set 192.0.2.10:80/tcp table-size 65536
+bad "table size out of range" table-size service add 192.0.2.20:80/tcp table-size 13
+bad "duplicate service" exist service add 192.0.2.10:80/tcp
+bad "duplicate backend" exist backend add 192.0.2.10:80/tcp 10.0.0.2
+bad "backend of a missing service" "no such service" backend add 192.0.2.99:80/tcp 10.0.0.3
+bad "missing backend" "no such backend" backend del 192.0.2.10:80/tcp 10.0.0.77
+bad "gre-key without gre" gre-key backend add 192.0.2.10:80/tcp 10.0.0.4 encap ipip gre-key 5
+bad "IPv4-mapped IPv6 backend" address backend add 192.0.2.10:80/tcp ::ffff:10.0.0.5
+bad "IPv6 VIP without brackets and a port" service service add 2001:db8::1:80/tcp
+bad "unknown protocol" proto service add 192.0.2.30:80/sctp
+bad "bad ramp" ramp service set 192.0.2.10:80/tcp ramp 101
+bad "duplicate in a full backend list" duplicate service set 192.0.2.10:80/tcp \
+	backend 10.0.0.1 backend 10.0.0.1
+bad "unknown keyword" colour service set 192.0.2.10:80/tcp colour blue
+
+# --- permissions ---------------------------------------------------------------------------
+ktap_test_result "user namespace configures its own netns" \
+	unshare --user --map-root-user --net bash -c \
+	"$KMAGLEV service add 192.0.2.1:80/tcp backend 10.0.0.1 && $KMAGLEV service show | grep -q 192.0.2.1"
+out=$(unshare --user --map-root-user "$KMAGLEV" service add 192.0.2.1:80/tcp 2>&1)
+rc=$?
+if [[ $rc -ne 0 ]] && grep -qi "not permitted" <<<"$out"; then
+	ktap_test_pass "user namespace gets EPERM on the initial netns"
+else
+	echo "# exit $rc: $out"
+	ktap_test_fail "user namespace gets EPERM on the initial netns"
+fi
+ktap_test_result "user namespace may still read the initial netns" \
+	unshare --user --map-root-user "$KMAGLEV" service show
+
+# --- atomic update: 1000 backends, one table generation, one table event --------------------
+gen_of() { K -j service show 192.0.2.10:80/tcp | $PY -c 'import json,sys; s=json.load(sys.stdin); s=s[0] if isinstance(s,list) else s; print(s["generation"])'; }
+g0=$(gen_of)
+args=()
+for i in $(seq 1 1000); do args+=(backend "10.1.$((i / 256)).$((i % 256))" weight $((i % 7 + 1))); done
+ev=$(mktemp)
+ip netns exec "$ns" timeout 60 "$KMAGLEV" -j monitor >"$ev" &
+mon=$!
+sleep 1
+ktap_test_result "service set with 1000 backends" K service set 192.0.2.10:80/tcp "${args[@]}"
+sleep 1
+kill $mon 2>/dev/null
+wait $mon 2>/dev/null
+g1=$(gen_of)
+ktap_test_result "1000 backends are one table generation ($g0 -> $g1)" test "$g1" -eq $((g0 + 1))
+# The table events (publication, then retirement of the previous table) name one generation.
+ktap_test_result "monitor saw table events of one generation only" $PY -c "
+import json, sys
+gens = set()
+for line in open('$ev'):
+    e = json.loads(line)
+    if e.get('event') == 'table':
+        gens.add(e['table']['generation'] if 'table' in e else e['generation'])
+assert gens == {$g1}, gens"
+ktap_test_result "the table has all 1000" bash -c "
+	ip netns exec $ns $KMAGLEV -j backend show 192.0.2.10:80/tcp |
+	$PY -c 'import json,sys; assert len(json.load(sys.stdin))==1000'"
+rm -f "$ev"
+
+# --- dumps of 100k objects resume across messages ------------------------------------------
+K config set max-backends 200000 max-services 200000 >/dev/null
+dump_ok=1
+for s in 1 2; do
+	args=()
+	for i in $(seq 0 49999); do args+=(backend "10.$((100 + s)).$((i / 256)).$((i % 256))"); done
+	K service add "192.0.2.$((100 + s)):443/tcp" "${args[@]}" >/dev/null || dump_ok=0
+done
+ktap_test_result "two services with 50000 backends each" test $dump_ok -eq 1
+uniq=$(K backend show | grep -oE '10\.10[12]\.[0-9]+\.[0-9]+' | sort -u | wc -l)
+ktap_test_result "backend dump returns all 100000, each once ($uniq unique)" \
+	test "$uniq" -eq 100000
+ktap_test_result "service dump after 100k backends" bash -c "
+	test \$(ip netns exec $ns $KMAGLEV -j service show | $PY -c 'import json,sys; print(len(json.load(sys.stdin)))') -eq 4"
+
+# --- a deleted netns frees everything -----------------------------------------------------
+objects() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/kmaglev/objects; }
+kmg_netns_add big
+s0=$(objects services)
+batch=$(mktemp)
+for i in $(seq 0 999); do
+	echo "service add 198.51.$((i / 256)).$((i % 256)):80/tcp table-size 251 backend 10.0.0.1 backend 10.0.0.2"
+done >"$batch"
+ktap_test_result "1000 services in a batch" ip netns exec "$big" "$KMAGLEV" -b "$batch"
+rm -f "$batch"
+ktap_test_result "1000 services counted" test "$(objects services)" -eq $((s0 + 1000))
+ip netns del "$big"
+for _ in $(seq 1 100); do
+	[[ $(objects services) -eq $s0 ]] && break
+	sleep 0.2
+done
+ktap_test_result "netns deletion frees its services" test "$(objects services)" -eq "$s0"
+ip netns exec "$ns" "$KMAGLEV" service flush
+kmg_netns_cleanup
+for _ in $(seq 1 100); do
+	[[ $(objects services) -eq 0 && $(objects backends) -eq 0 && $(objects tables) -eq 0 ]] && break
+	sleep 0.2
+done
+ktap_test_result "no services, backends or tables left" bash -c \
+	"grep -q 'services 0' /sys/kernel/debug/kmaglev/objects && grep -q 'backends 0' /sys/kernel/debug/kmaglev/objects && grep -q 'tables 0' /sys/kernel/debug/kmaglev/objects"
+ktap_test_result "module unloads" kmg_unload_module
+ktap_finished

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmaglev CLI: keyword parsing. A cursor over argv, word lookup with unique prefixes, and one
+ * parser per kind of value. Every parser records an error naming the field and the value
+ * ("invalid weight \"70000\": must be 0..65535") and returns KMG_EUSAGE, or returns 0.
+ */
+#ifndef KMAGLEV_ARGS_H
+#define KMAGLEV_ARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "msg.h"
+#include "util.h"
+
+struct kmg_args {
+	int argc;
+	char **argv;
+	int i;
+};
+
+static inline void kmg_args_init(struct kmg_args *a, int argc, char **argv)
+{
+	a->argc = argc;
+	a->argv = argv;
+	a->i = 0;
+}
+
+static inline bool kmg_args_more(const struct kmg_args *a)
+{
+	return a->i < a->argc;
+}
+
+static inline const char *kmg_args_peek(const struct kmg_args *a)
+{
+	return a->i < a->argc ? a->argv[a->i] : NULL;
+}
+
+static inline const char *kmg_args_next(struct kmg_args *a)
+{
+	return a->i < a->argc ? a->argv[a->i++] : NULL;
+}
+
+/* The word after keyword @kw, or an error "missing value after \"weight\"". */
+int kmg_args_value(struct kmg_args *a, const char *kw, const char **val);
+/* Errors for the keyword loops. */
+int kmg_err_dup(const char *kw);
+int kmg_err_unknown(const char *word, const char *where);
+int kmg_err_missing(const char *what, const char *where);
+
+/*
+ * Index of @word in @names[0..n-1]: an exact match, else the only name it is a prefix of.
+ * -1 if none matches, -2 if it is ambiguous.
+ */
+int kmg_lookup(const char *word, const char *const *names, size_t n);
+
+/* Numbers. */
+int kmg_arg_u32(const char *field, const char *s, uint32_t min, uint32_t max, uint32_t *out);
+int kmg_arg_weight(const char *s, uint32_t *w);
+int kmg_arg_table_size(const char *s, uint32_t *m);
+
+/* Durations: N (milliseconds), Nms, Ns, Nm or Nh; at most KMAGLEV_MS_MAX. */
+int kmg_parse_duration(const char *s, uint32_t *ms);
+int kmg_arg_duration(const char *field, const char *s, uint32_t *ms);
+const char *kmg_fmt_duration(uint32_t ms, char *buf, size_t len);
+
+/* Seeds: 32 hexadecimal digits (optionally 0x-prefixed), the key bytes in order. */
+int kmg_parse_seed(const char *s, uint8_t seed[KMG_SEED_BYTES]);
+int kmg_arg_seed(const char *s, uint8_t seed[KMG_SEED_BYTES]);
+const char *kmg_fmt_seed(const uint8_t seed[KMG_SEED_BYTES], char *buf, size_t len);
+
+/* Enumerations and flags, with their names for output. */
+int kmg_arg_hash(const char *s, uint32_t *hash);
+const char *kmg_fmt_hash(uint32_t hash);
+int kmg_arg_state(const char *s, uint32_t *state);
+const char *kmg_fmt_state(uint32_t state);
+int kmg_arg_encap(const char *s, uint32_t *encap);
+const char *kmg_fmt_encap(uint32_t encap);
+int kmg_arg_flags(const char *s, uint32_t *flags);
+const char *kmg_fmt_flags(uint32_t flags, char *buf, size_t len);
+
+/* Addresses. @field names it in errors; IPv4-mapped IPv6 is refused with a hint. */
+enum {
+	KMG_ADDR_ALLOW_UNSPEC = 1,	/* 0.0.0.0 and :: */
+};
+int kmg_arg_addr(const char *field, const char *s, struct kmg_addr *a, unsigned int flags);
+
+/*
+ * A service: "ADDR[:PORT][/PROTO]", or "id N" when @allow_id. Sets the key attributes of @s.
+ */
+int kmg_arg_service(struct kmg_args *a, struct kmg_service *s, bool allow_id);
+
+/*
+ * Backend options after the address: weight, state, encap, gre-key, max-conns. Stops at the
+ * first word that is not one of them (returns 0 there), so callers can continue with their
+ * own keywords. A repeated keyword is an error.
+ */
+int kmg_arg_backend_opts(struct kmg_args *a, struct kmg_backend *b);
+/* Cross-field checks of a backend's options; @is_new: encap defaults to ipip. */
+int kmg_check_backend(const struct kmg_backend *b, bool is_new);
+
+#endif

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kmaglev CLI: command context, dispatch and request helpers (see cli.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/genetlink.h>
+
+#include "args.h"
+#include "cli.h"
+#include "err.h"
+#include "schema.h"
+
+int kmg_ctx_nl(struct kmg_ctx *ctx)
+{
+	int ret;
+
+	if (ctx->nl_open)
+		return 0;
+	ret = kmg_nl_open(&ctx->nl, KMAGLEV_FAMILY_NAME);
+	if (ret == -ENOENT)
+		return kmg_err(KMG_EFAIL, "netlink family \"%s\" not found (is kmaglev.ko loaded?)",
+			       KMAGLEV_FAMILY_NAME);
+	if (ret)
+		return kmg_err(KMG_EFAIL, "netlink family \"%s\": %s", KMAGLEV_FAMILY_NAME,
+			       strerror(-ret));
+	ctx->nl_open = true;
+	return 0;
+}
+
+void kmg_ctx_close(struct kmg_ctx *ctx)
+{
+	if (ctx->nl_open)
+		kmg_nl_close(&ctx->nl);
+	ctx->nl_open = false;
+}
+
+struct nlmsghdr *kmg_req_start(void *buf, uint8_t cmd, uint16_t flags)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *g;
+
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->cmd = cmd;
+	g->version = KMAGLEV_FAMILY_VERSION;
+	return nlh;
+}
+
+int kmg_ctx_talk(struct kmg_ctx *ctx, struct nlmsghdr *nlh, mnl_cb_t cb, void *data, int *errp)
+{
+	struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);
+	char buf[1024];
+	int ret;
+
+	if (errp)
+		*errp = 0;
+	ret = kmg_ctx_nl(ctx);
+	if (ret)
+		return ret;
+	nlh->nlmsg_type = ctx->nl.family_id;
+	nlh->nlmsg_seq = ++ctx->nl.seq;
+	if (ctx->nl.family_version)
+		g->version = ctx->nl.family_version;
+	kmg_err_clear();
+	ret = kmg_nl_talk(&ctx->nl, nlh, cb, data);
+	if (errp)
+		*errp = ret;
+	if (!ret)
+		return 0;
+	/* a reply we could not decode has its own message already */
+	if (ret == -EBADMSG && kmg_errmsg()[0])
+		return KMG_EFAIL;
+	kmg_nl_errstr(&ctx->nl, nlh, ret, &kmg_schema_kmaglev, buf, sizeof(buf));
+	return kmg_err(KMG_EFAIL, "%s", buf);
+}
+
+void kmg_ctx_json(struct kmg_ctx *ctx, json_object *o)
+{
+	kmg_json_print(ctx->out, o, ctx->pretty);
+}
+
+int kmg_collect_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct kmg_msgs *l = data;
+	struct kmg_msg *p;
+
+	p = realloc(l->m, (l->n + 1) * sizeof(*p));
+	if (!p) {
+		kmg_err(KMG_EFAIL, "out of memory");
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	l->m = p;
+	if (kmg_msg_parse(nlh, &l->m[l->n])) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	l->n++;
+	return MNL_CB_OK;
+}
+
+void kmg_msgs_free(struct kmg_msgs *l)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++)
+		kmg_msg_free(&l->m[i]);
+	free(l->m);
+	l->m = NULL;
+	l->n = 0;
+}
+
+void *kmg_req_buf(const struct kmg_service *s)
+{
+	void *buf = calloc(1, kmg_msg_size_hint(s));
+
+	if (!buf)
+		kmg_err(KMG_EFAIL, "out of memory");
+	return buf;
+}
+
+int kmg_backends_of(struct kmg_ctx *ctx, const struct kmg_service *s, struct kmg_backend **be,
+		    unsigned int *n)
+{
+	struct kmg_msgs bl = { 0 };
+	struct kmg_service key = *s;
+	struct nlmsghdr *nlh;
+	unsigned int i, k;
+	void *buf;
+	int ret;
+
+	*be = NULL;
+	*n = 0;
+	key.present &= KMG_SVC_KEY_MASK;
+	buf = kmg_req_buf(NULL);
+	if (!buf)
+		return KMG_EFAIL;
+	nlh = kmg_req_start(buf, KMAGLEV_CMD_BACKEND_GET, NLM_F_DUMP);
+	kmg_put_service_key(nlh, &key);
+	ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, &bl, NULL);
+	for (i = 0; !ret && i < bl.n; i++) {
+		for (k = 0; k < bl.m[i].nbe; k++) {
+			struct kmg_backend *b = kmg_backend_append(be, n);
+
+			if (!b) {
+				ret = kmg_err(KMG_EFAIL, "out of memory");
+				break;
+			}
+			*b = bl.m[i].be[k];
+		}
+	}
+	kmg_msgs_free(&bl);
+	free(buf);
+	return ret;
+}
+
+int kmg_pick(const char *word, const char *const *names, size_t n, const char *what,
+	     const char *object)
+{
+	char help[64], cands[256] = "";
+	size_t i, len = 0;
+	int k = kmg_lookup(word, names, n);
+
+	if (k >= 0)
+		return k;
+	if (object)
+		snprintf(help, sizeof(help), "kmaglev %s help", object);
+	else
+		snprintf(help, sizeof(help), "kmaglev help");
+	if (k == -1) {
+		if (object)
+			kmg_err(KMG_EUSAGE, "unknown %s \"%s\" for %s; try \"%s\"", what, word,
+				object, help);
+		else
+			kmg_err(KMG_EUSAGE, "unknown %s \"%s\"; try \"%s\"", what, word, help);
+		return -1;
+	}
+	for (i = 0; i < n && len < sizeof(cands); i++)
+		if (!strncmp(word, names[i], strlen(word)))
+			len += snprintf(cands + len, sizeof(cands) - len, "%s%s", len ? ", " : "",
+					names[i]);
+	kmg_err(KMG_EUSAGE, "ambiguous %s \"%s\": %s?", what, word, cands);
+	return -1;
+}
+
+void kmg_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: kmaglev [OPTIONS] OBJECT [COMMAND [ARGUMENTS]]\n"
+		"       kmaglev [OPTIONS] -b FILE\n"
+		"\n"
+		"Options:\n"
+		"  -j, --json         JSON output\n"
+		"  -p, --pretty       pretty-printed JSON output (implies -j)\n"
+		"  -b, --batch FILE   run the commands of FILE, one per line (\"-\": stdin)\n"
+		"  -V, --version      print the version\n"
+		"  -h, --help         this help\n"
+		"\n"
+		"Objects:\n"
+		"  service    virtual services (VIP, protocol, port) and their settings\n"
+		"  backend    real servers of a service\n"
+		"  stats      packet, byte, flow and connection counters\n"
+		"  table      a service's Maglev table: balance and digest\n"
+		"  simulate   predict balance and flow movement of a change, before making it\n"
+		"  monitor    print configuration events as they happen\n"
+		"  config     per network namespace limits\n"
+		"  family     the kernel's kmaglev netlink family\n"
+		"  help       this help; \"kmaglev help OBJECT\" or \"kmaglev OBJECT help\" for more\n"
+		"\n"
+		"SERVICE is ADDR[:PORT][/PROTO] (PROTO tcp, udp or any; default tcp, port 0 = every\n"
+		"port; IPv6 always in brackets: [ADDR][:PORT]), or \"id N\" for an existing service.\n"
+		"See kmaglev(8).\n");
+}
+
+static int cmd_family(struct kmg_ctx *ctx, int argc, char **argv)
+{
+	json_object *o;
+	int ret;
+
+	if (argc > 1 && strcmp(argv[1], "show"))
+		return kmg_err(KMG_EUSAGE, "usage: kmaglev family [show]");
+	ret = kmg_ctx_nl(ctx);
+	if (ret)
+		return ret;
+	if (!ctx->json) {
+		fprintf(ctx->out, "family %s id %u version %u events-group %u\n",
+			KMAGLEV_FAMILY_NAME, ctx->nl.family_id, ctx->nl.family_version,
+			ctx->nl.events_group);
+		return 0;
+	}
+	o = json_object_new_object();
+	json_object_object_add(o, "family", json_object_new_string(KMAGLEV_FAMILY_NAME));
+	json_object_object_add(o, "id", json_object_new_int(ctx->nl.family_id));
+	json_object_object_add(o, "version", json_object_new_int(ctx->nl.family_version));
+	json_object_object_add(o, "events-group", json_object_new_int64(ctx->nl.events_group));
+	kmg_ctx_json(ctx, o);
+	return 0;
+}
+
+static void usage_family(FILE *f)
+{
+	fprintf(f, "Usage: kmaglev family [show]\n");
+}
+
+static const struct {
+	const char *name;
+	int (*run)(struct kmg_ctx *ctx, int argc, char **argv);
+	void (*usage)(FILE *f);
+} objects[] = {
+	{ "service", kmg_cmd_service, kmg_usage_service },
+	{ "backend", kmg_cmd_backend, kmg_usage_backend },
+	{ "stats", kmg_cmd_stats, kmg_usage_stats },
+	{ "table", kmg_cmd_table, kmg_usage_table },
+	{ "simulate", kmg_cmd_simulate, kmg_usage_simulate },
+	{ "monitor", kmg_cmd_monitor, kmg_usage_monitor },
+	{ "config", kmg_cmd_config, kmg_usage_config },
+	{ "family", cmd_family, usage_family },
+	{ "help", NULL, NULL },
+};
+
+static int pick_object(const char *word)
+{
+	const char *names[KMG_ARRAY_SIZE(objects)];
+	size_t i;
+
+	for (i = 0; i < KMG_ARRAY_SIZE(objects); i++)
+		names[i] = objects[i].name;
+	return kmg_pick(word, names, KMG_ARRAY_SIZE(objects), "object", NULL);
+}
+
+int kmg_run(struct kmg_ctx *ctx, int argc, char **argv)
+{
+	int i;
+
+	kmg_err_clear();
+	if (argc < 1)
+		return kmg_err(KMG_EUSAGE, "missing OBJECT; try \"kmaglev help\"");
+	i = pick_object(argv[0]);
+	if (i < 0)
+		return KMG_EUSAGE;
+	if (!objects[i].run) {
+		int j;
+
+		if (argc < 2) {
+			kmg_usage(ctx->out);
+			return 0;
+		}
+		j = pick_object(argv[1]);
+		if (j < 0)
+			return KMG_EUSAGE;
+		if (objects[j].usage)
+			objects[j].usage(ctx->out);
+		else
+			kmg_usage(ctx->out);
+		return 0;
+	}
+	if (argc > 1 && (!strcmp(argv[1], "help") || !strcmp(argv[1], "-h") ||
+			 !strcmp(argv[1], "--help"))) {
+		objects[i].usage(ctx->out);
+		return 0;
+	}
+	return objects[i].run(ctx, argc, argv);
+}

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmaglev CLI: what every command shares. The context (output mode, the netlink socket, opened
+ * only when a command has parsed its arguments and is about to talk to the kernel), dispatch of
+ * "OBJECT COMMAND ARGS" to the object's handler, and the helpers that send a request and
+ * collect its replies.
+ */
+#ifndef KMAGLEV_CLI_H
+#define KMAGLEV_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "msg.h"
+#include "nl.h"
+#include "output.h"
+#include "simulate.h"
+
+#ifndef KMAGLEV_VERSION
+#define KMAGLEV_VERSION "0.1"
+#endif
+
+struct kmg_ctx {
+	bool json;
+	bool pretty;
+	FILE *out;
+	struct kmg_nl nl;
+	bool nl_open;
+	bool batch;			/* running lines of a batch file */
+};
+
+/* Open the kmaglev netlink family on first use. 0, or KMG_EFAIL with an error recorded. */
+int kmg_ctx_nl(struct kmg_ctx *ctx);
+void kmg_ctx_close(struct kmg_ctx *ctx);
+
+/* Start a request of the family in @buf; kmg_ctx_talk() fills in family id and sequence. */
+struct nlmsghdr *kmg_req_start(void *buf, uint8_t cmd, uint16_t flags);
+
+/*
+ * Open the family if needed, send @nlh and run @cb on each reply. On failure record the
+ * kernel's message with the attribute path and return KMG_EFAIL; *errp (if not NULL) gets the
+ * negative errno so that callers can tolerate some errors.
+ */
+int kmg_ctx_talk(struct kmg_ctx *ctx, struct nlmsghdr *nlh, mnl_cb_t cb, void *data, int *errp);
+
+/* Print @o (and drop it) as the command's JSON output. */
+void kmg_ctx_json(struct kmg_ctx *ctx, json_object *o);
+
+/* Replies collected by kmg_collect_cb(). */
+struct kmg_msgs {
+	struct kmg_msg *m;
+	unsigned int n;
+};
+
+int kmg_collect_cb(const struct nlmsghdr *nlh, void *data);
+void kmg_msgs_free(struct kmg_msgs *l);
+
+/*
+ * kmaglev.ko lists at most this many backends in table and stats replies (its
+ * KMG_NL_REPLY_BACKENDS); the backend dump has every one. A reply with this many may be cut.
+ */
+#define KMG_REPLY_BACKENDS_MAX	KMAGLEV_REPLY_BACKENDS_MAX
+
+/* Every backend of service @s (by its key), from the backend dump, into a new array. */
+int kmg_backends_of(struct kmg_ctx *ctx, const struct kmg_service *s, struct kmg_backend **be,
+		    unsigned int *n);
+
+/* A request buffer big enough for @s (may be NULL); NULL with an error recorded if no memory. */
+void *kmg_req_buf(const struct kmg_service *s);
+
+/* Command words: @word among @names (unique prefixes accepted), else an error naming @what. */
+int kmg_pick(const char *word, const char *const *names, size_t n, const char *what,
+	     const char *object);
+
+/* Run one command: argv[0] is the object ("service", "backend", ...). Returns an exit status. */
+int kmg_run(struct kmg_ctx *ctx, int argc, char **argv);
+void kmg_usage(FILE *f);
+
+/* Objects: argv[0] is the command word (may be absent). */
+int kmg_cmd_service(struct kmg_ctx *ctx, int argc, char **argv);
+int kmg_cmd_backend(struct kmg_ctx *ctx, int argc, char **argv);
+int kmg_cmd_stats(struct kmg_ctx *ctx, int argc, char **argv);
+int kmg_cmd_table(struct kmg_ctx *ctx, int argc, char **argv);
+int kmg_cmd_monitor(struct kmg_ctx *ctx, int argc, char **argv);
+int kmg_cmd_config(struct kmg_ctx *ctx, int argc, char **argv);
+int kmg_cmd_simulate(struct kmg_ctx *ctx, int argc, char **argv);
+
+void kmg_usage_service(FILE *f);
+void kmg_usage_backend(FILE *f);
+void kmg_usage_stats(FILE *f);
+void kmg_usage_table(FILE *f);
+void kmg_usage_monitor(FILE *f);
+void kmg_usage_config(FILE *f);
+void kmg_usage_simulate(FILE *f);
+
+/*
+ * Parsers, request builders and printers of the commands, for the unit tests. Parsers fill
+ * their output from argv (after the command word) and return 0 or KMG_EUSAGE with an error
+ * recorded; builders write a request into a buffer from kmg_req_buf().
+ */
+int kmg_service_parse(int argc, char **argv, bool is_set, struct kmg_service *s);
+int kmg_service_parse_key(int argc, char **argv, bool need, const char *where,
+			  struct kmg_service *s, bool *given);
+int kmg_service_req(void *buf, uint8_t cmd, uint16_t flags, const struct kmg_service *s,
+		    struct nlmsghdr **nlhp);
+/* After a failed request: did the kernel refuse the top-level backends of a big one? */
+void kmg_service_big_hint(const struct kmg_nl *nl, const struct nlmsghdr *nlh,
+			  const struct kmg_service *s);
+void kmg_attach_backends(struct kmg_msgs *sl, const struct kmg_msgs *bl);
+void kmg_print_services(struct kmg_ctx *ctx, const struct kmg_msgs *sl);
+
+enum { KMG_BE_ADD, KMG_BE_SET, KMG_BE_DEL, KMG_BE_SHOW, KMG_BE_DRAIN, KMG_BE_LIST };
+int kmg_backend_parse(int op, int argc, char **argv, struct kmg_service *s,
+		      struct kmg_backend *b);
+int kmg_backend_req(void *buf, uint8_t cmd, uint16_t flags, const struct kmg_service *s,
+		    const struct kmg_backend *b, struct nlmsghdr **nlhp);
+void kmg_print_backends(struct kmg_ctx *ctx, const struct kmg_msgs *bl);
+
+void kmg_print_stats_msgs(struct kmg_ctx *ctx, const struct kmg_msgs *l);
+void kmg_print_tables(struct kmg_ctx *ctx, const struct kmg_msgs *l, bool single);
+int kmg_monitor_event(struct kmg_ctx *ctx, const struct nlmsghdr *nlh);
+
+int kmg_config_parse(int argc, char **argv, struct kmg_config *c);
+int kmg_config_req(void *buf, uint8_t cmd, const struct kmg_config *c, struct nlmsghdr **nlhp);
+
+struct kmg_sim_args {
+	bool live;
+	struct kmg_service svc;		/* live: the service */
+	bool has_seed;
+	uint8_t seed[KMG_SEED_BYTES];
+	bool then;
+	struct kmg_sim_set initial;	/* offline: table size, seed and backends */
+	struct kmg_sim_change *ch;
+	unsigned int nch;
+};
+
+struct kmg_sim_info {
+	const struct kmg_service *svc;	/* live mode */
+	const char *seed_source;	/* "given", "kernel" or "zero" */
+	bool has_kernel_digest, digest_match;
+	uint64_t kernel_digest;
+	uint32_t kernel_gen;
+	const char *mismatch_hint;
+};
+
+int kmg_simulate_parse(int argc, char **argv, struct kmg_sim_args *sa);
+void kmg_sim_args_free(struct kmg_sim_args *sa);
+int kmg_simulate_offline(const struct kmg_sim_args *sa, struct kmg_sim_result *r);
+/* Live mode from the kernel's replies: SERVICE_GET, BACKEND_GET dump, TABLE_GET. */
+int kmg_simulate_live(const struct kmg_sim_args *sa, const struct kmg_service *s,
+		      const struct kmg_msgs *bl, const struct kmg_table *t,
+		      struct kmg_sim_info *info, struct kmg_sim_result *r);
+void kmg_sim_print(FILE *f, const struct kmg_sim_info *info, const struct kmg_sim_result *r);
+json_object *kmg_sim_json(const struct kmg_sim_info *info, const struct kmg_sim_result *r);
+
+/* Split a batch line into words in place; *argv is allocated. Returns the count or -1. */
+int kmg_split_line(char *line, char ***argv);
+
+/* Batch mode: run every command of @path ("-" for stdin). Returns an exit status. */
+int kmg_batch(struct kmg_ctx *ctx, const char *path);
+
+#endif

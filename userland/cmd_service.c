@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kmaglev CLI: "kmaglev service": add, set, del, show and flush virtual services. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/genetlink.h>
+
+#include "args.h"
+#include "cli.h"
+#include "err.h"
+#include "schema.h"
+
+void kmg_usage_service(FILE *f)
+{
+	fprintf(f,
+		"Usage: kmaglev service add SERVICE [OPTION]... [BACKEND]...\n"
+		"       kmaglev service set SERVICE [OPTION]... [BACKEND... | no-backends]\n"
+		"       kmaglev service del SERVICE\n"
+		"       kmaglev service show [SERVICE]\n"
+		"       kmaglev service flush\n"
+		"SERVICE := ADDR[:PORT][/tcp|udp|any] | [IPV6ADDR][:PORT][/PROTO] | id N (not for add)\n"
+		"OPTION  := table-size PRIME | hash 5tuple|3tuple|src | flags FLAG[,FLAG]...|none |\n"
+		"           seed HEX32 | ramp PCT | ramp-time DURATION | window DURATION |\n"
+		"           max-conns N | client-rate N | encap-src ADDR (once per family)\n"
+		"FLAG    := echo | defrag | resched\n"
+		"BACKEND := backend ADDR [weight 0..65535] [state up|drain|down] [encap ipip|gre]\n"
+		"           [gre-key N] [max-conns N]\n"
+		"DURATION := N[ms|s|m|h] (a bare number is milliseconds)\n"
+		"Options come before the backends. With backends (or no-backends), \"set\" replaces\n"
+		"the whole backend set in one table build; each BACKEND is complete: options not\n"
+		"given take their defaults (weight 1, state up, encap ipip, no gre-key).\n");
+}
+
+/* --- parsing --------------------------------------------------------------------------- */
+
+static int parse_encap_src(const char *v, struct kmg_service *s)
+{
+	struct kmg_addr a;
+	int attr;
+
+	if (kmg_arg_addr("encap-src", v, &a, KMG_ADDR_ALLOW_UNSPEC))
+		return KMG_EUSAGE;
+	attr = a.family == AF_INET ? KMAGLEV_A_SERVICE_ENCAP_SRC4 : KMAGLEV_A_SERVICE_ENCAP_SRC6;
+	if (KMG_HAS(s, attr))
+		return kmg_err(KMG_EUSAGE, "duplicate keyword \"encap-src\" for %s (one per family)",
+			       a.family == AF_INET ? "IPv4" : "IPv6");
+	if (a.family == AF_INET)
+		s->encap_src4 = a.v4;
+	else
+		s->encap_src6 = a.v6;
+	KMG_SET(s, attr);
+	return 0;
+}
+
+/* "backend ADDR [OPTIONS]", the keyword already taken. */
+static int parse_backend_clause(struct kmg_args *a, struct kmg_service *s)
+{
+	struct kmg_backend *b;
+	struct kmg_addr addr;
+	const char *v = NULL;
+
+	if (kmg_args_value(a, "backend", &v) || kmg_arg_addr("backend", v, &addr, 0))
+		return KMG_EUSAGE;
+	if (s->nbe >= KMAGLEV_BACKENDS_PER_SERVICE_MAX)
+		return kmg_err(KMG_EUSAGE, "too many backends (at most %u per service)",
+			       KMAGLEV_BACKENDS_PER_SERVICE_MAX);
+	b = kmg_backend_append(&s->be, &s->nbe);
+	if (!b)
+		return kmg_err(KMG_EFAIL, "out of memory");
+	kmg_backend_set_addr(b, &addr);
+	if (kmg_arg_backend_opts(a, b))
+		return KMG_EUSAGE;
+	/* a backend of a set is complete: what is not given is the default, also encap ipip */
+	return kmg_check_backend(b, true);
+}
+
+static int backend_addr_cmp(const void *x, const void *y, void *arg)
+{
+	const struct kmg_backend *be = arg;
+
+	return kmg_addr_cmp(&be[*(const unsigned int *)x].addr, &be[*(const unsigned int *)y].addr);
+}
+
+/* Each address at most once in a backend list; sorting keeps this fast for 65535 backends. */
+static int check_duplicate_backends(const struct kmg_service *s)
+{
+	char buf[INET6_ADDRSTRLEN];
+	unsigned int *idx, i;
+	int ret = 0;
+
+	if (s->nbe < 2)
+		return 0;
+	idx = malloc(s->nbe * sizeof(*idx));
+	if (!idx)
+		return kmg_err(KMG_EFAIL, "out of memory");
+	for (i = 0; i < s->nbe; i++)
+		idx[i] = i;
+	qsort_r(idx, s->nbe, sizeof(*idx), backend_addr_cmp, s->be);
+	for (i = 1; i < s->nbe; i++) {
+		if (kmg_addr_equal(&s->be[idx[i - 1]].addr, &s->be[idx[i]].addr)) {
+			ret = kmg_err(KMG_EUSAGE, "duplicate backend %s",
+				      kmg_fmt_addr(&s->be[idx[i]].addr, buf, sizeof(buf)));
+			break;
+		}
+	}
+	free(idx);
+	return ret;
+}
+
+int kmg_service_parse(int argc, char **argv, bool is_set, struct kmg_service *s)
+{
+	static const char *const kws[] = {
+		"table-size", "hash", "flags", "seed", "ramp", "ramp-time", "window",
+		"max-conns", "client-rate",
+	};
+	static const int attrs[] = {
+		KMAGLEV_A_SERVICE_TABLE_SIZE, KMAGLEV_A_SERVICE_HASH, KMAGLEV_A_SERVICE_FLAGS,
+		KMAGLEV_A_SERVICE_SEED, KMAGLEV_A_SERVICE_RAMP_PCT, KMAGLEV_A_SERVICE_RAMP_MS,
+		KMAGLEV_A_SERVICE_WINDOW_MS, KMAGLEV_A_SERVICE_MAX_CONNS,
+		KMAGLEV_A_SERVICE_CLIENT_RATE,
+	};
+	const char *where = is_set ? "service set" : "service add";
+	struct kmg_args a;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	kmg_args_init(&a, argc, argv);
+	ret = kmg_arg_service(&a, s, is_set);
+	if (ret)
+		return ret;
+	while (kmg_args_more(&a)) {
+		const char *kw = kmg_args_next(&a), *v = NULL;
+		size_t k;
+
+		if (!strcmp(kw, "backend")) {
+			if (KMG_HAS(s, KMAGLEV_A_SERVICE_REPLACE_BACKENDS))
+				return kmg_err(KMG_EUSAGE,
+					       "\"backend\" and \"no-backends\" exclude each other");
+			ret = parse_backend_clause(&a, s);
+			if (ret)
+				return ret;
+			continue;
+		}
+		if (!strcmp(kw, "no-backends")) {
+			if (!is_set)
+				return kmg_err(KMG_EUSAGE,
+					       "\"no-backends\" is only for \"service set\" (a new service has none unless given)");
+			if (s->nbe)
+				return kmg_err(KMG_EUSAGE,
+					       "\"backend\" and \"no-backends\" exclude each other");
+			if (KMG_HAS(s, KMAGLEV_A_SERVICE_REPLACE_BACKENDS))
+				return kmg_err_dup(kw);
+			KMG_SET(s, KMAGLEV_A_SERVICE_REPLACE_BACKENDS);
+			continue;
+		}
+		for (k = 0; k < KMG_ARRAY_SIZE(kws); k++)
+			if (!strcmp(kw, kws[k]))
+				break;
+		if (k == KMG_ARRAY_SIZE(kws) && strcmp(kw, "encap-src"))
+			return kmg_err_unknown(kw, where);
+		if (s->nbe)
+			return kmg_err(KMG_EUSAGE,
+				       "service option \"%s\" after a backend: give service options before the backends",
+				       kw);
+		if (kmg_args_value(&a, kw, &v))
+			return KMG_EUSAGE;
+		if (k == KMG_ARRAY_SIZE(kws)) {
+			ret = parse_encap_src(v, s);
+			if (ret)
+				return ret;
+			continue;
+		}
+		if (KMG_HAS(s, attrs[k]))
+			return kmg_err_dup(kw);
+		switch (attrs[k]) {
+		case KMAGLEV_A_SERVICE_TABLE_SIZE:
+			ret = kmg_arg_table_size(v, &s->table_size);
+			break;
+		case KMAGLEV_A_SERVICE_HASH:
+			ret = kmg_arg_hash(v, &s->hash);
+			break;
+		case KMAGLEV_A_SERVICE_FLAGS:
+			ret = kmg_arg_flags(v, &s->flags);
+			break;
+		case KMAGLEV_A_SERVICE_SEED:
+			ret = kmg_arg_seed(v, s->seed);
+			break;
+		case KMAGLEV_A_SERVICE_RAMP_PCT:
+			ret = kmg_arg_u32("ramp", v, 0, 100, &s->ramp_pct);
+			break;
+		case KMAGLEV_A_SERVICE_RAMP_MS:
+			ret = kmg_arg_duration("ramp-time", v, &s->ramp_ms);
+			break;
+		case KMAGLEV_A_SERVICE_WINDOW_MS:
+			ret = kmg_arg_duration("window", v, &s->window_ms);
+			break;
+		case KMAGLEV_A_SERVICE_MAX_CONNS:
+			ret = kmg_arg_u32("max-conns", v, 0, UINT32_MAX, &s->max_conns);
+			break;
+		default:
+			ret = kmg_arg_u32("client-rate", v, 0, UINT32_MAX, &s->client_rate);
+			break;
+		}
+		if (ret)
+			return ret;
+		KMG_SET(s, attrs[k]);
+	}
+	ret = check_duplicate_backends(s);
+	if (ret)
+		return ret;
+	if (s->nbe)
+		KMG_SET(s, KMAGLEV_A_SERVICE_BACKEND);
+	if (is_set && !(s->present & ~KMG_SVC_KEY_MASK))
+		return kmg_err(KMG_EUSAGE, "service set: nothing to change");
+	return 0;
+}
+
+/* SERVICE for del (@need) or show (optional). *given says whether there was one. */
+int kmg_service_parse_key(int argc, char **argv, bool need, const char *where,
+			  struct kmg_service *s, bool *given)
+{
+	struct kmg_args a;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	*given = false;
+	kmg_args_init(&a, argc, argv);
+	if (!kmg_args_more(&a)) {
+		if (need)
+			return kmg_err_missing("SERVICE", where);
+		return 0;
+	}
+	ret = kmg_arg_service(&a, s, true);
+	if (ret)
+		return ret;
+	if (kmg_args_more(&a))
+		return kmg_err(KMG_EUSAGE, "unexpected \"%s\" after the service in %s",
+			       kmg_args_peek(&a), where);
+	*given = true;
+	return 0;
+}
+
+/* --- requests -------------------------------------------------------------------------- */
+
+int kmg_service_req(void *buf, uint8_t cmd, uint16_t flags, const struct kmg_service *s,
+		    struct nlmsghdr **nlhp)
+{
+	struct nlmsghdr *nlh = kmg_req_start(buf, cmd, flags);
+	int ret = 0;
+
+	if (s && (cmd == KMAGLEV_CMD_SERVICE_NEW || cmd == KMAGLEV_CMD_SERVICE_SET)) {
+		ret = kmg_put_service(nlh, s);
+		if (ret == -EMSGSIZE) {
+			/* more backends than one attribute holds: top-level backend nests */
+			nlh = kmg_req_start(buf, cmd, flags);
+			ret = kmg_put_service_big(nlh, s);
+		}
+	} else if (s) {
+		ret = kmg_put_service_key(nlh, s);
+	}
+	if (ret)
+		return kmg_err(KMG_EUSAGE, "cannot encode the request: %s", strerror(-ret));
+	*nlhp = nlh;
+	return 0;
+}
+
+void kmg_service_big_hint(const struct kmg_nl *nl, const struct nlmsghdr *nlh,
+			  const struct kmg_service *s)
+{
+	struct kmg_attr_walk w;
+	char msg[1024];
+
+	if (!s || s->nbe <= kmg_backends_fitting(s) || nl->erroff < 0 ||
+	    kmg_nl_attr_at(nlh, sizeof(struct genlmsghdr), &kmg_schema_kmaglev, nl->erroff, &w) ||
+	    w.desc[0] != &kmg_schema_kmaglev.attrs[KMAGLEV_A_BACKEND])
+		return;
+	snprintf(msg, sizeof(msg), "%s; %u backends do not fit in the service attribute (64 KiB) and this kernel takes no others: give at most %u here and add the rest with \"kmaglev backend add\"",
+		 kmg_errmsg(), s->nbe, kmg_backends_fitting(s));
+	kmg_err(KMG_EFAIL, "%s", msg);
+}
+
+static bool same_service(const struct kmg_service *a, const struct kmg_service *b)
+{
+	if (KMG_HAS(a, KMAGLEV_A_SERVICE_ID) && KMG_HAS(b, KMAGLEV_A_SERVICE_ID))
+		return a->id == b->id;
+	return a->key.addr.family && kmg_addr_equal(&a->key.addr, &b->key.addr) &&
+	       a->key.proto == b->key.proto && a->key.port == b->key.port;
+}
+
+/* Put each backend of @bl under its service in @sl. */
+void kmg_attach_backends(struct kmg_msgs *sl, const struct kmg_msgs *bl)
+{
+	unsigned int i, j, k, last = 0;
+
+	for (i = 0; i < bl->n; i++) {
+		const struct kmg_msg *bm = &bl->m[i];
+
+		/* both dumps go by service id: look where the last backend went first */
+		for (j = 0; j < sl->n; j++) {
+			struct kmg_service *s = &sl->m[(last + j) % sl->n].svc;
+
+			if (!same_service(s, &bm->svc))
+				continue;
+			last = (last + j) % sl->n;
+			for (k = 0; k < bm->nbe; k++) {
+				struct kmg_backend *b = kmg_backend_append(&s->be, &s->nbe);
+
+				if (b)
+					*b = bm->be[k];
+			}
+			KMG_SET(s, KMAGLEV_A_SERVICE_BACKEND);
+			break;
+		}
+	}
+}
+
+void kmg_print_services(struct kmg_ctx *ctx, const struct kmg_msgs *sl)
+{
+	json_object *arr = NULL;
+	unsigned int i, k;
+
+	if (ctx->json)
+		arr = json_object_new_array();
+	for (i = 0; i < sl->n; i++) {
+		const struct kmg_service *s = &sl->m[i].svc;
+
+		if (!KMG_HAS(&sl->m[i], KMAGLEV_A_SERVICE))
+			continue;
+		if (arr) {
+			json_object *o = kmg_json_service(s);
+
+			if (!json_object_object_get_ex(o, "backends", NULL))
+				json_object_object_add(o, "backends", json_object_new_array());
+			json_object_array_add(arr, o);
+			continue;
+		}
+		kmg_print_service(ctx->out, s);
+		for (k = 0; k < s->nbe; k++)
+			kmg_print_backend(ctx->out, "  ", &s->be[k]);
+	}
+	if (arr)
+		kmg_ctx_json(ctx, arr);
+}
+
+static int service_show(struct kmg_ctx *ctx, const struct kmg_service *key)
+{
+	struct kmg_msgs sl = { 0 }, bl = { 0 };
+	struct nlmsghdr *nlh;
+	void *buf;
+	int ret;
+
+	buf = kmg_req_buf(NULL);
+	if (!buf)
+		return KMG_EFAIL;
+	ret = kmg_service_req(buf, KMAGLEV_CMD_SERVICE_GET, key ? 0 : NLM_F_DUMP, key, &nlh);
+	if (!ret)
+		ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, &sl, NULL);
+	if (!ret)
+		ret = kmg_service_req(buf, KMAGLEV_CMD_BACKEND_GET, NLM_F_DUMP, key, &nlh);
+	if (!ret)
+		ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, &bl, NULL);
+	if (!ret) {
+		kmg_attach_backends(&sl, &bl);
+		kmg_print_services(ctx, &sl);
+	}
+	kmg_msgs_free(&bl);
+	kmg_msgs_free(&sl);
+	free(buf);
+	return ret;
+}
+
+static int service_send(struct kmg_ctx *ctx, uint8_t cmd, const struct kmg_service *s)
+{
+	struct nlmsghdr *nlh;
+	void *buf = kmg_req_buf(s);
+	int ret;
+
+	if (!buf)
+		return KMG_EFAIL;
+	ret = kmg_service_req(buf, cmd, 0, s, &nlh);
+	if (!ret)
+		ret = kmg_ctx_talk(ctx, nlh, NULL, NULL, NULL);
+	if (ret == KMG_EFAIL)
+		kmg_service_big_hint(&ctx->nl, nlh, s);
+	free(buf);
+	return ret;
+}
+
+int kmg_cmd_service(struct kmg_ctx *ctx, int argc, char **argv)
+{
+	static const char *const cmds[] = { "add", "set", "del", "show", "flush", "list" };
+	enum { ADD, SET, DEL, SHOW, FLUSH, LIST };
+	struct kmg_service s;
+	bool given;
+	int op = SHOW, ret;
+
+	if (argc > 1) {
+		op = kmg_pick(argv[1], cmds, KMG_ARRAY_SIZE(cmds), "command", "service");
+		if (op < 0)
+			return KMG_EUSAGE;
+	}
+	argc = argc > 1 ? argc - 2 : 0;
+	argv += 2;
+	switch (op) {
+	case ADD:
+	case SET:
+		ret = kmg_service_parse(argc, argv, op == SET, &s);
+		if (!ret)
+			ret = service_send(ctx, op == ADD ? KMAGLEV_CMD_SERVICE_NEW :
+					   KMAGLEV_CMD_SERVICE_SET, &s);
+		kmg_service_free(&s);
+		return ret;
+	case DEL:
+		ret = kmg_service_parse_key(argc, argv, true, "service del", &s, &given);
+		return ret ? ret : service_send(ctx, KMAGLEV_CMD_SERVICE_DEL, &s);
+	case FLUSH:
+		if (argc)
+			return kmg_err(KMG_EUSAGE, "unexpected \"%s\" after \"service flush\"",
+				       argv[0]);
+		return service_send(ctx, KMAGLEV_CMD_SERVICE_FLUSH, NULL);
+	default:
+		ret = kmg_service_parse_key(argc, argv, false, "service show", &s, &given);
+		return ret ? ret : service_show(ctx, given ? &s : NULL);
+	}
+}

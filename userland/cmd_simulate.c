@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmaglev CLI: "kmaglev simulate": predict a change's balance and flow movement before making
+ * it, with the kernel's table builder (simulate.c, kmod/maglev.c).
+ *
+ * Live:    kmaglev simulate SERVICE [seed HEX32] [then] CHANGE...
+ *          fetches the service, its backends and its table digest, rebuilds the current table
+ *          and checks that it is the kernel's, then applies the changes.
+ * Offline: kmaglev simulate [table-size M] [seed HEX32] [backend ADDR [weight W] [state S]]...
+ *          [then CHANGE...]
+ * CHANGE:  backend add ADDR [weight W] [state S] | backend del ADDR |
+ *          backend set ADDR [weight W] [state S] | backend drain ADDR | table-size M
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "cli.h"
+#include "err.h"
+#include "simulate.h"
+
+void kmg_usage_simulate(FILE *f)
+{
+	fprintf(f,
+		"Usage: kmaglev simulate SERVICE [seed HEX32] [then] [CHANGE]...\n"
+		"       kmaglev simulate [table-size M] [seed HEX32] [BACKEND]... [then CHANGE...]\n"
+		"BACKEND := backend ADDR [weight 0..65535] [state up|drain|down]\n"
+		"CHANGE  := backend add ADDR [weight W] [state S] | backend del ADDR |\n"
+		"           backend set ADDR [weight W] [state S] | backend drain ADDR |\n"
+		"           table-size M\n"
+		"The first form reads SERVICE from the kernel, checks that the table rebuilt here has\n"
+		"the kernel's digest, and predicts the changes. The second needs no kernel: the\n"
+		"table size defaults to %u and the seed to all zero.\n",
+		KMAGLEV_TABLE_SIZE_DEFAULT);
+}
+
+void kmg_sim_args_free(struct kmg_sim_args *sa)
+{
+	kmg_sim_set_free(&sa->initial);
+	free(sa->ch);
+	sa->ch = NULL;
+	sa->nch = 0;
+}
+
+/* weight/state options of a backend: stop at anything else */
+static int parse_ws(struct kmg_args *a, bool *has_w, uint32_t *w, bool *has_s, uint32_t *s)
+{
+	for (;;) {
+		const char *kw = kmg_args_peek(a), *v = NULL;
+
+		if (!kw || (strcmp(kw, "weight") && strcmp(kw, "state")))
+			return 0;
+		kmg_args_next(a);
+		if (*kw == 'w' ? *has_w : *has_s)
+			return kmg_err_dup(kw);
+		if (kmg_args_value(a, kw, &v))
+			return KMG_EUSAGE;
+		if (*kw == 'w') {
+			if (kmg_arg_weight(v, w))
+				return KMG_EUSAGE;
+			*has_w = true;
+		} else {
+			if (kmg_arg_state(v, s))
+				return KMG_EUSAGE;
+			*has_s = true;
+		}
+	}
+}
+
+static int parse_change(struct kmg_args *a, const char *kw, struct kmg_sim_args *sa)
+{
+	static const char *const ops[] = { "add", "del", "set", "drain" };
+	struct kmg_sim_change c = { 0 }, *p;
+	const char *v = NULL;
+	int op;
+
+	if (!strcmp(kw, "table-size")) {
+		c.op = KMG_SIM_TABLE_SIZE;
+		if (kmg_args_value(a, kw, &v) || kmg_arg_table_size(v, &c.size))
+			return KMG_EUSAGE;
+	} else if (!strcmp(kw, "backend")) {
+		if (kmg_args_value(a, kw, &v))
+			return KMG_EUSAGE;
+		for (op = 0; op < (int)KMG_ARRAY_SIZE(ops); op++)
+			if (!strcmp(v, ops[op]))
+				break;
+		if (op == (int)KMG_ARRAY_SIZE(ops))
+			return kmg_err(KMG_EUSAGE,
+				       "invalid change \"backend %s\": expected backend add|del|set|drain ADDR",
+				       v);
+		if (kmg_args_value(a, ops[op], &v) ||
+		    kmg_arg_addr("backend", v, &c.addr, 0))
+			return KMG_EUSAGE;
+		c.op = op == 0 ? KMG_SIM_ADD : op == 1 ? KMG_SIM_DEL : KMG_SIM_SET;
+		if (op == 3) {
+			c.has_state = true;
+			c.state = KMAGLEV_BACKEND_STATE_DRAIN;
+		} else if (op != 1) {
+			if (parse_ws(a, &c.has_weight, &c.weight, &c.has_state, &c.state))
+				return KMG_EUSAGE;
+			if (op == 2 && !c.has_weight && !c.has_state)
+				return kmg_err(KMG_EUSAGE,
+					       "change \"backend set %s\": nothing to change (weight W, state S)",
+					       v);
+		}
+	} else {
+		return kmg_err(KMG_EUSAGE,
+			       "unknown change \"%s\" in simulate; expected \"backend add|del|set|drain ADDR ...\" or \"table-size M\"",
+			       kw);
+	}
+	p = realloc(sa->ch, (sa->nch + 1) * sizeof(*p));
+	if (!p)
+		return kmg_err(KMG_EFAIL, "out of memory");
+	sa->ch = p;
+	sa->ch[sa->nch++] = c;
+	return 0;
+}
+
+/* Offline: "backend ADDR [weight W] [state S]", the keyword already taken. */
+static int parse_initial_backend(struct kmg_args *a, struct kmg_sim_args *sa)
+{
+	struct kmg_sim_backend b = { .weight = 1, .state = KMAGLEV_BACKEND_STATE_UP };
+	bool has_w = false, has_s = false;
+	const char *v = NULL;
+
+	if (kmg_args_value(a, "backend", &v))
+		return KMG_EUSAGE;
+	if (!strcmp(v, "add") || !strcmp(v, "del") || !strcmp(v, "set") || !strcmp(v, "drain"))
+		return kmg_err(KMG_EUSAGE,
+			       "\"backend %s\" is a change: put \"then\" between the backends and the changes",
+			       v);
+	if (kmg_arg_addr("backend", v, &b.addr, 0))
+		return KMG_EUSAGE;
+	if (parse_ws(a, &has_w, &b.weight, &has_s, &b.state))
+		return KMG_EUSAGE;
+	return kmg_sim_set_add(&sa->initial, &b);
+}
+
+int kmg_simulate_parse(int argc, char **argv, struct kmg_sim_args *sa)
+{
+	bool changes = false, has_size = false;
+	struct kmg_args a;
+	const char *first;
+	int ret;
+
+	memset(sa, 0, sizeof(*sa));
+	sa->initial.size = KMAGLEV_TABLE_SIZE_DEFAULT;
+	kmg_args_init(&a, argc, argv);
+	first = kmg_args_peek(&a);
+	if (!first)
+		return kmg_err(KMG_EUSAGE,
+			       "simulate needs a SERVICE, or backends for an offline simulation; try \"kmaglev simulate help\"");
+	sa->live = strcmp(first, "table-size") && strcmp(first, "seed") &&
+		   strcmp(first, "backend") && strcmp(first, "then");
+	if (sa->live) {
+		ret = kmg_arg_service(&a, &sa->svc, true);
+		if (ret)
+			return ret;
+		changes = true;
+	}
+	while (kmg_args_more(&a)) {
+		const char *kw = kmg_args_next(&a), *v = NULL;
+
+		if (!strcmp(kw, "seed")) {
+			if (sa->has_seed)
+				return kmg_err_dup(kw);
+			if (kmg_args_value(&a, kw, &v) || kmg_arg_seed(v, sa->seed))
+				return KMG_EUSAGE;
+			memcpy(sa->initial.seed, sa->seed, sizeof(sa->seed));
+			sa->has_seed = true;
+		} else if (!strcmp(kw, "then")) {
+			if (changes && (!sa->live || sa->nch || sa->then))
+				return kmg_err_dup(kw);
+			changes = true;
+			sa->then = true;
+		} else if (changes) {
+			ret = parse_change(&a, kw, sa);
+			if (ret)
+				return ret;
+		} else if (!strcmp(kw, "table-size")) {
+			if (has_size)
+				return kmg_err_dup(kw);
+			if (kmg_args_value(&a, kw, &v) || kmg_arg_table_size(v, &sa->initial.size))
+				return KMG_EUSAGE;
+			has_size = true;
+		} else if (!strcmp(kw, "backend")) {
+			ret = parse_initial_backend(&a, sa);
+			if (ret)
+				return ret;
+		} else {
+			return kmg_err_unknown(kw, "simulate");
+		}
+	}
+	return kmg_sim_set_check(&sa->initial);
+}
+
+int kmg_simulate_offline(const struct kmg_sim_args *sa, struct kmg_sim_result *r)
+{
+	return kmg_sim_run(&sa->initial, sa->ch, sa->nch, r);
+}
+
+/* --- output ---------------------------------------------------------------------------- */
+
+static const char *pct(double f, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.3f%%", 100 * f);
+	return buf;
+}
+
+static void print_summary(FILE *f, const char *what, const struct kmg_sim_set *s,
+			  const struct kmg_sim_table *t)
+{
+	fprintf(f, "%s table-size %u backends %u eligible %u min-slots %u max-slots %u digest 0x%016"
+		PRIx64 "\n", what, t->size, s->n, t->n, t->min_slots, t->max_slots, t->digest);
+}
+
+static void print_row(FILE *f, const struct kmg_sim_row *w)
+{
+	char addr[INET6_ADDRSTRLEN], p1[16], p2[16];
+	const struct kmg_sim_backend *b = w->after_exists ? &w->after : &w->before;
+
+	fprintf(f, "  backend %s", kmg_fmt_addr(&w->addr, addr, sizeof(addr)));
+	if (w->before_exists && w->after_exists && w->before.weight != w->after.weight)
+		fprintf(f, " weight %u -> %u", w->before.weight, w->after.weight);
+	else
+		fprintf(f, " weight %u", b->weight);
+	if (w->before_exists && w->after_exists && w->before.state != w->after.state)
+		fprintf(f, " state %s -> %s", kmg_fmt_state(w->before.state),
+			kmg_fmt_state(w->after.state));
+	else
+		fprintf(f, " state %s", kmg_fmt_state(b->state));
+	fprintf(f, " slots %u -> %u share %s -> %s", w->slots_before, w->slots_after,
+		pct(w->share_before, p1, sizeof(p1)), pct(w->share_after, p2, sizeof(p2)));
+	if (w->after_exists)
+		fprintf(f, " expected %s", pct(w->expected_after, p1, sizeof(p1)));
+	if (!w->before_exists)
+		fputs(" (added)", f);
+	if (!w->after_exists)
+		fputs(" (deleted)", f);
+	fputc('\n', f);
+}
+
+static void print_moved(FILE *f, const struct kmg_sim_result *r)
+{
+	char p[16];
+
+	if (r->moved.estimated)
+		fprintf(f, "moved about %s of flows to a different backend (estimated: the table size changes, so slots do not correspond)\n",
+			pct(r->moved.fraction, p, sizeof(p)));
+	else
+		fprintf(f, "moved %" PRIu64 " of %u slots (%s of flows) to a different backend\n",
+			r->moved.slots, r->tbefore.size, pct(r->moved.fraction, p, sizeof(p)));
+}
+
+void kmg_sim_print(FILE *f, const struct kmg_sim_info *info, const struct kmg_sim_result *r)
+{
+	char buf[INET6_ADDRSTRLEN + 32];
+	unsigned int i;
+
+	if (info->svc)
+		fprintf(f, "simulate service %s seed %s\n",
+			kmg_fmt_service_name(info->svc, buf, sizeof(buf)), info->seed_source);
+	else
+		fprintf(f, "simulate offline seed %s\n", info->seed_source);
+	print_summary(f, "current ", &r->before, &r->tbefore);
+	if (info->has_kernel_digest) {
+		if (info->digest_match)
+			fprintf(f, "userspace table matches kernel (digest 0x%016" PRIx64 ")\n",
+				info->kernel_digest);
+		else
+			fprintf(f, "userspace table DOES NOT match kernel (digest 0x%016" PRIx64
+				" here, 0x%016" PRIx64 " in the kernel): %s\n", r->tbefore.digest,
+				info->kernel_digest, info->mismatch_hint ? info->mismatch_hint : "");
+	}
+	print_summary(f, "proposed", &r->after, &r->tafter);
+	for (i = 0; i < r->nrows; i++)
+		print_row(f, &r->rows[i]);
+	print_moved(f, r);
+}
+
+static json_object *json_summary(const struct kmg_sim_set *s, const struct kmg_sim_table *t)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "table-size", json_object_new_int64(t->size));
+	json_object_object_add(o, "backends", json_object_new_int64(s->n));
+	json_object_object_add(o, "eligible", json_object_new_int64(t->n));
+	json_object_object_add(o, "min-slots", json_object_new_int64(t->min_slots));
+	json_object_object_add(o, "max-slots", json_object_new_int64(t->max_slots));
+	json_object_object_add(o, "digest", kmg_json_hex64(t->digest));
+	return o;
+}
+
+static json_object *json_side(const struct kmg_sim_backend *b, uint32_t slots, double share,
+			      const double *expected)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "weight", json_object_new_int64(b->weight));
+	json_object_object_add(o, "state", json_object_new_string(kmg_fmt_state(b->state)));
+	json_object_object_add(o, "slots", json_object_new_int64(slots));
+	json_object_object_add(o, "share-pct", kmg_json_double(100 * share, 3));
+	if (expected)
+		json_object_object_add(o, "expected-pct", kmg_json_double(100 * *expected, 3));
+	return o;
+}
+
+json_object *kmg_sim_json(const struct kmg_sim_info *info, const struct kmg_sim_result *r)
+{
+	json_object *o = json_object_new_object(), *a, *m;
+	char addr[INET6_ADDRSTRLEN];
+	unsigned int i;
+
+	json_object_object_add(o, "mode", json_object_new_string(info->svc ? "live" : "offline"));
+	if (info->svc)
+		json_object_object_add(o, "service", kmg_json_service_key(info->svc));
+	json_object_object_add(o, "seed-source", json_object_new_string(info->seed_source));
+	if (info->has_kernel_digest) {
+		json_object *k = json_object_new_object();
+
+		json_object_object_add(k, "generation", json_object_new_int64(info->kernel_gen));
+		json_object_object_add(k, "digest", kmg_json_hex64(info->kernel_digest));
+		json_object_object_add(k, "match", json_object_new_boolean(info->digest_match));
+		if (!info->digest_match && info->mismatch_hint)
+			json_object_object_add(k, "hint",
+					       json_object_new_string(info->mismatch_hint));
+		json_object_object_add(o, "kernel", k);
+	}
+	json_object_object_add(o, "current", json_summary(&r->before, &r->tbefore));
+	json_object_object_add(o, "proposed", json_summary(&r->after, &r->tafter));
+	a = json_object_new_array();
+	for (i = 0; i < r->nrows; i++) {
+		const struct kmg_sim_row *w = &r->rows[i];
+		json_object *b = json_object_new_object();
+
+		json_object_object_add(b, "address", json_object_new_string(
+			kmg_fmt_addr(&w->addr, addr, sizeof(addr))));
+		json_object_object_add(b, "before", w->before_exists ?
+			json_side(&w->before, w->slots_before, w->share_before, NULL) : NULL);
+		json_object_object_add(b, "after", w->after_exists ?
+			json_side(&w->after, w->slots_after, w->share_after, &w->expected_after) :
+			NULL);
+		json_object_array_add(a, b);
+	}
+	json_object_object_add(o, "backends", a);
+	m = json_object_new_object();
+	json_object_object_add(m, "slots", r->moved.estimated ? NULL :
+			       json_object_new_int64(r->moved.slots));
+	json_object_object_add(m, "fraction", kmg_json_double(r->moved.fraction, 6));
+	json_object_object_add(m, "estimated", json_object_new_boolean(r->moved.estimated));
+	json_object_object_add(o, "moved", m);
+	return o;
+}
+
+/* --- live mode ------------------------------------------------------------------------- */
+
+/* The service, its backends and its table, from one generation of the service. */
+static int fetch(struct kmg_ctx *ctx, const struct kmg_service *key, struct kmg_msgs *sl,
+		 struct kmg_msgs *bl, struct kmg_msgs *tl)
+{
+	struct nlmsghdr *nlh;
+	int tries, ret = 0;
+	void *buf = kmg_req_buf(NULL);
+
+	if (!buf)
+		return KMG_EFAIL;
+	for (tries = 0; tries < 5; tries++) {
+		const struct kmg_service *s;
+		const struct kmg_table *t;
+
+		kmg_msgs_free(sl);
+		kmg_msgs_free(bl);
+		kmg_msgs_free(tl);
+		kmg_service_req(buf, KMAGLEV_CMD_SERVICE_GET, 0, key, &nlh);
+		ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, sl, NULL);
+		if (!ret) {
+			kmg_service_req(buf, KMAGLEV_CMD_BACKEND_GET, NLM_F_DUMP, key, &nlh);
+			ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, bl, NULL);
+		}
+		if (!ret) {
+			kmg_service_req(buf, KMAGLEV_CMD_TABLE_GET, 0, key, &nlh);
+			ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, tl, NULL);
+		}
+		if (ret)
+			break;
+		if (sl->n != 1 || tl->n != 1 || !KMG_HAS(&tl->m[0], KMAGLEV_A_TABLE)) {
+			ret = kmg_err(KMG_EFAIL, "unexpected reply from the kernel");
+			break;
+		}
+		s = &sl->m[0].svc;
+		t = &tl->m[0].table;
+		/* a change between the requests: read again */
+		if (!KMG_HAS(s, KMAGLEV_A_SERVICE_GENERATION) ||
+		    !KMG_HAS(t, KMAGLEV_A_TABLE_GENERATION) || s->generation == t->generation)
+			break;
+	}
+	free(buf);
+	return ret;
+}
+
+int kmg_simulate_live(const struct kmg_sim_args *sa, const struct kmg_service *s,
+		      const struct kmg_msgs *bl, const struct kmg_table *t,
+		      struct kmg_sim_info *info, struct kmg_sim_result *r)
+{
+	struct kmg_sim_set cur = { 0 };
+	unsigned int i, k;
+	int ret = 0;
+
+	memset(info, 0, sizeof(*info));
+	/* the table's size: a set table-size applies from the next build on */
+	cur.size = KMG_HAS(t, KMAGLEV_A_TABLE_SIZE) ? t->size :
+		   KMG_HAS(s, KMAGLEV_A_SERVICE_TABLE_SIZE) ? s->table_size :
+		   KMAGLEV_TABLE_SIZE_DEFAULT;
+	if (sa->has_seed) {
+		memcpy(cur.seed, sa->seed, sizeof(cur.seed));
+		info->seed_source = "given";
+		info->mismatch_hint = "is the given seed the service's? predictions are unreliable";
+	} else if (KMG_HAS(s, KMAGLEV_A_SERVICE_SEED)) {
+		memcpy(cur.seed, s->seed, sizeof(cur.seed));
+		info->seed_source = "kernel";
+		info->mismatch_hint = "the kernel and this tool build tables differently (version mismatch?); predictions are unreliable";
+	} else {
+		info->seed_source = "zero";
+		info->mismatch_hint = "the kernel did not disclose the service's seed (it does only to CAP_NET_ADMIN); if it is not all zero, give it with \"seed HEX32\"; predictions are unreliable";
+	}
+	for (i = 0; !ret && i < bl->n; i++) {
+		for (k = 0; !ret && k < bl->m[i].nbe; k++) {
+			const struct kmg_backend *b = &bl->m[i].be[k];
+			struct kmg_sim_backend sb = {
+				.addr = b->addr,
+				.weight = KMG_HAS(b, KMAGLEV_A_BACKEND_WEIGHT) ? b->weight : 1,
+				.state = KMG_HAS(b, KMAGLEV_A_BACKEND_STATE) ? b->state :
+					 KMAGLEV_BACKEND_STATE_UP,
+			};
+
+			ret = kmg_sim_set_add(&cur, &sb);
+		}
+	}
+	if (!ret)
+		ret = kmg_sim_run(&cur, sa->ch, sa->nch, r);
+	kmg_sim_set_free(&cur);
+	if (ret)
+		return ret;
+	info->svc = s;
+	info->has_kernel_digest = KMG_HAS(t, KMAGLEV_A_TABLE_DIGEST);
+	info->kernel_digest = t->digest;
+	info->kernel_gen = t->generation;
+	info->digest_match = info->has_kernel_digest && t->digest == r->tbefore.digest;
+	return 0;
+}
+
+static int simulate_live(struct kmg_ctx *ctx, struct kmg_sim_args *sa)
+{
+	struct kmg_msgs sl = { 0 }, bl = { 0 }, tl = { 0 };
+	struct kmg_sim_info info;
+	struct kmg_sim_result r;
+	int ret;
+
+	ret = fetch(ctx, &sa->svc, &sl, &bl, &tl);
+	if (!ret)
+		ret = kmg_simulate_live(sa, &sl.m[0].svc, &bl, &tl.m[0].table, &info, &r);
+	if (ret)
+		goto out;
+	if (ctx->json)
+		kmg_ctx_json(ctx, kmg_sim_json(&info, &r));
+	else
+		kmg_sim_print(ctx->out, &info, &r);
+	if (info.has_kernel_digest && !info.digest_match)
+		ret = kmg_err(KMG_EFAIL, "userspace table does not match the kernel's: %s",
+			      info.mismatch_hint);
+	else if (!info.has_kernel_digest)
+		kmg_warn("the kernel reported no table digest; cannot check the rebuilt table");
+	kmg_sim_result_free(&r);
+out:
+	kmg_msgs_free(&sl);
+	kmg_msgs_free(&bl);
+	kmg_msgs_free(&tl);
+	return ret;
+}
+
+int kmg_cmd_simulate(struct kmg_ctx *ctx, int argc, char **argv)
+{
+	struct kmg_sim_info info = { 0 };
+	struct kmg_sim_args sa;
+	struct kmg_sim_result r;
+	int ret;
+
+	ret = kmg_simulate_parse(argc - 1, argv + 1, &sa);
+	if (ret)
+		goto out;
+	if (sa.live) {
+		ret = simulate_live(ctx, &sa);
+		goto out;
+	}
+	ret = kmg_simulate_offline(&sa, &r);
+	if (ret)
+		goto out;
+	info.seed_source = sa.has_seed ? "given" : "zero";
+	if (ctx->json)
+		kmg_ctx_json(ctx, kmg_sim_json(&info, &r));
+	else
+		kmg_sim_print(ctx->out, &info, &r);
+	kmg_sim_result_free(&r);
+out:
+	kmg_sim_args_free(&sa);
+	return ret;
+}

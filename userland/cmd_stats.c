@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmaglev CLI: "kmaglev stats": counters of services and their backends.
+ *
+ * Output has room for a netns-wide section: a STATS_GET reply with counters but no service is
+ * printed first as "global" (JSON: {"global": {...}, "services": [...]}). Without a SERVICE
+ * argument the CLI asks for it (STATS_GET do without a service) and leaves the section out when
+ * the kernel does not support it yet.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "cli.h"
+#include "err.h"
+
+void kmg_usage_stats(FILE *f)
+{
+	fprintf(f,
+		"Usage: kmaglev stats [show] [SERVICE]\n"
+		"SERVICE := ADDR[:PORT][/tcp|udp|any] | [IPV6ADDR][:PORT][/PROTO] | id N\n"
+		"Counters: packets, bytes, new-flows, conns (active connection entries).\n");
+}
+
+void kmg_print_stats_msgs(struct kmg_ctx *ctx, const struct kmg_msgs *l)
+{
+	char name[INET6_ADDRSTRLEN + 48], addr[INET6_ADDRSTRLEN];
+	json_object *top = NULL, *svcs = NULL;
+	unsigned int i, k;
+
+	if (ctx->json) {
+		top = json_object_new_object();
+		svcs = json_object_new_array();
+	}
+	for (i = 0; i < l->n; i++) {
+		const struct kmg_msg *m = &l->m[i];
+		bool global = !KMG_HAS(m, KMAGLEV_A_SERVICE);
+		json_object *o = NULL, *bes = NULL;
+
+		if (global && !KMG_HAS(m, KMAGLEV_A_STATS))
+			continue;
+		if (top && global) {
+			json_object_object_add(top, "global", kmg_json_stats(&m->stats));
+			continue;
+		}
+		if (top) {
+			o = kmg_json_service_key(&m->svc);
+			json_object_object_add(o, "stats", kmg_json_stats(&m->stats));
+			bes = json_object_new_array();
+		} else if (global) {
+			kmg_print_stats(ctx->out, "global", &m->stats);
+			continue;
+		} else {
+			snprintf(name, sizeof(name), "service ");
+			kmg_fmt_service_name(&m->svc, name + 8, sizeof(name) - 8);
+			if (KMG_HAS(&m->svc, KMAGLEV_A_SERVICE_ID) && strncmp(name + 8, "id ", 3))
+				snprintf(name + strlen(name), sizeof(name) - strlen(name), " id %u",
+					 m->svc.id);
+			kmg_print_stats(ctx->out, name, &m->stats);
+		}
+		for (k = 0; k < m->nbe; k++) {
+			const struct kmg_backend *b = &m->be[k];
+
+			if (bes) {
+				json_object *bo = json_object_new_object();
+
+				json_object_object_add(bo, "address", json_object_new_string(
+					kmg_fmt_addr(&b->addr, addr, sizeof(addr))));
+				json_object_object_add(bo, "stats", kmg_json_stats(&b->stats));
+				json_object_array_add(bes, bo);
+				continue;
+			}
+			snprintf(name, sizeof(name), "  backend %s",
+				 kmg_fmt_addr(&b->addr, addr, sizeof(addr)));
+			kmg_print_stats(ctx->out, name, &b->stats);
+		}
+		if (o) {
+			json_object_object_add(o, "backends", bes);
+			json_object_array_add(svcs, o);
+		}
+	}
+	if (top) {
+		json_object_object_add(top, "services", svcs);
+		kmg_ctx_json(ctx, top);
+	}
+}
+
+int kmg_cmd_stats(struct kmg_ctx *ctx, int argc, char **argv)
+{
+	struct kmg_msgs l = { 0 };
+	struct kmg_service s;
+	struct nlmsghdr *nlh;
+	unsigned int i;
+	bool given;
+	int ret, err;
+	void *buf;
+
+	argc--;
+	argv++;
+	if (argc && !strcmp(argv[0], "show")) {
+		argc--;
+		argv++;
+	}
+	ret = kmg_service_parse_key(argc, argv, false, "stats", &s, &given);
+	if (ret)
+		return ret;
+	buf = kmg_req_buf(NULL);
+	if (!buf)
+		return KMG_EFAIL;
+	if (given) {
+		kmg_service_req(buf, KMAGLEV_CMD_STATS_GET, 0, &s, &nlh);
+		ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, &l, NULL);
+	} else {
+		/* netns-wide counters, where the kernel has them */
+		kmg_service_req(buf, KMAGLEV_CMD_STATS_GET, 0, NULL, &nlh);
+		ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, &l, &err);
+		if (ret && (err == -EINVAL || err == -EOPNOTSUPP || err == -ENOENT)) {
+			kmg_msgs_free(&l);
+			ret = 0;
+		}
+		if (!ret) {
+			kmg_service_req(buf, KMAGLEV_CMD_STATS_GET, NLM_F_DUMP, NULL, &nlh);
+			ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, &l, NULL);
+		}
+	}
+	/* a long backend list is cut in the reply: take it from the backend dump */
+	for (i = 0; !ret && i < l.n; i++) {
+		struct kmg_msg *m = &l.m[i];
+
+		if (!KMG_HAS(m, KMAGLEV_A_SERVICE) || m->nbe < KMG_REPLY_BACKENDS_MAX)
+			continue;
+		free(m->be);
+		m->be = NULL;
+		m->nbe = 0;
+		ret = kmg_backends_of(ctx, &m->svc, &m->be, &m->nbe);
+	}
+	if (!ret)
+		kmg_print_stats_msgs(ctx, &l);
+	kmg_msgs_free(&l);
+	free(buf);
+	return ret;
+}

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmaglev CLI: the family's objects as C structs, and their netlink encoding and decoding.
+ *
+ * Every object has a @present bit mask with bit N set when attribute type N of its attribute
+ * set is present (KMG_HAS/KMG_SET). Requests are encoded from exactly the present attributes;
+ * replies and notifications decode into the same structs. Nothing here does I/O, so requests
+ * and replies can be checked in memory.
+ */
+#ifndef KMAGLEV_MSG_H
+#define KMAGLEV_MSG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <libmnl/libmnl.h>
+#include <linux/kmaglev.h>
+
+#include "util.h"
+
+#define KMG_HAS(obj, attr)	(((obj)->present >> (attr)) & 1)
+#define KMG_SET(obj, attr)	((obj)->present |= 1ULL << (attr))
+#define KMG_CLR(obj, attr)	((obj)->present &= ~(1ULL << (attr)))
+#define KMG_BIT(attr)		(1ULL << (attr))
+
+#define KMG_SEED_BYTES		16
+
+/* Service attributes that identify a service. */
+#define KMG_SVC_KEY_MASK (KMG_BIT(KMAGLEV_A_SERVICE_ID) | KMG_BIT(KMAGLEV_A_SERVICE_ADDR4) | \
+			  KMG_BIT(KMAGLEV_A_SERVICE_ADDR6) | KMG_BIT(KMAGLEV_A_SERVICE_PROTO) | \
+			  KMG_BIT(KMAGLEV_A_SERVICE_PORT))
+#define KMG_BE_ADDR_MASK (KMG_BIT(KMAGLEV_A_BACKEND_ADDR4) | KMG_BIT(KMAGLEV_A_BACKEND_ADDR6))
+
+struct kmg_stats {
+	uint64_t present;		/* KMAGLEV_A_STATS_* */
+	uint64_t packets;
+	uint64_t bytes;
+	uint64_t new_flows;
+	uint64_t conns;
+};
+
+struct kmg_backend {
+	uint64_t present;		/* KMAGLEV_A_BACKEND_* */
+	struct kmg_addr addr;		/* ADDR4 or ADDR6 */
+	uint32_t weight;
+	uint32_t state;
+	uint32_t encap;
+	uint32_t gre_key;
+	uint32_t max_conns;
+	uint32_t slots;
+	struct kmg_stats stats;
+};
+
+struct kmg_service {
+	uint64_t present;		/* KMAGLEV_A_SERVICE_* */
+	struct kmg_svc_key key;		/* ADDR4 or ADDR6, PROTO, PORT */
+	uint32_t id;
+	uint32_t table_size;
+	uint32_t hash;
+	uint32_t flags;
+	uint8_t seed[KMG_SEED_BYTES];
+	uint32_t ramp_pct;
+	uint32_t ramp_ms;
+	uint32_t window_ms;
+	uint32_t max_conns;
+	uint32_t client_rate;
+	struct in_addr encap_src4;
+	struct in6_addr encap_src6;
+	uint32_t generation;
+	uint32_t backends;
+	uint64_t table_bytes;
+	uint32_t prev_generation;
+	uint32_t ramp_now;
+	uint32_t window_left_ms;
+	struct kmg_backend *be;		/* BACKEND nests: in a request, the new backend set */
+	unsigned int nbe;
+};
+
+struct kmg_table {
+	uint64_t present;		/* KMAGLEV_A_TABLE_* */
+	uint32_t size;
+	uint32_t generation;
+	uint64_t bytes;
+	uint64_t digest;
+	uint32_t min_slots;
+	uint32_t max_slots;
+	struct kmg_backend *be;		/* BACKEND nests */
+	unsigned int nbe;
+};
+
+struct kmg_config {
+	uint64_t present;		/* KMAGLEV_A_CONFIG_* */
+	uint32_t max_services;
+	uint32_t max_backends;
+	uint32_t services;
+	uint32_t backends;
+};
+
+/* One message of the family: a request, a reply or a notification. */
+struct kmg_msg {
+	uint8_t cmd;
+	uint64_t present;		/* KMAGLEV_A_* */
+	struct kmg_service svc;
+	struct kmg_stats stats;
+	struct kmg_table table;
+	struct kmg_config config;
+	struct kmg_backend *be;		/* top-level BACKEND nests */
+	unsigned int nbe;
+};
+
+/* Set the key attributes from a parsed service spec. */
+void kmg_service_set_key(struct kmg_service *s, const struct kmg_svc_key *k);
+/* Set ADDR4 or ADDR6 of a backend. */
+void kmg_backend_set_addr(struct kmg_backend *b, const struct kmg_addr *a);
+/* Append a zeroed backend to an array; NULL when out of memory. */
+struct kmg_backend *kmg_backend_append(struct kmg_backend **be, unsigned int *n);
+
+void kmg_service_free(struct kmg_service *s);
+void kmg_table_free(struct kmg_table *t);
+void kmg_msg_free(struct kmg_msg *m);
+
+/*
+ * Encoding. Each returns 0, or -EMSGSIZE when a nest would exceed the 64 KiB an attribute can
+ * hold (nla_len is 16 bits): a service with thousands of backends in one request.
+ */
+int kmg_put_service(struct nlmsghdr *nlh, const struct kmg_service *s);
+int kmg_put_service_key(struct nlmsghdr *nlh, const struct kmg_service *s);
+int kmg_put_backend(struct nlmsghdr *nlh, uint16_t type, const struct kmg_backend *b);
+/*
+ * A service whose backend set does not fit in the service nest: the service nest without
+ * backends, then one top-level backend nest per backend (a message, unlike an attribute, is
+ * not limited to 64 KiB). Needs a kernel that takes top-level backends in service requests.
+ */
+int kmg_put_service_big(struct nlmsghdr *nlh, const struct kmg_service *s);
+/* How many of @s's backends fit in the service nest. */
+unsigned int kmg_backends_fitting(const struct kmg_service *s);
+int kmg_put_config(struct nlmsghdr *nlh, const struct kmg_config *c);
+
+/* Buffer size that surely holds a request with @s (and one more backend). */
+size_t kmg_msg_size_hint(const struct kmg_service *s);
+
+/* Decode a message of the family (after the generic netlink header). Returns 0 or -EBADMSG. */
+int kmg_msg_parse(const struct nlmsghdr *nlh, struct kmg_msg *m);
+
+/* Names of the family's commands, for notifications ("service-new", ...). */
+const char *kmg_cmd_name(uint8_t cmd);
+
+#endif

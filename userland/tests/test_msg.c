@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for netlink requests: each command's request is built into a buffer and read back
+ * with libmnl, attribute by attribute. And replies: kernel-style messages built in memory decode
+ * into the structs, malformed ones are refused.
+ */
+#include <arpa/inet.h>
+
+#include "helpers.h"
+#include "args.h"
+
+static struct nlmsghdr *build_service(const char *line, bool is_set, uint8_t cmd, void **buf,
+				      struct kmg_service *s)
+{
+	struct targv t = targv(line);
+	struct nlmsghdr *nlh = NULL;
+
+	assert_int_equal(kmg_service_parse(t.argc, t.argv, is_set, s), 0);
+	targv_free(&t);
+	*buf = kmg_req_buf(s);
+	assert_non_null(*buf);
+	assert_int_equal(kmg_service_req(*buf, cmd, 0, s, &nlh), 0);
+	assert_non_null(nlh);
+	return nlh;
+}
+
+static void assert_addr4(const struct nlattr *a, const char *want)
+{
+	struct in_addr v;
+
+	assert_non_null(a);
+	assert_int_equal(mnl_attr_get_payload_len(a), 4);
+	assert_int_equal(inet_pton(AF_INET, want, &v), 1);
+	assert_memory_equal(mnl_attr_get_payload(a), &v, 4);
+}
+
+static void test_req_service_new(void **state)
+{
+	struct kmg_service s;
+	const struct nlattr *svc, *b, *a;
+	struct nlmsghdr *nlh;
+	struct in6_addr v6;
+	void *buf;
+
+	nlh = build_service("192.0.2.10:80/tcp table-size 65537 hash 3tuple flags echo,resched "
+			    "seed 000102030405060708090a0b0c0d0e0f ramp 25 ramp-time 1500ms "
+			    "window 30s max-conns 10 client-rate 5 encap-src 198.51.100.1 "
+			    "encap-src 2001:db8::1 backend 10.0.0.11 weight 100 encap gre gre-key 42 "
+			    "backend 2001:db8::12 state drain max-conns 7",
+			    false, KMAGLEV_CMD_SERVICE_NEW, &buf, &s);
+	assert_int_equal(genl_cmd(nlh), KMAGLEV_CMD_SERVICE_NEW);
+	assert_true(nlh->nlmsg_flags & NLM_F_REQUEST);
+	assert_false(nlh->nlmsg_flags & NLM_F_DUMP);
+	/* exactly one top-level attribute, the service nest */
+	assert_null(top_attr(nlh, KMAGLEV_A_BACKEND));
+	svc = top_attr(nlh, KMAGLEV_A_SERVICE);
+	assert_non_null(svc);
+	assert_int_equal(mnl_attr_validate(svc, MNL_TYPE_NESTED), 0);
+
+	assert_addr4(nest_attr(svc, KMAGLEV_A_SERVICE_ADDR4), "192.0.2.10");
+	assert_null(nest_attr(svc, KMAGLEV_A_SERVICE_ADDR6));
+	assert_null(nest_attr(svc, KMAGLEV_A_SERVICE_ID));
+	assert_int_equal(mnl_attr_get_u8(nest_attr(svc, KMAGLEV_A_SERVICE_PROTO)), IPPROTO_TCP);
+	assert_int_equal(mnl_attr_get_payload_len(nest_attr(svc, KMAGLEV_A_SERVICE_PORT)), 2);
+	assert_int_equal(mnl_attr_get_u16(nest_attr(svc, KMAGLEV_A_SERVICE_PORT)), 80);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(svc, KMAGLEV_A_SERVICE_TABLE_SIZE)), 65537);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(svc, KMAGLEV_A_SERVICE_HASH)),
+			 KMAGLEV_HASH_THREE_TUPLE);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(svc, KMAGLEV_A_SERVICE_FLAGS)),
+			 KMAGLEV_SERVICE_FLAGS_ECHO | KMAGLEV_SERVICE_FLAGS_RESCHED);
+	a = nest_attr(svc, KMAGLEV_A_SERVICE_SEED);
+	assert_int_equal(mnl_attr_get_payload_len(a), 16);
+	assert_memory_equal(mnl_attr_get_payload(a),
+			    "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f", 16);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(svc, KMAGLEV_A_SERVICE_RAMP_PCT)), 25);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(svc, KMAGLEV_A_SERVICE_RAMP_MS)), 1500);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(svc, KMAGLEV_A_SERVICE_WINDOW_MS)), 30000);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(svc, KMAGLEV_A_SERVICE_MAX_CONNS)), 10);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(svc, KMAGLEV_A_SERVICE_CLIENT_RATE)), 5);
+	assert_addr4(nest_attr(svc, KMAGLEV_A_SERVICE_ENCAP_SRC4), "198.51.100.1");
+	a = nest_attr(svc, KMAGLEV_A_SERVICE_ENCAP_SRC6);
+	assert_int_equal(mnl_attr_get_payload_len(a), 16);
+	inet_pton(AF_INET6, "2001:db8::1", &v6);
+	assert_memory_equal(mnl_attr_get_payload(a), &v6, 16);
+	assert_null(nest_attr(svc, KMAGLEV_A_SERVICE_REPLACE_BACKENDS));
+	assert_null(nest_attr(svc, KMAGLEV_A_SERVICE_GENERATION));
+
+	assert_int_equal(nest_count(svc, KMAGLEV_A_SERVICE_BACKEND), 2);
+	b = nest_attr_n(svc, KMAGLEV_A_SERVICE_BACKEND, 0);
+	assert_addr4(nest_attr(b, KMAGLEV_A_BACKEND_ADDR4), "10.0.0.11");
+	assert_int_equal(mnl_attr_get_u32(nest_attr(b, KMAGLEV_A_BACKEND_WEIGHT)), 100);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(b, KMAGLEV_A_BACKEND_ENCAP)),
+			 KMAGLEV_ENCAP_GRE);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(b, KMAGLEV_A_BACKEND_GRE_KEY)), 42);
+	assert_null(nest_attr(b, KMAGLEV_A_BACKEND_STATE));
+	assert_null(nest_attr(b, KMAGLEV_A_BACKEND_MAX_CONNS));
+	b = nest_attr_n(svc, KMAGLEV_A_SERVICE_BACKEND, 1);
+	inet_pton(AF_INET6, "2001:db8::12", &v6);
+	assert_memory_equal(mnl_attr_get_payload(nest_attr(b, KMAGLEV_A_BACKEND_ADDR6)), &v6, 16);
+	assert_null(nest_attr(b, KMAGLEV_A_BACKEND_ADDR4));
+	assert_null(nest_attr(b, KMAGLEV_A_BACKEND_WEIGHT));
+	assert_int_equal(mnl_attr_get_u32(nest_attr(b, KMAGLEV_A_BACKEND_STATE)),
+			 KMAGLEV_BACKEND_STATE_DRAIN);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(b, KMAGLEV_A_BACKEND_MAX_CONNS)), 7);
+	assert_null(nest_attr(b, KMAGLEV_A_BACKEND_GRE_KEY));
+	/* the whole message is well formed */
+	assert_true(mnl_nlmsg_ok(nlh, nlh->nlmsg_len));
+	kmg_service_free(&s);
+	free(buf);
+}
+
+static void test_req_service_set(void **state)
+{
+	const struct nlattr *svc;
+	struct kmg_service s;
+	struct nlmsghdr *nlh;
+	void *buf;
+
+	nlh = build_service("id 9 no-backends", true, KMAGLEV_CMD_SERVICE_SET, &buf, &s);
+	assert_int_equal(genl_cmd(nlh), KMAGLEV_CMD_SERVICE_SET);
+	svc = top_attr(nlh, KMAGLEV_A_SERVICE);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(svc, KMAGLEV_A_SERVICE_ID)), 9);
+	assert_null(nest_attr(svc, KMAGLEV_A_SERVICE_ADDR4));
+	assert_null(nest_attr(svc, KMAGLEV_A_SERVICE_PROTO));
+	assert_null(nest_attr(svc, KMAGLEV_A_SERVICE_PORT));
+	assert_non_null(nest_attr(svc, KMAGLEV_A_SERVICE_REPLACE_BACKENDS));
+	assert_int_equal(mnl_attr_get_payload_len(nest_attr(svc, KMAGLEV_A_SERVICE_REPLACE_BACKENDS)),
+			 0);
+	assert_int_equal(nest_count(svc, KMAGLEV_A_SERVICE_BACKEND), 0);
+	kmg_service_free(&s);
+	free(buf);
+
+	/* a new backend set: nests, no flag needed */
+	nlh = build_service("[2001:db8::80]:443/any backend 10.0.0.1 backend 10.0.0.2 weight 0",
+			    true, KMAGLEV_CMD_SERVICE_SET, &buf, &s);
+	svc = top_attr(nlh, KMAGLEV_A_SERVICE);
+	assert_int_equal(mnl_attr_get_u8(nest_attr(svc, KMAGLEV_A_SERVICE_PROTO)), 0);
+	assert_int_equal(mnl_attr_get_u16(nest_attr(svc, KMAGLEV_A_SERVICE_PORT)), 443);
+	assert_int_equal(mnl_attr_get_payload_len(nest_attr(svc, KMAGLEV_A_SERVICE_ADDR6)), 16);
+	assert_int_equal(nest_count(svc, KMAGLEV_A_SERVICE_BACKEND), 2);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(nest_attr_n(svc, KMAGLEV_A_SERVICE_BACKEND, 1),
+						    KMAGLEV_A_BACKEND_WEIGHT)), 0);
+	kmg_service_free(&s);
+	free(buf);
+}
+
+static void test_req_service_key_only(void **state)
+{
+	const struct nlattr *svc, *a;
+	struct kmg_service s;
+	struct nlmsghdr *nlh;
+	unsigned int n = 0;
+	void *buf;
+
+	/* del and get carry only the key, even if settings were parsed */
+	nlh = build_service("192.0.2.10:80 window 5s", false, KMAGLEV_CMD_SERVICE_DEL, &buf, &s);
+	svc = top_attr(nlh, KMAGLEV_A_SERVICE);
+	mnl_attr_for_each_nested(a, svc)
+		n++;
+	assert_int_equal(n, 3);
+	assert_null(nest_attr(svc, KMAGLEV_A_SERVICE_WINDOW_MS));
+	kmg_service_free(&s);
+
+	/* flush and dumps: no attributes */
+	assert_int_equal(kmg_service_req(buf, KMAGLEV_CMD_SERVICE_FLUSH, 0, NULL, &nlh), 0);
+	assert_int_equal(nlh->nlmsg_len, MNL_NLMSG_HDRLEN + sizeof(struct genlmsghdr));
+	assert_int_equal(kmg_service_req(buf, KMAGLEV_CMD_SERVICE_GET, NLM_F_DUMP, NULL, &nlh), 0);
+	assert_true((nlh->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP);
+	assert_null(top_attr(nlh, KMAGLEV_A_SERVICE));
+	assert_int_equal(((struct genlmsghdr *)mnl_nlmsg_get_payload(nlh))->version,
+			 KMAGLEV_FAMILY_VERSION);
+	free(buf);
+}
+
+static void test_req_backend(void **state)
+{
+	struct targv t = targv("192.0.2.10:8080/udp 10.0.0.11 encap gre gre-key 5 weight 3");
+	const struct nlattr *svc, *b;
+	struct kmg_service s;
+	struct kmg_backend be;
+	struct nlmsghdr *nlh;
+	void *buf = kmg_req_buf(NULL);
+
+	assert_int_equal(kmg_backend_parse(KMG_BE_ADD, t.argc, t.argv, &s, &be), 0);
+	targv_free(&t);
+	kmg_backend_req(buf, KMAGLEV_CMD_BACKEND_NEW, 0, &s, &be, &nlh);
+	assert_int_equal(genl_cmd(nlh), KMAGLEV_CMD_BACKEND_NEW);
+	svc = top_attr(nlh, KMAGLEV_A_SERVICE);
+	b = top_attr(nlh, KMAGLEV_A_BACKEND);
+	assert_non_null(svc);
+	assert_non_null(b);
+	assert_int_equal(mnl_attr_get_u16(nest_attr(svc, KMAGLEV_A_SERVICE_PORT)), 8080);
+	assert_int_equal(mnl_attr_get_u8(nest_attr(svc, KMAGLEV_A_SERVICE_PROTO)), IPPROTO_UDP);
+	assert_null(nest_attr(svc, KMAGLEV_A_SERVICE_BACKEND));
+	assert_addr4(nest_attr(b, KMAGLEV_A_BACKEND_ADDR4), "10.0.0.11");
+	assert_int_equal(mnl_attr_get_u32(nest_attr(b, KMAGLEV_A_BACKEND_ENCAP)), KMAGLEV_ENCAP_GRE);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(b, KMAGLEV_A_BACKEND_GRE_KEY)), 5);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(b, KMAGLEV_A_BACKEND_WEIGHT)), 3);
+
+	t = targv("id 4 10.0.0.11");
+	assert_int_equal(kmg_backend_parse(KMG_BE_DRAIN, t.argc, t.argv, &s, &be), 0);
+	targv_free(&t);
+	kmg_backend_req(buf, KMAGLEV_CMD_BACKEND_SET, 0, &s, &be, &nlh);
+	b = top_attr(nlh, KMAGLEV_A_BACKEND);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(top_attr(nlh, KMAGLEV_A_SERVICE),
+						    KMAGLEV_A_SERVICE_ID)), 4);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(b, KMAGLEV_A_BACKEND_STATE)),
+			 KMAGLEV_BACKEND_STATE_DRAIN);
+	assert_null(nest_attr(b, KMAGLEV_A_BACKEND_WEIGHT));
+
+	/* dump of one service's backends: SERVICE only */
+	t = targv("192.0.2.10");
+	assert_int_equal(kmg_backend_parse(KMG_BE_SHOW, t.argc, t.argv, &s, &be), 0);
+	targv_free(&t);
+	kmg_backend_req(buf, KMAGLEV_CMD_BACKEND_GET, NLM_F_DUMP, &s, &be, &nlh);
+	assert_non_null(top_attr(nlh, KMAGLEV_A_SERVICE));
+	assert_null(top_attr(nlh, KMAGLEV_A_BACKEND));
+	free(buf);
+}
+
+static void test_req_config(void **state)
+{
+	struct targv t = targv("max-backends 70000");
+	const struct nlattr *c;
+	struct kmg_config cfg;
+	struct nlmsghdr *nlh;
+	void *buf = kmg_req_buf(NULL);
+
+	assert_int_equal(kmg_config_parse(t.argc, t.argv, &cfg), 0);
+	targv_free(&t);
+	kmg_config_req(buf, KMAGLEV_CMD_CONFIG_SET, &cfg, &nlh);
+	assert_int_equal(genl_cmd(nlh), KMAGLEV_CMD_CONFIG_SET);
+	c = top_attr(nlh, KMAGLEV_A_CONFIG);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(c, KMAGLEV_A_CONFIG_MAX_BACKENDS)), 70000);
+	assert_null(nest_attr(c, KMAGLEV_A_CONFIG_MAX_SERVICES));
+	kmg_config_req(buf, KMAGLEV_CMD_CONFIG_GET, NULL, &nlh);
+	assert_null(top_attr(nlh, KMAGLEV_A_CONFIG));
+	free(buf);
+}
+
+static void test_req_big(void **state)
+{
+	struct kmg_service s = { 0 };
+	struct kmg_svc_key k;
+	struct nlmsghdr *nlh = NULL;
+	const struct nlattr *svc, *a;
+	unsigned int i, n = 0;
+	void *buf;
+
+	assert_int_equal(kmg_parse_svc_spec("192.0.2.10:80", &k), 0);
+	kmg_service_set_key(&s, &k);
+	s.window_ms = 5000;
+	KMG_SET(&s, KMAGLEV_A_SERVICE_WINDOW_MS);
+	/* IPv6 backends with a weight: 32 bytes each, 64 KiB hold about 2000 */
+	for (i = 0; i < 3000; i++) {
+		struct kmg_backend *b = kmg_backend_append(&s.be, &s.nbe);
+		struct kmg_addr addr = { .family = AF_INET6 };
+
+		assert_non_null(b);
+		addr.v6.s6_addr[0] = 0x20;
+		addr.v6.s6_addr[14] = i >> 8;
+		addr.v6.s6_addr[15] = i;
+		kmg_backend_set_addr(b, &addr);
+		b->weight = 1;
+		KMG_SET(b, KMAGLEV_A_BACKEND_WEIGHT);
+	}
+	KMG_SET(&s, KMAGLEV_A_SERVICE_BACKEND);
+	/* 32 bytes per backend nest, less room for the service's own attributes */
+	assert_int_equal(kmg_backends_fitting(&s), (65535 - 512) / 32);
+
+	/* too many for the service nest: the backends go to the top level */
+	buf = kmg_req_buf(&s);
+	assert_int_equal(kmg_service_req(buf, KMAGLEV_CMD_SERVICE_SET, 0, &s, &nlh), 0);
+	assert_true(nlh->nlmsg_len > 65536);
+	svc = top_attr(nlh, KMAGLEV_A_SERVICE);
+	assert_non_null(svc);
+	assert_int_equal(nest_count(svc, KMAGLEV_A_SERVICE_BACKEND), 0);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(svc, KMAGLEV_A_SERVICE_WINDOW_MS)), 5000);
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(a) != KMAGLEV_A_BACKEND)
+			continue;
+		assert_int_equal(mnl_attr_get_payload_len(nest_attr(a, KMAGLEV_A_BACKEND_ADDR6)), 16);
+		assert_int_equal(mnl_attr_get_u32(nest_attr(a, KMAGLEV_A_BACKEND_WEIGHT)), 1);
+		n++;
+	}
+	assert_int_equal(n, 3000);
+	/* the service nest comes first */
+	assert_ptr_equal(svc, mnl_nlmsg_get_payload_offset(nlh, sizeof(struct genlmsghdr)));
+	free(buf);
+
+	/* as many as kmg_backends_fitting() says fit in the service nest */
+	s.nbe = kmg_backends_fitting(&s);
+	buf = kmg_req_buf(&s);
+	assert_int_equal(kmg_service_req(buf, KMAGLEV_CMD_SERVICE_NEW, 0, &s, &nlh), 0);
+	assert_int_equal(nest_count(top_attr(nlh, KMAGLEV_A_SERVICE), KMAGLEV_A_SERVICE_BACKEND),
+			 s.nbe);
+	assert_null(top_attr(nlh, KMAGLEV_A_BACKEND));
+	free(buf);
+	kmg_service_free(&s);
+}
+
+/* A kernel-style reply: SERVICE (key, id) + BACKEND with stats. */
+static struct nlmsghdr *backend_reply(void *buf)
+{
+	struct nlmsghdr *nlh = kmg_req_start(buf, KMAGLEV_CMD_BACKEND_GET, 0);
+	struct nlattr *n, *st;
+	struct in_addr v4;
+
+	n = mnl_attr_nest_start(nlh, KMAGLEV_A_SERVICE);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_SERVICE_ID, 3);
+	inet_pton(AF_INET, "192.0.2.10", &v4);
+	mnl_attr_put(nlh, KMAGLEV_A_SERVICE_ADDR4, 4, &v4);
+	mnl_attr_put_u8(nlh, KMAGLEV_A_SERVICE_PROTO, IPPROTO_TCP);
+	mnl_attr_put_u16(nlh, KMAGLEV_A_SERVICE_PORT, 80);
+	mnl_attr_nest_end(nlh, n);
+	n = mnl_attr_nest_start(nlh, KMAGLEV_A_BACKEND);
+	inet_pton(AF_INET, "10.0.0.11", &v4);
+	mnl_attr_put(nlh, KMAGLEV_A_BACKEND_ADDR4, 4, &v4);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_BACKEND_WEIGHT, 100);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_BACKEND_STATE, KMAGLEV_BACKEND_STATE_UP);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_BACKEND_ENCAP, KMAGLEV_ENCAP_GRE);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_BACKEND_GRE_KEY, 77);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_BACKEND_SLOTS, 21845);
+	mnl_attr_put_u32(nlh, 200, 1);	/* unknown: ignored */
+	st = mnl_attr_nest_start(nlh, KMAGLEV_A_BACKEND_STATS);
+	mnl_attr_put_u64(nlh, KMAGLEV_A_STATS_PACKETS, 1ULL << 40);
+	mnl_attr_put_u64(nlh, KMAGLEV_A_STATS_CONNS, 12);
+	mnl_attr_nest_end(nlh, st);
+	mnl_attr_nest_end(nlh, n);
+	return nlh;
+}
+
+static void test_parse_reply(void **state)
+{
+	char buf[1024], name[64];
+	struct nlmsghdr *nlh = backend_reply(buf);
+	struct kmg_msg m;
+
+	assert_int_equal(kmg_msg_parse(nlh, &m), 0);
+	assert_int_equal(m.cmd, KMAGLEV_CMD_BACKEND_GET);
+	assert_true(KMG_HAS(&m, KMAGLEV_A_SERVICE));
+	assert_false(KMG_HAS(&m, KMAGLEV_A_TABLE));
+	assert_int_equal(m.svc.id, 3);
+	assert_string_equal(kmg_fmt_svc_key(&m.svc.key, name, sizeof(name)), "192.0.2.10:80/tcp");
+	assert_int_equal(m.nbe, 1);
+	assert_int_equal(m.be[0].weight, 100);
+	assert_int_equal(m.be[0].gre_key, 77);
+	assert_int_equal(m.be[0].slots, 21845);
+	assert_false(KMG_HAS(&m.be[0], KMAGLEV_A_BACKEND_MAX_CONNS));
+	assert_true(KMG_HAS(&m.be[0], KMAGLEV_A_BACKEND_STATS));
+	assert_int_equal(m.be[0].stats.packets, 1ULL << 40);
+	assert_int_equal(m.be[0].stats.conns, 12);
+	assert_false(KMG_HAS(&m.be[0].stats, KMAGLEV_A_STATS_BYTES));
+	assert_string_equal(kmg_fmt_addr(&m.be[0].addr, name, sizeof(name)), "10.0.0.11");
+	kmg_msg_free(&m);
+}
+
+static void test_parse_malformed(void **state)
+{
+	char buf[512];
+	struct nlmsghdr *nlh = kmg_req_start(buf, KMAGLEV_CMD_SERVICE_GET, 0);
+	struct nlattr *n;
+	struct kmg_msg m;
+
+	n = mnl_attr_nest_start(nlh, KMAGLEV_A_SERVICE);
+	mnl_attr_put_u16(nlh, KMAGLEV_A_SERVICE_TABLE_SIZE, 251);	/* u32 expected */
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(kmg_msg_parse(nlh, &m), -EBADMSG);
+	assert_string_equal(kmg_errmsg(), "malformed service.table-size attribute in kernel message");
+
+	nlh = kmg_req_start(buf, KMAGLEV_CMD_TABLE_GET, 0);
+	n = mnl_attr_nest_start(nlh, KMAGLEV_A_TABLE);
+	mnl_attr_put(nlh, KMAGLEV_A_TABLE_DIGEST, 4, "abcd");		/* u64 expected */
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(kmg_msg_parse(nlh, &m), -EBADMSG);
+	assert_string_equal(kmg_errmsg(), "malformed table.digest attribute in kernel message");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_req_service_new),
+		cmocka_unit_test(test_req_service_set),
+		cmocka_unit_test(test_req_service_key_only),
+		cmocka_unit_test(test_req_backend),
+		cmocka_unit_test(test_req_config),
+		cmocka_unit_test(test_req_big),
+		cmocka_unit_test(test_parse_reply),
+		cmocka_unit_test(test_parse_malformed),
+	};
+
+	return cmocka_run_group_tests_name("msg", tests, NULL, NULL);
+}

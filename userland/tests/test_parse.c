@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for command-line parsing of every command: valid input fills the request structs,
+ * and each class of invalid input is refused with a message naming the field and the value,
+ * exit status 2, before the netlink socket is even opened.
+ */
+#include "helpers.h"
+#include "args.h"
+
+static int parse_service(const char *line, bool is_set, struct kmg_service *s)
+{
+	struct targv t = targv(line);
+	int ret = kmg_service_parse(t.argc, t.argv, is_set, s);
+
+	targv_free(&t);
+	return ret;
+}
+
+static int parse_backend(int op, const char *line, struct kmg_service *s, struct kmg_backend *b)
+{
+	struct targv t = targv(line);
+	int ret = kmg_backend_parse(op, t.argc, t.argv, s, b);
+
+	targv_free(&t);
+	return ret;
+}
+
+/* Run a whole command line; it must fail with @code without opening netlink. */
+static void run_fails(const char *line, int code, const char *msg)
+{
+	struct kmg_ctx ctx = { .out = stdout };
+	struct targv t = targv(line);
+	int ret = kmg_run(&ctx, t.argc, t.argv);
+
+	targv_free(&t);
+	if (ret != code || strcmp(kmg_errmsg(), msg))
+		print_error("\"%s\": got %d \"%s\", want %d \"%s\"\n", line, ret, kmg_errmsg(), code,
+			    msg);
+	assert_int_equal(ret, code);
+	assert_string_equal(kmg_errmsg(), msg);
+	assert_false(ctx.nl_open);
+}
+
+static void test_service_add(void **state)
+{
+	struct kmg_service s;
+	char buf[64];
+
+	assert_int_equal(parse_service("192.0.2.10:80/tcp table-size 65537", false, &s), 0);
+	assert_true(KMG_HAS(&s, KMAGLEV_A_SERVICE_ADDR4));
+	assert_true(KMG_HAS(&s, KMAGLEV_A_SERVICE_PROTO));
+	assert_true(KMG_HAS(&s, KMAGLEV_A_SERVICE_PORT));
+	assert_false(KMG_HAS(&s, KMAGLEV_A_SERVICE_ID));
+	assert_string_equal(kmg_fmt_svc_key(&s.key, buf, sizeof(buf)), "192.0.2.10:80/tcp");
+	assert_true(KMG_HAS(&s, KMAGLEV_A_SERVICE_TABLE_SIZE));
+	assert_int_equal(s.table_size, 65537);
+	assert_false(KMG_HAS(&s, KMAGLEV_A_SERVICE_HASH));
+	assert_int_equal(s.nbe, 0);
+	kmg_service_free(&s);
+
+	assert_int_equal(parse_service("[2001:db8::1]:53/udp hash src flags echo,defrag "
+				       "seed 00112233445566778899aabbccddeeff ramp 50 ramp-time 30s "
+				       "window 2m max-conns 1000 client-rate 20 "
+				       "encap-src 192.0.2.1 encap-src 2001:db8::100", false, &s), 0);
+	assert_true(KMG_HAS(&s, KMAGLEV_A_SERVICE_ADDR6));
+	assert_int_equal(s.key.proto, IPPROTO_UDP);
+	assert_int_equal(s.key.port, 53);
+	assert_int_equal(s.hash, KMAGLEV_HASH_SRC_ADDR);
+	assert_int_equal(s.flags, KMAGLEV_SERVICE_FLAGS_ECHO | KMAGLEV_SERVICE_FLAGS_DEFRAG);
+	assert_int_equal(s.seed[15], 0xff);
+	assert_int_equal(s.ramp_pct, 50);
+	assert_int_equal(s.ramp_ms, 30000);
+	assert_int_equal(s.window_ms, 120000);
+	assert_int_equal(s.max_conns, 1000);
+	assert_int_equal(s.client_rate, 20);
+	assert_true(KMG_HAS(&s, KMAGLEV_A_SERVICE_ENCAP_SRC4));
+	assert_true(KMG_HAS(&s, KMAGLEV_A_SERVICE_ENCAP_SRC6));
+	kmg_service_free(&s);
+
+	/* defaults: tcp, port 0 = every port */
+	assert_int_equal(parse_service("192.0.2.10", false, &s), 0);
+	assert_int_equal(s.key.proto, IPPROTO_TCP);
+	assert_int_equal(s.key.port, 0);
+	kmg_service_free(&s);
+}
+
+static void test_service_backends(void **state)
+{
+	struct kmg_service s;
+
+	assert_int_equal(parse_service("192.0.2.10:80 table-size 251 backend 10.0.0.11 weight 100 "
+				       "encap gre gre-key 7 backend 10.0.0.12 state drain max-conns 5 "
+				       "backend 2001:db8::12", false, &s), 0);
+	assert_int_equal(s.nbe, 3);
+	assert_true(KMG_HAS(&s, KMAGLEV_A_SERVICE_BACKEND));
+	assert_false(KMG_HAS(&s, KMAGLEV_A_SERVICE_REPLACE_BACKENDS));
+	assert_int_equal(s.be[0].weight, 100);
+	assert_int_equal(s.be[0].encap, KMAGLEV_ENCAP_GRE);
+	assert_int_equal(s.be[0].gre_key, 7);
+	assert_true(KMG_HAS(&s.be[0], KMAGLEV_A_BACKEND_GRE_KEY));
+	assert_false(KMG_HAS(&s.be[1], KMAGLEV_A_BACKEND_WEIGHT));
+	assert_int_equal(s.be[1].state, KMAGLEV_BACKEND_STATE_DRAIN);
+	assert_int_equal(s.be[1].max_conns, 5);
+	/* the backend's max-conns, not the service's */
+	assert_false(KMG_HAS(&s, KMAGLEV_A_SERVICE_MAX_CONNS));
+	assert_int_equal(s.be[2].addr.family, AF_INET6);
+	assert_true(KMG_HAS(&s.be[2], KMAGLEV_A_BACKEND_ADDR6));
+	kmg_service_free(&s);
+}
+
+static void test_service_set(void **state)
+{
+	struct kmg_service s;
+
+	assert_int_equal(parse_service("id 7 window 10s", true, &s), 0);
+	assert_true(KMG_HAS(&s, KMAGLEV_A_SERVICE_ID));
+	assert_int_equal(s.id, 7);
+	assert_false(KMG_HAS(&s, KMAGLEV_A_SERVICE_ADDR4));
+	assert_int_equal(s.window_ms, 10000);
+	kmg_service_free(&s);
+
+	assert_int_equal(parse_service("192.0.2.10:80 no-backends", true, &s), 0);
+	assert_true(KMG_HAS(&s, KMAGLEV_A_SERVICE_REPLACE_BACKENDS));
+	assert_int_equal(s.nbe, 0);
+	kmg_service_free(&s);
+
+	assert_int_equal(parse_service("192.0.2.10:80 backend 10.0.0.1 backend 10.0.0.2", true,
+				       &s), 0);
+	assert_int_equal(s.nbe, 2);
+	kmg_service_free(&s);
+
+	/* a backend of a new set is complete: a gre-key needs its encap gre in the clause */
+	assert_int_equal(parse_service("192.0.2.10:80 backend 10.0.0.1 gre-key 3", true, &s),
+			 KMG_EUSAGE);
+	kmg_service_free(&s);
+	assert_int_equal(parse_service("192.0.2.10:80 backend 10.0.0.1 encap gre gre-key 3", true,
+				       &s), 0);
+	kmg_service_free(&s);
+
+	assert_int_equal(parse_service("192.0.2.10:80 flags none", true, &s), 0);
+	assert_true(KMG_HAS(&s, KMAGLEV_A_SERVICE_FLAGS));
+	assert_int_equal(s.flags, 0);
+	kmg_service_free(&s);
+}
+
+static void test_service_errors(void **state)
+{
+	run_fails("service add 192.0.2.10:80/tcp table-size 65536", KMG_EUSAGE,
+		  "invalid table-size \"65536\": must be a prime between 251 and 16777213 (nearest primes: 65521 and 65537)");
+	run_fails("service add 192.0.2.300:80", KMG_EUSAGE,
+		  "invalid service \"192.0.2.300:80\": not an IPv4 or IPv6 address");
+	run_fails("service add 192.0.2.1:65536", KMG_EUSAGE,
+		  "invalid service \"192.0.2.1:65536\": port must be 0..65535");
+	run_fails("service add 192.0.2.1:80/sctp", KMG_EUSAGE,
+		  "invalid service \"192.0.2.1:80/sctp\": protocol must be tcp, udp or any");
+	run_fails("service add [::ffff:192.0.2.1]:80", KMG_EUSAGE,
+		  "invalid service \"[::ffff:192.0.2.1]:80\": IPv4-mapped IPv6 address; use the IPv4 form 192.0.2.1");
+	run_fails("service add", KMG_EUSAGE, "missing SERVICE (ADDR[:PORT][/PROTO])");
+	run_fails("service add id 3", KMG_EUSAGE,
+		  "a service id cannot be used here; give ADDR[:PORT][/PROTO]");
+	run_fails("service add 192.0.2.10 tablesize 251", KMG_EUSAGE,
+		  "unknown keyword \"tablesize\" in service add; see \"kmaglev service help\"");
+	run_fails("service add 192.0.2.10 window", KMG_EUSAGE, "missing value after \"window\"");
+	run_fails("service add 192.0.2.10 window 5s window 6s", KMG_EUSAGE,
+		  "duplicate keyword \"window\"");
+	run_fails("service add 192.0.2.10 ramp 101", KMG_EUSAGE,
+		  "invalid ramp \"101\": must be 0..100");
+	run_fails("service add 192.0.2.10 hash 4tuple", KMG_EUSAGE,
+		  "invalid hash \"4tuple\": must be 5tuple, 3tuple or src");
+	run_fails("service add 192.0.2.10 encap-src 10.0.0.1 encap-src 10.0.0.2", KMG_EUSAGE,
+		  "duplicate keyword \"encap-src\" for IPv4 (one per family)");
+	run_fails("service add 192.0.2.10 encap-src ::ffff:10.0.0.1", KMG_EUSAGE,
+		  "invalid encap-src \"::ffff:10.0.0.1\": IPv4-mapped IPv6 address; use the IPv4 form 10.0.0.1");
+	run_fails("service add 192.0.2.10 backend 10.0.0.1 weight 70000", KMG_EUSAGE,
+		  "invalid weight \"70000\": must be 0..65535");
+	run_fails("service add 192.0.2.10 backend 10.0.0.1 backend 10.0.0.1", KMG_EUSAGE,
+		  "duplicate backend 10.0.0.1");
+	run_fails("service add 192.0.2.10 backend 10.0.0.1 weight 1 weight 2", KMG_EUSAGE,
+		  "duplicate keyword \"weight\"");
+	run_fails("service add 192.0.2.10 backend 10.0.0.1 gre-key 5", KMG_EUSAGE,
+		  "invalid gre-key for backend 10.0.0.1: a GRE key needs \"encap gre\" (the default encap is ipip)");
+	run_fails("service add 192.0.2.10 backend 10.0.0.1 encap ipip gre-key 5", KMG_EUSAGE,
+		  "invalid gre-key for backend 10.0.0.1: a GRE key needs \"encap gre\" (encap is ipip)");
+	run_fails("service add 192.0.2.10 backend 10.0.0.1 table-size 251", KMG_EUSAGE,
+		  "service option \"table-size\" after a backend: give service options before the backends");
+	run_fails("service add 192.0.2.10 backend", KMG_EUSAGE, "missing value after \"backend\"");
+	run_fails("service add 192.0.2.10 no-backends", KMG_EUSAGE,
+		  "\"no-backends\" is only for \"service set\" (a new service has none unless given)");
+	run_fails("service set 192.0.2.10 backend 10.0.0.1 no-backends", KMG_EUSAGE,
+		  "\"backend\" and \"no-backends\" exclude each other");
+	run_fails("service set 192.0.2.10", KMG_EUSAGE, "service set: nothing to change");
+	run_fails("service del", KMG_EUSAGE, "missing SERVICE in service del");
+	run_fails("service del 192.0.2.10 now", KMG_EUSAGE,
+		  "unexpected \"now\" after the service in service del");
+	run_fails("service show id x", KMG_EUSAGE, "invalid service id \"x\": must be 0..4294967295");
+	run_fails("service flush all", KMG_EUSAGE, "unexpected \"all\" after \"service flush\"");
+	run_fails("service frob", KMG_EUSAGE,
+		  "unknown command \"frob\" for service; try \"kmaglev service help\"");
+	run_fails("service s 1.2.3.4", KMG_EUSAGE, "ambiguous command \"s\": set, show?");
+}
+
+static void test_service_key(void **state)
+{
+	struct kmg_service s;
+	struct targv t = targv("id 12");
+	bool given;
+
+	assert_int_equal(kmg_service_parse_key(t.argc, t.argv, true, "service del", &s, &given), 0);
+	assert_true(given);
+	assert_int_equal(s.present, KMG_BIT(KMAGLEV_A_SERVICE_ID));
+	assert_int_equal(s.id, 12);
+	assert_int_equal(kmg_service_parse_key(0, t.argv, false, "service show", &s, &given), 0);
+	assert_false(given);
+	assert_int_equal(s.present, 0);
+	targv_free(&t);
+}
+
+static void test_backend(void **state)
+{
+	struct kmg_service s;
+	struct kmg_backend b;
+
+	assert_int_equal(parse_backend(KMG_BE_ADD, "192.0.2.10:80/tcp 10.0.0.11 weight 100 encap gre",
+				       &s, &b), 0);
+	assert_int_equal(s.key.port, 80);
+	assert_true(KMG_HAS(&b, KMAGLEV_A_BACKEND_ADDR4));
+	assert_int_equal(b.weight, 100);
+	assert_int_equal(b.encap, KMAGLEV_ENCAP_GRE);
+	assert_false(KMG_HAS(&b, KMAGLEV_A_BACKEND_STATE));
+
+	assert_int_equal(parse_backend(KMG_BE_SET, "id 3 2001:db8::7 state down max-conns 9",
+				       &s, &b), 0);
+	assert_int_equal(s.id, 3);
+	assert_int_equal(b.state, KMAGLEV_BACKEND_STATE_DOWN);
+	assert_int_equal(b.max_conns, 9);
+	/* set: gre-key alone is fine, the backend may be GRE already */
+	assert_int_equal(parse_backend(KMG_BE_SET, "id 3 10.0.0.1 gre-key 9", &s, &b), 0);
+
+	assert_int_equal(parse_backend(KMG_BE_DRAIN, "192.0.2.10 10.0.0.11", &s, &b), 0);
+	assert_true(KMG_HAS(&b, KMAGLEV_A_BACKEND_STATE));
+	assert_int_equal(b.state, KMAGLEV_BACKEND_STATE_DRAIN);
+
+	assert_int_equal(parse_backend(KMG_BE_DEL, "192.0.2.10 10.0.0.11", &s, &b), 0);
+	assert_int_equal(b.present, KMG_BIT(KMAGLEV_A_BACKEND_ADDR4));
+
+	assert_int_equal(parse_backend(KMG_BE_SHOW, "", &s, &b), 0);
+	assert_int_equal(s.present, 0);
+	assert_int_equal(b.present, 0);
+	assert_int_equal(parse_backend(KMG_BE_SHOW, "192.0.2.10", &s, &b), 0);
+	assert_int_not_equal(s.present, 0);
+	assert_int_equal(b.present, 0);
+	assert_int_equal(parse_backend(KMG_BE_SHOW, "192.0.2.10 10.0.0.1", &s, &b), 0);
+	assert_int_not_equal(b.present, 0);
+}
+
+static void test_backend_errors(void **state)
+{
+	run_fails("backend add 192.0.2.10:80/tcp 10.0.0.11 weight 70000", KMG_EUSAGE,
+		  "invalid weight \"70000\": must be 0..65535");
+	run_fails("backend add 192.0.2.10:80/tcp", KMG_EUSAGE,
+		  "missing backend ADDR in backend add");
+	run_fails("backend add 192.0.2.10 10.0.0.300", KMG_EUSAGE,
+		  "invalid backend \"10.0.0.300\": not an IPv4 or IPv6 address");
+	run_fails("backend add 192.0.2.10 ::ffff:10.0.0.3", KMG_EUSAGE,
+		  "invalid backend \"::ffff:10.0.0.3\": IPv4-mapped IPv6 address; use the IPv4 form 10.0.0.3");
+	run_fails("backend add 192.0.2.10 10.0.0.3 state sleepy", KMG_EUSAGE,
+		  "invalid state \"sleepy\": must be up, drain or down");
+	run_fails("backend add 192.0.2.10 10.0.0.3 encap vxlan", KMG_EUSAGE,
+		  "invalid encap \"vxlan\": must be ipip or gre");
+	run_fails("backend add 192.0.2.10 10.0.0.3 gre-key 1", KMG_EUSAGE,
+		  "invalid gre-key for backend 10.0.0.3: a GRE key needs \"encap gre\" (the default encap is ipip)");
+	run_fails("backend add 192.0.2.10 10.0.0.3 gre-key -1 encap gre", KMG_EUSAGE,
+		  "invalid gre-key \"-1\": must be 0..4294967295");
+	run_fails("backend add 192.0.2.10 10.0.0.3 weight 2 weight 3", KMG_EUSAGE,
+		  "duplicate keyword \"weight\"");
+	run_fails("backend add 192.0.2.10 10.0.0.3 colour blue", KMG_EUSAGE,
+		  "unknown keyword \"colour\" in backend add; see \"kmaglev backend help\"");
+	run_fails("backend set 192.0.2.10 10.0.0.3", KMG_EUSAGE, "backend set: nothing to change");
+	run_fails("backend set 192.0.2.10 10.0.0.3 encap ipip gre-key 4", KMG_EUSAGE,
+		  "invalid gre-key for backend 10.0.0.3: a GRE key needs \"encap gre\" (encap is ipip)");
+	run_fails("backend del 192.0.2.10 10.0.0.3 weight 1", KMG_EUSAGE,
+		  "unknown keyword \"weight\" in backend del; see \"kmaglev backend help\"");
+	run_fails("backend drain 192.0.2.10", KMG_EUSAGE, "missing backend ADDR in backend drain");
+	run_fails("backend show 192.0.2.10 10.0.0.1 extra", KMG_EUSAGE,
+		  "unknown keyword \"extra\" in backend show; see \"kmaglev backend help\"");
+}
+
+static void test_config(void **state)
+{
+	struct kmg_config c;
+	struct targv t = targv("max-services 100 max-backends 5000");
+
+	assert_int_equal(kmg_config_parse(t.argc, t.argv, &c), 0);
+	assert_int_equal(c.max_services, 100);
+	assert_int_equal(c.max_backends, 5000);
+	assert_true(KMG_HAS(&c, KMAGLEV_A_CONFIG_MAX_SERVICES));
+	assert_true(KMG_HAS(&c, KMAGLEV_A_CONFIG_MAX_BACKENDS));
+	targv_free(&t);
+
+	run_fails("config set", KMG_EUSAGE,
+		  "config set: nothing to change (max-services N, max-backends N)");
+	run_fails("config set max-services", KMG_EUSAGE, "missing value after \"max-services\"");
+	run_fails("config set max-services x", KMG_EUSAGE,
+		  "invalid max-services \"x\": must be 0..4294967295");
+	run_fails("config set max-services 1 max-services 2", KMG_EUSAGE,
+		  "duplicate keyword \"max-services\"");
+	run_fails("config set max-vips 1", KMG_EUSAGE,
+		  "unknown keyword \"max-vips\" in config set; see \"kmaglev config help\"");
+	run_fails("config show now", KMG_EUSAGE, "unexpected \"now\" after \"config show\"");
+}
+
+static void test_other_objects(void **state)
+{
+	run_fails("stats 192.0.2.1:99999", KMG_EUSAGE,
+		  "invalid service \"192.0.2.1:99999\": port must be 0..65535");
+	run_fails("stats show 192.0.2.1 10.0.0.1", KMG_EUSAGE,
+		  "unexpected \"10.0.0.1\" after the service in stats");
+	run_fails("table show [2001:db8::1", KMG_EUSAGE,
+		  "invalid service \"[2001:db8::1\": missing \"]\" after an IPv6 address");
+	run_fails("table frob", KMG_EUSAGE,
+		  "unknown command \"frob\" for table; try \"kmaglev table help\"");
+	run_fails("monitor all", KMG_EUSAGE, "unexpected \"all\" after \"monitor\"");
+	run_fails("family x", KMG_EUSAGE, "usage: kmaglev family [show]");
+	run_fails("nonsense", KMG_EUSAGE, "unknown object \"nonsense\"; try \"kmaglev help\"");
+	run_fails("s", KMG_EUSAGE, "ambiguous object \"s\": service, stats, simulate?");
+}
+
+static void test_help(void **state)
+{
+	struct tout o;
+	struct kmg_ctx ctx;
+	struct targv t;
+
+	tout_open(&o);
+	ctx = (struct kmg_ctx){ .out = o.f };
+	t = targv("service help");
+	assert_int_equal(kmg_run(&ctx, t.argc, t.argv), 0);
+	targv_free(&t);
+	assert_non_null(strstr(tout_text(&o), "Usage: kmaglev service add SERVICE"));
+	t = targv("help simulate");
+	assert_int_equal(kmg_run(&ctx, t.argc, t.argv), 0);
+	targv_free(&t);
+	assert_non_null(strstr(tout_text(&o), "Usage: kmaglev simulate SERVICE"));
+	t = targv("help");
+	assert_int_equal(kmg_run(&ctx, t.argc, t.argv), 0);
+	targv_free(&t);
+	assert_non_null(strstr(tout_text(&o), "Usage: kmaglev [OPTIONS] OBJECT"));
+	assert_false(ctx.nl_open);
+	tout_close(&o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_service_add),
+		cmocka_unit_test(test_service_backends),
+		cmocka_unit_test(test_service_set),
+		cmocka_unit_test(test_service_errors),
+		cmocka_unit_test(test_service_key),
+		cmocka_unit_test(test_backend),
+		cmocka_unit_test(test_backend_errors),
+		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_other_objects),
+		cmocka_unit_test(test_help),
+	};
+
+	return cmocka_run_group_tests_name("parse", tests, NULL, NULL);
+}
