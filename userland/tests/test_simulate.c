@@ -262,6 +262,30 @@ static void test_empty_sets(void **state)
 	kmg_sim_result_free(&r);
 }
 
+/*
+ * The userspace build of kmod/maglev.c hashes like the kernel's: the reference SipHash-2-4
+ * vector (key 00..0f, message 00..0e), and the permutation answers that the KUnit suite
+ * kmaglev_maglev checks in the kernel (kmg_test_siphash_known_answer).
+ */
+static void test_known_answers(void **state)
+{
+	uint8_t seed[KMG_SEED_LEN], zero[KMG_SEED_LEN] = { 0 }, msg[15];
+	uint8_t addr[KMG_ADDR_LEN] = { [10] = 0xff, [11] = 0xff, [12] = 10, [15] = 1 };
+	uint32_t off, skip, i;
+
+	for (i = 0; i < sizeof(seed); i++)
+		seed[i] = i;
+	for (i = 0; i < sizeof(msg); i++)
+		msg[i] = i;
+	assert_true(kmg_mg_siphash(msg, sizeof(msg), seed) == 0xa129ca6149be45e5ULL);
+	kmg_maglev_perm(addr, seed, 65537, &off, &skip);
+	assert_int_equal(off, 39100);
+	assert_int_equal(skip, 36862);
+	kmg_maglev_perm(addr, zero, 65537, &off, &skip);
+	assert_int_equal(off, 47094);
+	assert_int_equal(skip, 30024);
+}
+
 static void test_digest_is_kernel_digest(void **state)
 {
 	static const uint8_t seed[16] = { 1, 2, 3 };
@@ -584,6 +608,7 @@ static void test_output(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_known_answers),
 		cmocka_unit_test(test_balance_equal),
 		cmocka_unit_test(test_weights_1_10),
 		cmocka_unit_test(test_remove_one),
