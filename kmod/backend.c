@@ -11,7 +11,8 @@
 
 #include "kmaglev.h"
 
-struct kmg_backend *kmg_backend_alloc(const struct kmg_backend_cfg *cfg)
+/* A new backend of a service in @kn, with an id for probe marks. */
+struct kmg_backend *kmg_backend_alloc(struct kmg_net *kn, const struct kmg_backend_cfg *cfg)
 {
 	struct kmg_backend *be;
 
@@ -19,10 +20,13 @@ struct kmg_backend *kmg_backend_alloc(const struct kmg_backend_cfg *cfg)
 	if (!be)
 		return NULL;
 	be->stats = kmg_stats_alloc();
-	if (!be->stats) {
-		kfree(be);
-		return NULL;
-	}
+	if (!be->stats)
+		goto err_be;
+	if (dst_cache_init(&be->dst_cache, GFP_KERNEL_ACCOUNT))
+		goto err_stats;
+	if (xa_alloc_cyclic(&kn->backend_ids, &be->id, be, xa_limit_31b, &kn->next_backend_id,
+			    GFP_KERNEL_ACCOUNT) < 0)
+		goto err_dst;
 	be->addr = cfg->addr;
 	be->weight = 1;
 	be->state = KMAGLEV_BACKEND_STATE_UP;
@@ -32,6 +36,21 @@ struct kmg_backend *kmg_backend_alloc(const struct kmg_backend_cfg *cfg)
 	atomic_set(&be->conns, 0);
 	kmg_backend_apply(be, cfg);
 	return be;
+
+err_dst:
+	dst_cache_destroy(&be->dst_cache);
+err_stats:
+	free_percpu(be->stats);
+err_be:
+	kfree(be);
+	return NULL;
+}
+
+/* The backend left its service's set: no more probes find it. It lives on for its flows. */
+void kmg_backend_unlist(struct kmg_net *kn, struct kmg_backend *be)
+{
+	xa_erase(&kn->backend_ids, be->id);
+	WRITE_ONCE(be->removed, true);
 }
 
 /* Copy the fields @cfg sets. Under kn->lock; the packet path reads them with READ_ONCE(). */
@@ -55,6 +74,7 @@ static void kmg_backend_free_rcu(struct rcu_head *head)
 {
 	struct kmg_backend *be = container_of(head, struct kmg_backend, rcu);
 
+	dst_cache_destroy(&be->dst_cache);
 	free_percpu(be->stats);
 	kfree(be);
 	atomic_long_dec(&kmg_objects.backends);

@@ -30,11 +30,13 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rhashtable-types.h>
+#include <linux/siphash.h>
 #include <linux/refcount.h>
 #include <linux/types.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
+#include <net/dst_cache.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 
@@ -43,6 +45,11 @@
 #define KMG_DEFAULT_MAX_SERVICES	65536
 #define KMG_DEFAULT_MAX_BACKENDS	BIT(20)
 #define KMG_DEFAULT_WINDOW_MS		30000
+#define KMG_DEFAULT_CONN_MAX		BIT(20)
+#define KMG_DEFAULT_TIMEOUT_TCP_SYN	30
+#define KMG_DEFAULT_TIMEOUT_TCP_EST	900
+#define KMG_DEFAULT_TIMEOUT_TCP_FIN	30
+#define KMG_DEFAULT_TIMEOUT_UDP		300
 
 /* Per-CPU counters of a service or a backend. */
 struct kmg_pcpu_stats {
@@ -80,13 +87,43 @@ struct kmg_vip_key {
 	u8 pad[3];
 };
 
+/* A packet to a VIP, parsed: the flow it belongs to (client -> VIP). */
+union kmg_inaddr {
+	__be32 v4;
+	struct in6_addr v6;
+};
+
+struct kmg_pkt {
+	u8 family;
+	u8 proto;		/* of the flow; for ICMP errors, of the quoted packet */
+	u8 tcp_flags;
+	bool frag;		/* a fragment, not reassembled */
+	bool echo;		/* an echo request */
+	bool icmp_err;		/* an ICMP error; the flow is the quoted one, reversed */
+	unsigned int l4off;
+	union kmg_inaddr saddr;
+	union kmg_inaddr daddr;
+	__be16 sport;
+	__be16 dport;
+};
+
+enum kmg_parse {
+	KMG_PARSE_OK,
+	KMG_PARSE_PASS,		/* not for us (e.g. neighbour discovery to a VIP) */
+	KMG_PARSE_DROP,		/* truncated or malformed */
+};
+
 /* One VIP address; exists while any service uses it (kn->vip_ht, under kn->lock). */
 struct kmg_vip {
 	struct rhash_head node;
 	struct kmg_vip_key key;
+	struct kmg_net *kn;
 	u32 nservices;
 	/* services by kind: [proto any << 1 | every port], so lookups skip absent wildcards */
 	u32 kinds[4];
+	/* services with the echo and defrag flags; ICMP echo and fragments carry no port */
+	u32 echo;
+	u32 defrag;
 	struct rcu_head rcu;
 };
 
@@ -120,9 +157,13 @@ struct kmg_backend {
 	u32 gre_key;
 	u32 max_conns;
 
+	u32 id;				/* kn->backend_ids while in a service's set */
+	bool removed;			/* left its service's set (deleted) */
+
 	refcount_t ref;
 	atomic_t conns;			/* connection entries pinned here */
 	struct kmg_pcpu_stats __percpu *stats;
+	struct dst_cache dst_cache;	/* route to the backend, per CPU */
 	struct rcu_head rcu;
 };
 
@@ -140,6 +181,7 @@ struct kmg_table {
 	u32 size;
 	u32 gen;
 	u32 nbe;
+	siphash_key_t flow_key;		/* the service seed, for flow hashes */
 	struct kmg_table_be *be;
 	struct rcu_work free_work;
 	u16 slots[];
@@ -162,6 +204,7 @@ struct kmg_service_cfg {
 
 struct kmg_net;
 struct netlink_ext_ack;
+struct sk_buff;
 
 struct kmg_service {
 	struct rhash_head node;		/* kn->svc_ht */
@@ -181,11 +224,95 @@ struct kmg_service {
 	u32 gen;
 	struct delayed_work retire;	/* frees prev when the migration ends */
 
+	struct kmg_vip *vip;		/* the VIP address entry, while linked */
+	struct kmg_client_limit __rcu *climit;	/* with client-rate set */
+
 	atomic_t conns;
 	struct kmg_pcpu_stats __percpu *stats;
 	bool dead;			/* unlinked; under kn->lock */
 	struct list_head dead_list;
 	struct rcu_head rcu;
+};
+
+/* Per-client new-flow rate of a service: hashed buckets, one-second windows. */
+#define KMG_CLIENT_BUCKETS	1024
+
+struct kmg_client_bucket {
+	u32 second;
+	atomic_t count;
+};
+
+struct kmg_client_limit {
+	struct rcu_head rcu;
+	struct kmg_client_bucket b[KMG_CLIENT_BUCKETS];
+};
+
+/* Per-netns counters, one per global-stats attribute (per CPU, summed for netlink). */
+enum kmg_counter {
+	KMG_C_RX_PACKETS,
+	KMG_C_TX_PACKETS,
+	KMG_C_TX_BYTES,
+	KMG_C_VIP_MISS,
+	KMG_C_DROP_MALFORMED,
+	KMG_C_DROP_FRAG,
+	KMG_C_DROP_NO_BACKEND,
+	KMG_C_DROP_CLIENT_LIMIT,
+	KMG_C_DROP_NO_ROUTE,
+	KMG_C_DROP_NOMEM,
+	KMG_C_DROP_TOO_BIG,
+	KMG_C_ICMP_PTB_SENT,
+	KMG_C_ICMP_FORWARDED,
+	KMG_C_ICMP_ECHO,
+	KMG_C_ICMP_DROP,
+	KMG_C_FRAG_REASSEMBLED,
+	KMG_C_CONN_NEW,
+	KMG_C_CONN_HIT,
+	KMG_C_CONN_EXPIRED,
+	KMG_C_CONN_TABLE_FULL,
+	KMG_C_CONN_EVICT_SYN,
+	KMG_C_CONN_STATELESS,
+	KMG_C_CONN_FLOOD,
+	KMG_C_CONN_SVC_LIMIT,
+	KMG_C_CONN_RESCHED,
+	KMG_C_BACKEND_LIMIT,
+	KMG_C_RAMP_NEW,
+	KMG_C_RAMP_PREV,
+	KMG_C_PREV_HIT,
+	KMG_C_PROBE,
+	KMG_C_MAX
+};
+
+struct kmg_net_stats {
+	u64 c[KMG_C_MAX];
+};
+
+/* Connection-table settings, read locklessly by the packet path. */
+struct kmg_conn_cfg {
+	u32 conn_max;
+	u32 timeout_tcp_syn;	/* seconds */
+	u32 timeout_tcp_est;
+	u32 timeout_tcp_fin;
+	u32 timeout_udp;
+	u32 flood_rate;		/* new entries per second, 0 = off */
+	u32 probe_mark_min;
+	u32 probe_mark_max;
+};
+
+/*
+ * The connection tables of a netns: one rhashtable per address family (their keys differ in
+ * size), lockless lookups under RCU, per-bucket locks for inserts and removals, no per-entry
+ * timers: an incremental GC worker expires entries.
+ */
+struct kmg_conns {
+	struct rhashtable ht4;
+	struct rhashtable ht6;
+	atomic_t count;
+	struct rhashtable_iter iter4;	/* GC position, kept between runs */
+	struct rhashtable_iter iter6;
+	struct delayed_work gc;
+	/* flood mode: new entries in the current second */
+	unsigned long flood_second;
+	atomic_t flood_count;
 };
 
 /* Per network namespace state. */
@@ -195,13 +322,29 @@ struct kmg_net {
 	struct rhashtable svc_ht;	/* struct kmg_service by kmg_svc_key */
 	struct rhashtable vip_ht;	/* struct kmg_vip by kmg_vip_key */
 	struct xarray services;		/* struct kmg_service by id, for dumps */
+	struct xarray backend_ids;	/* struct kmg_backend by id, for probe marks */
 	u32 next_id;
+	u32 next_backend_id;
 	u32 nservices;
 	u32 nbackends;
 	u32 max_services;
 	u32 max_backends;
+	bool hooks;			/* netfilter hooks registered (while services exist) */
 	bool dead;			/* netns is exiting */
+	struct kmg_conn_cfg ccfg;	/* under kn->lock; read locklessly */
+	struct kmg_conns conns;
+	struct kmg_net_stats __percpu *stats;
 };
+
+static inline void kmg_count(struct kmg_net *kn, enum kmg_counter c)
+{
+	this_cpu_inc(kn->stats->c[c]);
+}
+
+static inline void kmg_count_add(struct kmg_net *kn, enum kmg_counter c, u64 n)
+{
+	this_cpu_add(kn->stats->c[c], n);
+}
 
 /*
  * Live objects in all netns, for leak checks: debugfs kmaglev/objects shows them and module
@@ -211,6 +354,7 @@ struct kmg_objects {
 	atomic_long_t services;
 	atomic_long_t backends;
 	atomic_long_t tables;
+	atomic_long_t conns;
 };
 
 extern struct kmg_objects kmg_objects;
@@ -243,7 +387,8 @@ static inline __be32 kmg_addr_v4(const struct kmg_addr *a)
 }
 
 /* backend.c */
-struct kmg_backend *kmg_backend_alloc(const struct kmg_backend_cfg *cfg);
+struct kmg_backend *kmg_backend_alloc(struct kmg_net *kn, const struct kmg_backend_cfg *cfg);
+void kmg_backend_unlist(struct kmg_net *kn, struct kmg_backend *be);
 void kmg_backend_apply(struct kmg_backend *be, const struct kmg_backend_cfg *cfg);
 void kmg_backend_put(struct kmg_backend *be);
 static inline void kmg_backend_get(struct kmg_backend *be)
@@ -256,6 +401,7 @@ int kmg_backend_find(struct kmg_backend *const *be, u32 n, const u8 addr[16]);
 
 /* stats.c */
 struct kmg_pcpu_stats __percpu *kmg_stats_alloc(void);
+void kmg_net_stats_fold(struct kmg_net *kn, u64 *sum);
 void kmg_stats_fold(struct kmg_pcpu_stats __percpu *pcpu, struct kmg_stats_sum *sum);
 
 /* table.c */
@@ -289,6 +435,8 @@ int kmg_net_services_init(struct kmg_net *kn);
 void kmg_net_services_exit(struct kmg_net *kn);
 void kmg_service_cfg_default(struct kmg_service_cfg *cfg);
 struct kmg_service *kmg_service_find(struct kmg_net *kn, const struct kmg_svc_key *key);
+struct kmg_vip *kmg_vip_lookup_rcu(struct kmg_net *kn, u8 family, const void *daddr);
+struct kmg_service *kmg_vip_service_rcu(struct kmg_vip *vip, u8 proto, __be16 dport);
 struct kmg_service *kmg_service_lookup_rcu(struct kmg_net *kn, u8 family, const void *daddr,
 					   u8 proto, __be16 dport);
 int kmg_service_create(struct kmg_net *kn, const struct kmg_svc_key *key,
@@ -307,6 +455,56 @@ int kmg_backend_del(struct kmg_service *svc, const u8 addr[16], bool *rebuilt,
 		    struct netlink_ext_ack *extack);
 int kmg_backend_change(struct kmg_service *svc, const struct kmg_backend_cfg *cfg,
 		       bool *rebuilt, struct netlink_ext_ack *extack);
+
+/* conn.c */
+enum kmg_conn_state {
+	KMG_CS_OTHER,		/* UDP and other protocols */
+	KMG_CS_SYN,		/* TCP, only SYN seen */
+	KMG_CS_EST,
+	KMG_CS_FIN,		/* TCP, FIN or RST seen */
+};
+
+struct kmg_conn;
+int kmg_conn_caches_init(void);
+void kmg_conn_caches_exit(void);
+size_t kmg_conn_entry_bytes(u8 family);
+size_t kmg_conn_bucket_bytes(struct kmg_net *kn);
+int kmg_conns_init(struct kmg_net *kn);
+void kmg_conns_exit(struct kmg_net *kn);
+void kmg_conn_gc_start(struct kmg_net *kn);
+void kmg_conn_gc_stop(struct kmg_net *kn);
+struct kmg_conn *kmg_conn_lookup(struct kmg_net *kn, u32 svc_id, const struct kmg_pkt *p);
+struct kmg_conn *kmg_conn_insert(struct kmg_net *kn, struct kmg_service *svc,
+				 const struct kmg_pkt *p, struct kmg_backend *be,
+				 enum kmg_counter *why);
+bool kmg_conn_expired(const struct kmg_conn *c);
+bool kmg_conn_usable(const struct kmg_conn *c, bool new_flow);
+struct kmg_backend *kmg_conn_backend(const struct kmg_conn *c);
+void kmg_conn_refresh(struct kmg_net *kn, struct kmg_conn *c, const struct kmg_pkt *p);
+void kmg_conn_set_backend(struct kmg_net *kn, struct kmg_conn *c, struct kmg_backend *be,
+			  const struct kmg_pkt *p, bool is_new);
+
+/* parse.c */
+enum kmg_parse kmg_parse4(struct sk_buff *skb, struct kmg_pkt *p);
+enum kmg_parse kmg_parse6(struct sk_buff *skb, struct kmg_pkt *p);
+
+/* select.c */
+u64 kmg_flow_hash(const struct kmg_table *t, u32 mode, const struct kmg_pkt *p);
+struct kmg_backend *kmg_select(struct kmg_net *kn, struct kmg_service *svc,
+			       const struct kmg_pkt *p, bool *is_new, enum kmg_counter *why);
+
+/* encap.c */
+void kmg_xmit(struct kmg_net *kn, const struct kmg_service *svc, struct kmg_backend *be,
+	      struct sk_buff *skb, const struct kmg_pkt *p);
+
+/* icmp.c */
+void kmg_icmp_too_big(struct kmg_net *kn, struct sk_buff *skb, const struct kmg_pkt *p,
+		      unsigned int mtu);
+void kmg_icmp_echo_reply(struct kmg_net *kn, struct sk_buff *skb, const struct kmg_pkt *p);
+
+/* hook.c */
+int kmg_hooks_register(struct kmg_net *kn);
+void kmg_hooks_unregister(struct kmg_net *kn);
 
 /* debugfs.c */
 void kmg_debugfs_init(void);

@@ -8,24 +8,53 @@
 #include <linux/workqueue.h>
 #include <linux/kmaglev.h>
 #include <net/genetlink.h>
+#include <kunit/visibility.h>
 
 #include "kmaglev.h"
 
 unsigned int kmg_net_id __read_mostly;
+EXPORT_SYMBOL_IF_KUNIT(kmg_net_id);
 struct kmg_objects kmg_objects;
 struct workqueue_struct *kmg_wq __read_mostly;
 
 static __net_init int kmg_net_init(struct net *net)
 {
 	struct kmg_net *kn = kmg_pernet(net);
+	struct kmg_conn_cfg *cc = &kn->ccfg;
+	int err;
 
 	kn->net = net;
-	return kmg_net_services_init(kn);
+	cc->conn_max = KMG_DEFAULT_CONN_MAX;
+	cc->timeout_tcp_syn = KMG_DEFAULT_TIMEOUT_TCP_SYN;
+	cc->timeout_tcp_est = KMG_DEFAULT_TIMEOUT_TCP_EST;
+	cc->timeout_tcp_fin = KMG_DEFAULT_TIMEOUT_TCP_FIN;
+	cc->timeout_udp = KMG_DEFAULT_TIMEOUT_UDP;
+	kn->stats = alloc_percpu_gfp(struct kmg_net_stats, GFP_KERNEL_ACCOUNT);
+	if (!kn->stats)
+		return -ENOMEM;
+	err = kmg_conns_init(kn);
+	if (err)
+		goto err_stats;
+	err = kmg_net_services_init(kn);
+	if (err)
+		goto err_conns;
+	return 0;
+
+err_conns:
+	kmg_conns_exit(kn);
+err_stats:
+	free_percpu(kn->stats);
+	return err;
 }
 
 static __net_exit void kmg_net_exit(struct net *net)
 {
-	kmg_net_services_exit(kmg_pernet(net));
+	struct kmg_net *kn = kmg_pernet(net);
+
+	/* Deleting the last service unregisters the hooks and empties the connection table. */
+	kmg_net_services_exit(kn);
+	kmg_conns_exit(kn);
+	free_percpu(kn->stats);
 }
 
 static struct pernet_operations kmg_net_ops = {
@@ -42,9 +71,12 @@ static int __init kmg_init(void)
 	kmg_wq = alloc_workqueue("kmaglev", WQ_UNBOUND, 0);
 	if (!kmg_wq)
 		return -ENOMEM;
-	err = register_pernet_subsys(&kmg_net_ops);
+	err = kmg_conn_caches_init();
 	if (err)
 		goto err_wq;
+	err = register_pernet_subsys(&kmg_net_ops);
+	if (err)
+		goto err_caches;
 	err = kmg_genl_init();
 	if (err)
 		goto err_pernet;
@@ -53,6 +85,8 @@ static int __init kmg_init(void)
 
 err_pernet:
 	unregister_pernet_subsys(&kmg_net_ops);
+err_caches:
+	kmg_conn_caches_exit();
 err_wq:
 	destroy_workqueue(kmg_wq);
 	return err;
@@ -67,6 +101,7 @@ static void __exit kmg_exit(void)
 	rcu_barrier();
 	destroy_workqueue(kmg_wq);
 	rcu_barrier();
+	kmg_conn_caches_exit();
 	WARN(atomic_long_read(&kmg_objects.services) || atomic_long_read(&kmg_objects.backends) ||
 	     atomic_long_read(&kmg_objects.tables),
 	     "kmaglev: leaked %ld services, %ld backends, %ld tables\n",

@@ -521,6 +521,7 @@ static int kmg_nl_put_backend(struct sk_buff *skb, int type, const struct kmg_ba
 	    nla_put_u32(skb, KMAGLEV_A_BACKEND_ENCAP, be->encap) ||
 	    (be->keyed && nla_put_u32(skb, KMAGLEV_A_BACKEND_GRE_KEY, be->gre_key)) ||
 	    nla_put_u32(skb, KMAGLEV_A_BACKEND_MAX_CONNS, be->max_conns) ||
+	    (!be->removed && nla_put_u32(skb, KMAGLEV_A_BACKEND_ID, be->id)) ||
 	    (slots >= 0 && nla_put_u32(skb, KMAGLEV_A_BACKEND_SLOTS, slots)))
 		goto err;
 	if (stats) {
@@ -1137,6 +1138,35 @@ out:
 	return err;
 }
 
+/* The netns counters, one attribute per enum kmg_counter, in the spec's order. */
+static int kmg_nl_put_global(struct sk_buff *skb, struct kmg_net *kn)
+{
+	struct nlattr *nest;
+	u64 *sum;
+	int i, err = -EMSGSIZE;
+
+	BUILD_BUG_ON(KMAGLEV_A_GLOBAL_STATS_PAD - 1 != KMG_C_MAX);
+	sum = kcalloc(KMG_C_MAX, sizeof(*sum), GFP_KERNEL);
+	if (!sum)
+		return -ENOMEM;
+	kmg_net_stats_fold(kn, sum);
+	nest = nla_nest_start(skb, KMAGLEV_A_GLOBAL);
+	if (!nest)
+		goto out;
+	for (i = 0; i < KMG_C_MAX; i++) {
+		if (nla_put_u64_64bit(skb, KMAGLEV_A_GLOBAL_STATS_RX_PACKETS + i, sum[i],
+				      KMAGLEV_A_GLOBAL_STATS_PAD)) {
+			nla_nest_cancel(skb, nest);
+			goto out;
+		}
+	}
+	nla_nest_end(skb, nest);
+	err = 0;
+out:
+	kfree(sum);
+	return err;
+}
+
 int kmaglev_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[KMAGLEV_A_SERVICE_MAX + 1];
@@ -1169,7 +1199,7 @@ int kmaglev_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 		err = kmg_nl_fill_stats(msg, svc, info->snd_portid, info->snd_seq, 0);
 		goto done;
 	}
-	/* The whole netns: the sum over its services. */
+	/* The whole netns: the sum over its services, and the packet path's counters. */
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg) {
 		err = -ENOMEM;
@@ -1185,7 +1215,8 @@ int kmaglev_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	err = -EMSGSIZE;
 	hdr = kmg_nl_hdr(msg, info->snd_portid, info->snd_seq, 0, KMAGLEV_CMD_STATS_GET);
-	if (hdr && !kmg_nl_put_stats(msg, KMAGLEV_A_STATS, &sum, conns)) {
+	if (hdr && !kmg_nl_put_stats(msg, KMAGLEV_A_STATS, &sum, conns) &&
+	    !kmg_nl_put_global(msg, kn)) {
 		genlmsg_end(msg, hdr);
 		err = 0;
 	}
@@ -1274,7 +1305,16 @@ int kmaglev_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
 	if (nla_put_u32(msg, KMAGLEV_A_CONFIG_MAX_SERVICES, kn->max_services) ||
 	    nla_put_u32(msg, KMAGLEV_A_CONFIG_MAX_BACKENDS, kn->max_backends) ||
 	    nla_put_u32(msg, KMAGLEV_A_CONFIG_SERVICES, kn->nservices) ||
-	    nla_put_u32(msg, KMAGLEV_A_CONFIG_BACKENDS, kn->nbackends)) {
+	    nla_put_u32(msg, KMAGLEV_A_CONFIG_BACKENDS, kn->nbackends) ||
+	    nla_put_u32(msg, KMAGLEV_A_CONFIG_CONN_MAX, kn->ccfg.conn_max) ||
+	    nla_put_u32(msg, KMAGLEV_A_CONFIG_CONNS, atomic_read(&kn->conns.count)) ||
+	    nla_put_u32(msg, KMAGLEV_A_CONFIG_TIMEOUT_TCP_SYN, kn->ccfg.timeout_tcp_syn) ||
+	    nla_put_u32(msg, KMAGLEV_A_CONFIG_TIMEOUT_TCP_EST, kn->ccfg.timeout_tcp_est) ||
+	    nla_put_u32(msg, KMAGLEV_A_CONFIG_TIMEOUT_TCP_FIN, kn->ccfg.timeout_tcp_fin) ||
+	    nla_put_u32(msg, KMAGLEV_A_CONFIG_TIMEOUT_UDP, kn->ccfg.timeout_udp) ||
+	    nla_put_u32(msg, KMAGLEV_A_CONFIG_FLOOD_RATE, kn->ccfg.flood_rate) ||
+	    nla_put_u32(msg, KMAGLEV_A_CONFIG_PROBE_MARK_MIN, kn->ccfg.probe_mark_min) ||
+	    nla_put_u32(msg, KMAGLEV_A_CONFIG_PROBE_MARK_MAX, kn->ccfg.probe_mark_max)) {
 		mutex_unlock(&kn->lock);
 		goto err;
 	}
@@ -1287,10 +1327,17 @@ err:
 	return -EMSGSIZE;
 }
 
+static void kmg_nl_cfg_u32(struct nlattr **tb, int type, u32 *v)
+{
+	if (tb[type])
+		*v = nla_get_u32(tb[type]);
+}
+
 int kmaglev_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[KMAGLEV_A_CONFIG_MAX + 1];
 	struct kmg_net *kn = kmg_info_kn(info);
+	struct kmg_conn_cfg cc;
 	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, KMAGLEV_A_CONFIG))
@@ -1300,16 +1347,42 @@ int kmaglev_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		return err;
 	err = kmg_nl_only(tb, KMAGLEV_A_CONFIG_MAX,
-			  BIT_ULL(KMAGLEV_A_CONFIG_MAX_SERVICES) |
-			  BIT_ULL(KMAGLEV_A_CONFIG_MAX_BACKENDS),
+			  ~(BIT_ULL(KMAGLEV_A_CONFIG_SERVICES) |
+			    BIT_ULL(KMAGLEV_A_CONFIG_BACKENDS) |
+			    BIT_ULL(KMAGLEV_A_CONFIG_CONNS)),
 			  "config attribute is read-only", info->extack);
 	if (err)
 		return err;
 	mutex_lock(&kn->lock);
+	cc = kn->ccfg;
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_CONN_MAX, &cc.conn_max);
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_TIMEOUT_TCP_SYN, &cc.timeout_tcp_syn);
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_TIMEOUT_TCP_EST, &cc.timeout_tcp_est);
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_TIMEOUT_TCP_FIN, &cc.timeout_tcp_fin);
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_TIMEOUT_UDP, &cc.timeout_udp);
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_FLOOD_RATE, &cc.flood_rate);
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_PROBE_MARK_MIN, &cc.probe_mark_min);
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_PROBE_MARK_MAX, &cc.probe_mark_max);
+	if (cc.probe_mark_min > cc.probe_mark_max) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KMAGLEV_A_CONFIG_PROBE_MARK_MIN] ?:
+				    tb[KMAGLEV_A_CONFIG_PROBE_MARK_MAX],
+				    "config probe-mark-min is above probe-mark-max");
+		mutex_unlock(&kn->lock);
+		return -EINVAL;
+	}
 	if (tb[KMAGLEV_A_CONFIG_MAX_SERVICES])
 		kn->max_services = nla_get_u32(tb[KMAGLEV_A_CONFIG_MAX_SERVICES]);
 	if (tb[KMAGLEV_A_CONFIG_MAX_BACKENDS])
 		kn->max_backends = nla_get_u32(tb[KMAGLEV_A_CONFIG_MAX_BACKENDS]);
+	WRITE_ONCE(kn->ccfg.conn_max, cc.conn_max);
+	WRITE_ONCE(kn->ccfg.timeout_tcp_syn, cc.timeout_tcp_syn);
+	WRITE_ONCE(kn->ccfg.timeout_tcp_est, cc.timeout_tcp_est);
+	WRITE_ONCE(kn->ccfg.timeout_tcp_fin, cc.timeout_tcp_fin);
+	WRITE_ONCE(kn->ccfg.timeout_udp, cc.timeout_udp);
+	WRITE_ONCE(kn->ccfg.flood_rate, cc.flood_rate);
+	/* the range is read as two words; a probe during the change may be balanced normally */
+	WRITE_ONCE(kn->ccfg.probe_mark_min, cc.probe_mark_min);
+	WRITE_ONCE(kn->ccfg.probe_mark_max, cc.probe_mark_max);
 	mutex_unlock(&kn->lock);
 	return 0;
 }

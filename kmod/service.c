@@ -47,6 +47,7 @@ int kmg_net_services_init(struct kmg_net *kn)
 
 	mutex_init(&kn->lock);
 	xa_init_flags(&kn->services, XA_FLAGS_ALLOC1);
+	xa_init_flags(&kn->backend_ids, XA_FLAGS_ALLOC);
 	kn->max_services = KMG_DEFAULT_MAX_SERVICES;
 	kn->max_backends = KMG_DEFAULT_MAX_BACKENDS;
 	err = rhashtable_init(&kn->svc_ht, &kmg_svc_params);
@@ -57,7 +58,6 @@ int kmg_net_services_init(struct kmg_net *kn)
 		rhashtable_destroy(&kn->svc_ht);
 	return err;
 }
-EXPORT_SYMBOL_IF_KUNIT(kmg_net_services_init);
 
 void kmg_service_cfg_default(struct kmg_service_cfg *cfg)
 {
@@ -95,6 +95,7 @@ static struct kmg_vip *kmg_vip_get(struct kmg_net *kn, const struct kmg_svc_key 
 		if (!vip)
 			return ERR_PTR(-ENOMEM);
 		vip->key = vk;
+		vip->kn = kn;
 		err = rhashtable_insert_fast(&kn->vip_ht, &vip->node, kmg_vip_params);
 		if (err) {
 			kfree(vip);
@@ -122,24 +123,10 @@ static void kmg_vip_put(struct kmg_net *kn, const struct kmg_svc_key *key)
 	kfree_rcu(vip, rcu);
 }
 
-struct kmg_service *kmg_service_find(struct kmg_net *kn, const struct kmg_svc_key *key)
+/* Packet path: the VIP entry of a destination address, or NULL. Under RCU. */
+struct kmg_vip *kmg_vip_lookup_rcu(struct kmg_net *kn, u8 family, const void *daddr)
 {
-	return rhashtable_lookup_fast(&kn->svc_ht, key, kmg_svc_params);
-}
-EXPORT_SYMBOL_IF_KUNIT(kmg_service_find);
-
-/*
- * Packet path: the service for a destination, or NULL. Non-VIP traffic costs one lookup in
- * vip_ht; a VIP then tries the exact service and the wildcards that exist for it, most specific
- * first. Caller holds rcu_read_lock().
- */
-struct kmg_service *kmg_service_lookup_rcu(struct kmg_net *kn, u8 family, const void *daddr,
-					   u8 proto, __be16 dport)
-{
-	struct kmg_svc_key key;
 	struct kmg_vip_key vk;
-	struct kmg_vip *vip;
-	unsigned int kind;
 
 	memset(&vk, 0, sizeof(vk));
 	if (family == AF_INET) {
@@ -150,12 +137,28 @@ struct kmg_service *kmg_service_lookup_rcu(struct kmg_net *kn, u8 family, const 
 		memcpy(vk.addr, daddr, 16);
 	}
 	vk.family = family;
-	vip = rhashtable_lookup(&kn->vip_ht, &vk, kmg_vip_params);
-	if (!vip)
-		return NULL;
+	return rhashtable_lookup(&kn->vip_ht, &vk, kmg_vip_params);
+}
+
+struct kmg_service *kmg_service_find(struct kmg_net *kn, const struct kmg_svc_key *key)
+{
+	return rhashtable_lookup_fast(&kn->svc_ht, key, kmg_svc_params);
+}
+EXPORT_SYMBOL_IF_KUNIT(kmg_service_find);
+
+/*
+ * Packet path: the service of a VIP for a protocol and port, or NULL. Tries the exact service
+ * and then the wildcards that exist for this VIP, most specific first. Under RCU.
+ */
+struct kmg_service *kmg_vip_service_rcu(struct kmg_vip *vip, u8 proto, __be16 dport)
+{
+	struct kmg_net *kn = vip->kn;
+	struct kmg_svc_key key;
+	unsigned int kind;
+
 	memset(&key, 0, sizeof(key));
-	memcpy(key.addr, vk.addr, sizeof(key.addr));
-	key.family = family;
+	memcpy(key.addr, vip->key.addr, sizeof(key.addr));
+	key.family = vip->key.family;
 	/* kind 0: exact, 1: every port, 2: any protocol, 3: both */
 	for (kind = 0; kind < ARRAY_SIZE(vip->kinds); kind++) {
 		struct kmg_service *svc;
@@ -170,6 +173,15 @@ struct kmg_service *kmg_service_lookup_rcu(struct kmg_net *kn, u8 family, const 
 	}
 	return NULL;
 }
+
+/* The service for a destination, or NULL: non-VIP traffic costs one lookup. Under RCU. */
+struct kmg_service *kmg_service_lookup_rcu(struct kmg_net *kn, u8 family, const void *daddr,
+					   u8 proto, __be16 dport)
+{
+	struct kmg_vip *vip = kmg_vip_lookup_rcu(kn, family, daddr);
+
+	return vip ? kmg_vip_service_rcu(vip, proto, dport) : NULL;
+}
 EXPORT_SYMBOL_IF_KUNIT(kmg_service_lookup_rcu);
 
 /* Effective settings of a proposed backend. */
@@ -183,14 +195,22 @@ static u32 kmg_chg_state(const struct kmg_be_change *c)
 	return c->cfg && (c->cfg->set & KMG_BE_SET_STATE) ? c->cfg->state : c->be->state;
 }
 
-static int kmg_chg_validate(const struct kmg_be_change *c, struct netlink_ext_ack *extack)
+static int kmg_chg_validate(struct kmg_net *kn, const struct kmg_be_change *c,
+			    struct netlink_ext_ack *extack)
 {
 	const struct kmg_backend_cfg *cfg = c->cfg;
+	struct kmg_vip_key vk;
 	u32 encap;
 	bool keyed;
 
 	if (!cfg)
 		return 0;
+	/* A backend that is a VIP of this netns would loop. */
+	kmg_vip_key(&vk, cfg->addr.family, cfg->addr.b);
+	if (rhashtable_lookup_fast(&kn->vip_ht, &vk, kmg_vip_params)) {
+		NL_SET_ERR_MSG(extack, "backend address is a VIP of this netns");
+		return -EINVAL;
+	}
 	encap = cfg->set & KMG_BE_SET_ENCAP ? cfg->encap : c->be->encap;
 	keyed = cfg->set & KMG_BE_SET_KEY ? cfg->keyed : c->be->keyed;
 	if (keyed && encap != KMAGLEV_ENCAP_GRE) {
@@ -252,12 +272,25 @@ static void kmg_service_publish(struct kmg_service *svc, struct kmg_table *t)
 	kmg_service_sched_retire(svc);
 }
 
+/* The VIP counts services with the echo and defrag flags; ICMP echo and fragments have no port. */
+static void kmg_vip_flags(struct kmg_vip *vip, u32 flags, int sign)
+{
+	if (flags & KMAGLEV_SERVICE_FLAGS_ECHO)
+		WRITE_ONCE(vip->echo, vip->echo + sign);
+	if (flags & KMAGLEV_SERVICE_FLAGS_DEFRAG)
+		WRITE_ONCE(vip->defrag, vip->defrag + sign);
+}
+
 static void kmg_service_cfg_apply(struct kmg_service *svc, const struct kmg_service_cfg *cfg)
 {
 	struct kmg_service_cfg *c = &svc->cfg;
 
 	if (cfg == c)
 		return;
+	if (svc->vip) {
+		kmg_vip_flags(svc->vip, c->flags, -1);
+		kmg_vip_flags(svc->vip, cfg->flags, 1);
+	}
 	c->table_size = cfg->table_size;
 	memcpy(c->seed, cfg->seed, sizeof(c->seed));
 	WRITE_ONCE(c->hash, cfg->hash);
@@ -283,6 +316,7 @@ static int kmg_service_commit(struct kmg_service *svc, const struct kmg_service_
 	struct kmg_net *kn = svc->kn;
 	struct kmg_table *cur = rcu_dereference_protected(svc->cur, lockdep_is_held(&kn->lock));
 	struct kmg_backend **arr = NULL, **old = svc->be;
+	struct kmg_client_limit *cl = NULL, *oldcl;
 	struct kmg_table_be *in = NULL;
 	struct kmg_table *t = NULL;
 	u32 i, ne = 0, nold = svc->nbe;
@@ -294,7 +328,7 @@ static int kmg_service_commit(struct kmg_service *svc, const struct kmg_service_
 		return -E2BIG;
 	}
 	for (i = 0; i < n; i++) {
-		err = kmg_chg_validate(&set[i], extack);
+		err = kmg_chg_validate(kn, &set[i], extack);
 		if (err)
 			return err;
 	}
@@ -307,6 +341,14 @@ static int kmg_service_commit(struct kmg_service *svc, const struct kmg_service_
 		arr = kvcalloc(n, sizeof(*arr), GFP_KERNEL_ACCOUNT);
 		in = kvcalloc(n, sizeof(*in), GFP_KERNEL);
 		if (!arr || !in) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	oldcl = rcu_dereference_protected(svc->climit, lockdep_is_held(&kn->lock));
+	if (cfg->client_rate && !oldcl) {
+		cl = kzalloc(sizeof(*cl), GFP_KERNEL_ACCOUNT);
+		if (!cl) {
 			err = -ENOMEM;
 			goto out;
 		}
@@ -331,12 +373,19 @@ static int kmg_service_commit(struct kmg_service *svc, const struct kmg_service_
 		if (IS_ERR(t)) {
 			err = PTR_ERR(t);
 			NL_SET_ERR_MSG(extack, "out of memory building the Maglev table");
+			kfree(cl);
 			goto out;
 		}
 	}
 
 	/* Nothing can fail from here on. */
 	kmg_service_cfg_apply(svc, cfg);
+	if (cl) {
+		rcu_assign_pointer(svc->climit, cl);
+	} else if (!cfg->client_rate && oldcl) {
+		RCU_INIT_POINTER(svc->climit, NULL);
+		kfree_rcu(oldcl, rcu);
+	}
 	for (i = 0; i < n; i++)
 		if (set[i].cfg && !set[i].is_new)
 			kmg_backend_apply(set[i].be, set[i].cfg);
@@ -344,8 +393,10 @@ static int kmg_service_commit(struct kmg_service *svc, const struct kmg_service_
 	for (i = 0; i < nold; i++) {
 		int pos = kmg_backend_find(arr, n, old[i]->addr.b);
 
-		if (pos < 0 || arr[pos] != old[i])
+		if (pos < 0 || arr[pos] != old[i]) {
+			kmg_backend_unlist(kn, old[i]);
 			kmg_backend_put(old[i]);
+		}
 	}
 	svc->be = arr;
 	svc->nbe = n;
@@ -362,13 +413,16 @@ out:
 	return err;
 }
 
-static void kmg_chg_free_new(struct kmg_be_change *set, u32 n)
+static void kmg_chg_free_new(struct kmg_net *kn, struct kmg_be_change *set, u32 n)
 {
 	u32 i;
 
-	for (i = 0; i < n; i++)
-		if (set[i].is_new)
+	for (i = 0; i < n; i++) {
+		if (set[i].is_new) {
+			kmg_backend_unlist(kn, set[i].be);
 			kmg_backend_put(set[i].be);
+		}
+	}
 }
 
 static int kmg_backend_cfg_cmp(const void *a, const void *b)
@@ -381,7 +435,7 @@ static int kmg_backend_cfg_cmp(const void *a, const void *b)
  * The proposed set for a full backend list @bcfg: existing backends with the same address are
  * kept (with their connections and counters) and get the new settings. Sorts @bcfg.
  */
-static struct kmg_be_change *kmg_chg_from_list(struct kmg_service *svc,
+static struct kmg_be_change *kmg_chg_from_list(struct kmg_net *kn, struct kmg_service *svc,
 					       struct kmg_backend_cfg *bcfg, u32 nb,
 					       struct netlink_ext_ack *extack)
 {
@@ -406,9 +460,9 @@ static struct kmg_be_change *kmg_chg_from_list(struct kmg_service *svc,
 			set[i].be = svc->be[pos];
 			continue;
 		}
-		set[i].be = kmg_backend_alloc(&bcfg[i]);
+		set[i].be = kmg_backend_alloc(kn, &bcfg[i]);
 		if (!set[i].be) {
-			kmg_chg_free_new(set, i);
+			kmg_chg_free_new(kn, set, i);
 			kvfree(set);
 			return ERR_PTR(-ENOMEM);
 		}
@@ -435,6 +489,7 @@ static void kmg_service_free_rcu(struct rcu_head *head)
 {
 	struct kmg_service *svc = container_of(head, struct kmg_service, rcu);
 
+	kfree(rcu_dereference_protected(svc->climit, true));
 	free_percpu(svc->stats);
 	kfree(svc);
 	atomic_long_dec(&kmg_objects.services);
@@ -452,6 +507,16 @@ static void kmg_service_free(struct kmg_service *svc)
 		kmg_backend_put(svc->be[i]);
 	kvfree(svc->be);
 	call_rcu(&svc->rcu, kmg_service_free_rcu);
+}
+
+/* A service goes away: its backends leave the netns' backend count and probe ids. */
+static void kmg_service_unlist_backends(struct kmg_service *svc)
+{
+	u32 i;
+
+	for (i = 0; i < svc->nbe; i++)
+		kmg_backend_unlist(svc->kn, svc->be[i]);
+	svc->kn->nbackends -= svc->nbe;
 }
 
 int kmg_service_create(struct kmg_net *kn, const struct kmg_svc_key *key,
@@ -487,14 +552,14 @@ int kmg_service_create(struct kmg_net *kn, const struct kmg_svc_key *key,
 	kmg_service_cfg_default(&svc->cfg);
 	INIT_DELAYED_WORK(&svc->retire, kmg_service_retire_work);
 
-	set = kmg_chg_from_list(NULL, bcfg, nbcfg, extack);
+	set = kmg_chg_from_list(kn, NULL, bcfg, nbcfg, extack);
 	if (IS_ERR(set)) {
 		err = PTR_ERR(set);
 		goto err_svc;
 	}
 	err = kmg_service_commit(svc, cfg, set, nbcfg, &rebuilt, extack);
 	if (err) {
-		kmg_chg_free_new(set, nbcfg);
+		kmg_chg_free_new(kn, set, nbcfg);
 		kvfree(set);
 		goto err_svc;
 	}
@@ -512,16 +577,23 @@ int kmg_service_create(struct kmg_net *kn, const struct kmg_svc_key *key,
 	err = rhashtable_insert_fast(&kn->svc_ht, &svc->node, kmg_svc_params);
 	if (err)
 		goto err_vip;
+	err = kmg_hooks_register(kn);
+	if (err)
+		goto err_ht;
+	svc->vip = vip;
+	kmg_vip_flags(vip, svc->cfg.flags, 1);
 	kn->nservices++;
 	*svcp = svc;
 	return 0;
 
+err_ht:
+	rhashtable_remove_fast(&kn->svc_ht, &svc->node, kmg_svc_params);
 err_vip:
 	kmg_vip_put(kn, key);
 err_xa:
 	xa_erase(&kn->services, svc->id);
 err_unwind:
-	kn->nbackends -= svc->nbe;
+	kmg_service_unlist_backends(svc);
 	kmg_service_free(svc);
 	return err;
 err_svc:
@@ -542,7 +614,7 @@ int kmg_service_update(struct kmg_service *svc, const struct kmg_service_cfg *cf
 
 	lockdep_assert_held(&svc->kn->lock);
 	if (replace) {
-		set = kmg_chg_from_list(svc, bcfg, nbcfg, extack);
+		set = kmg_chg_from_list(svc->kn, svc, bcfg, nbcfg, extack);
 		n = nbcfg;
 	} else {
 		set = kmg_chg_current(svc);
@@ -554,7 +626,7 @@ int kmg_service_update(struct kmg_service *svc, const struct kmg_service_cfg *cf
 		return PTR_ERR(set);
 	err = kmg_service_commit(svc, cfg, set, n, rebuilt, extack);
 	if (err)
-		kmg_chg_free_new(set, n);
+		kmg_chg_free_new(svc->kn, set, n);
 	kvfree(set);
 	return err;
 }
@@ -568,10 +640,12 @@ static void kmg_service_unlink(struct kmg_service *svc)
 	lockdep_assert_held(&kn->lock);
 	svc->dead = true;
 	rhashtable_remove_fast(&kn->svc_ht, &svc->node, kmg_svc_params);
+	kmg_vip_flags(svc->vip, svc->cfg.flags, -1);
+	svc->vip = NULL;
 	kmg_vip_put(kn, &svc->key);
 	xa_erase(&kn->services, svc->id);
 	kn->nservices--;
-	kn->nbackends -= svc->nbe;
+	kmg_service_unlist_backends(svc);
 }
 
 /* Delete one service. Called with kn->lock held; drops and retakes it to free the service. */
@@ -580,6 +654,8 @@ void kmg_service_destroy(struct kmg_service *svc)
 	struct kmg_net *kn = svc->kn;
 
 	kmg_service_unlink(svc);
+	if (!kn->nservices)
+		kmg_hooks_unregister(kn);
 	mutex_unlock(&kn->lock);
 	kmg_service_free(svc);
 	mutex_lock(&kn->lock);
@@ -597,6 +673,7 @@ void kmg_service_flush(struct kmg_net *kn)
 		kmg_service_unlink(svc);
 		list_add(&svc->dead_list, &dead);
 	}
+	kmg_hooks_unregister(kn);
 	if (list_empty(&dead))
 		return;
 	mutex_unlock(&kn->lock);
@@ -608,6 +685,7 @@ void kmg_service_flush(struct kmg_net *kn)
 	}
 	mutex_lock(&kn->lock);
 }
+EXPORT_SYMBOL_IF_KUNIT(kmg_service_flush);
 
 void kmg_net_services_exit(struct kmg_net *kn)
 {
@@ -618,8 +696,8 @@ void kmg_net_services_exit(struct kmg_net *kn)
 	rhashtable_destroy(&kn->svc_ht);
 	rhashtable_destroy(&kn->vip_ht);
 	xa_destroy(&kn->services);
+	xa_destroy(&kn->backend_ids);
 }
-EXPORT_SYMBOL_IF_KUNIT(kmg_net_services_exit);
 
 int kmg_backend_add(struct kmg_service *svc, struct kmg_backend_cfg *cfg, bool *rebuilt,
 		    struct netlink_ext_ack *extack)
@@ -638,7 +716,7 @@ int kmg_backend_add(struct kmg_service *svc, struct kmg_backend_cfg *cfg, bool *
 		return -ENOMEM;
 	at = -pos - 1;
 	memmove(&set[at + 1], &set[at], (svc->nbe - at) * sizeof(*set));
-	set[at].be = kmg_backend_alloc(cfg);
+	set[at].be = kmg_backend_alloc(svc->kn, cfg);
 	set[at].cfg = cfg;
 	set[at].is_new = true;
 	if (!set[at].be) {

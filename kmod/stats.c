@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmaglev counters: per-CPU packet, byte and new-flow counts of services and backends,
- * summed over CPUs for netlink.
+ * kmaglev counters: per-CPU packet, byte and new-flow counts of services and backends, and
+ * the per-netns counters of the packet path (enum kmg_counter), summed over CPUs for netlink.
  */
 #include <linux/percpu.h>
 
@@ -39,5 +39,19 @@ void kmg_stats_fold(struct kmg_pcpu_stats __percpu *pcpu, struct kmg_stats_sum *
 		sum->packets += packets;
 		sum->bytes += bytes;
 		sum->new_flows += new_flows;
+	}
+}
+
+/* The netns counters, summed over CPUs, into sum[KMG_C_MAX]. */
+void kmg_net_stats_fold(struct kmg_net *kn, u64 *sum)
+{
+	int cpu, i;
+
+	memset(sum, 0, KMG_C_MAX * sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		const struct kmg_net_stats *s = per_cpu_ptr(kn->stats, cpu);
+
+		for (i = 0; i < KMG_C_MAX; i++)
+			sum[i] += READ_ONCE(s->c[i]);
 	}
 }

@@ -63,6 +63,16 @@ void kmg_table_free_rcu(struct kmg_table *t)
 	queue_rcu_work(kmg_wq, &t->free_work);
 }
 
+/* The flow-hash key of tables built with @seed: its bytes, as the table permutations use. */
+static void kmg_flow_key(siphash_key_t *key, const u8 seed[KMG_SEED_LEN])
+{
+	__le64 k[2];
+
+	memcpy(k, seed, sizeof(k));
+	key->key[0] = le64_to_cpu(k[0]);
+	key->key[1] = le64_to_cpu(k[1]);
+}
+
 /*
  * Build a table of @size slots for the eligible backends @in[0..n-1] (sorted by address, with
  * the weights to use). GFP_KERNEL: process context only. The table takes a reference on each
@@ -80,6 +90,7 @@ struct kmg_table *kmg_table_build(const struct kmg_table_be *in, u32 n, u32 size
 	t = kmg_table_alloc(size, n);
 	if (!t)
 		return ERR_PTR(-ENOMEM);
+	kmg_flow_key(&t->flow_key, seed);
 	if (n) {
 		mg = kvcalloc(n, sizeof(*mg), GFP_KERNEL);
 		scratch = kvmalloc(kmg_maglev_scratch_size(size, n), GFP_KERNEL);

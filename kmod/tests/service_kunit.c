@@ -14,34 +14,34 @@
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
-struct kmg_test_ctx {
-	struct kmg_net *kn;
-};
-
+/*
+ * The tests work on the initial netns' real state (the test VM has no other services), so
+ * they also exercise hook registration with the first service and unregistration with the
+ * last.
+ */
 static int kmg_svc_test_init(struct kunit *test)
 {
-	struct kmg_test_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	struct kmg_net *kn = kmg_pernet(&init_net);
 
-	if (!ctx)
-		return -ENOMEM;
-	ctx->kn = kunit_kzalloc(test, sizeof(*ctx->kn), GFP_KERNEL);
-	if (!ctx->kn)
-		return -ENOMEM;
-	ctx->kn->net = &init_net;
-	test->priv = ctx;
-	return kmg_net_services_init(ctx->kn);
+	if (kn->nservices)
+		return -EBUSY;
+	test->priv = kn;
+	return 0;
 }
 
 static void kmg_svc_test_exit(struct kunit *test)
 {
-	struct kmg_test_ctx *ctx = test->priv;
+	struct kmg_net *kn = test->priv;
 
-	kmg_net_services_exit(ctx->kn);
+	mutex_lock(&kn->lock);
+	kmg_service_flush(kn);
+	kn->max_backends = KMG_DEFAULT_MAX_BACKENDS;
+	mutex_unlock(&kn->lock);
 }
 
 static struct kmg_net *kmg_kn(struct kunit *test)
 {
-	return ((struct kmg_test_ctx *)test->priv)->kn;
+	return test->priv;
 }
 
 static void kmg_key(struct kmg_svc_key *key, u8 last, u8 proto, u16 port)
@@ -198,6 +198,7 @@ static void kmg_test_atomic_update(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, svc->nbe, n);
 	KUNIT_EXPECT_EQ(test, kmg_cur(svc)->nbe, n);
 	KUNIT_EXPECT_EQ(test, kn->nbackends, n);
+	KUNIT_EXPECT_TRUE(test, kn->hooks);
 
 	/* The same set again (different order): nothing to rebuild. */
 	for (i = 0; i < n; i++)

@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmaglev connection table: which backend each flow (5-tuple + service) is pinned to.
+ *
+ * Design: two rhashtables per netns, one per address family, because the keys differ in size
+ * (20 bytes for IPv4, 44 for IPv6) and IPv4 entries then fit in 64 bytes. rhashtable gives
+ * lockless RCU lookups, per-bucket locks for inserts and removals, and resizing on its own.
+ * (hlist_nulls with SLAB_TYPESAFE_BY_RCU, as conntrack does, would save the 16-byte rcu_head
+ * per entry but needs a reference count or a re-check on every lookup and a fixed-size table.)
+ *
+ * Lifetime: an entry holds a reference on its backend. Entries have no timers: each carries an
+ * expiry time that packets push forward, and an incremental GC worker walks the tables in
+ * bounded chunks, removing expired entries and entries of deleted services. A removed entry is
+ * freed after an RCU grace period; the counters it was part of are settled then too.
+ *
+ * Limits: conn-max per netns. At the limit an insert first evicts a SYN-only entry from the
+ * buckets near its own (as conntrack's early drop does); failing that the flow is not tracked
+ * and is forwarded by Maglev alone. Above flood-rate new entries per second (flood mode), and
+ * beyond a service's max-conns, flows are not tracked either.
+ */
+#include <linux/jiffies.h>
+#include <linux/rhashtable.h>
+#include <linux/slab.h>
+#include <net/tcp.h>
+
+#include "kmaglev.h"
+
+struct kmg_conn_key4 {
+	__be32 saddr;
+	__be32 daddr;
+	__be16 sport;
+	__be16 dport;
+	u32 svc_id;
+	u8 proto;
+	u8 pad[3];
+};
+
+struct kmg_conn_key6 {
+	struct in6_addr saddr;
+	struct in6_addr daddr;
+	__be16 sport;
+	__be16 dport;
+	u32 svc_id;
+	u8 proto;
+	u8 pad[3];
+};
+
+/*
+ * An entry. IPv4 entries are allocated only up to the end of k4 (60 bytes, a 64-byte slab
+ * object), IPv6 entries up to the end of k6.
+ */
+struct kmg_conn {
+	struct rhash_head node;
+	struct kmg_backend *be;		/* changed with xchg() (resched); read with READ_ONCE() */
+	u32 expires;			/* jiffies, 32 bits */
+	u8 state;			/* enum kmg_conn_state */
+	u8 family;
+	struct kmg_net *kn;
+	struct rcu_head rcu;
+	union {
+		struct kmg_conn_key4 k4;
+		struct kmg_conn_key6 k6;
+	};
+};
+
+static struct kmem_cache *kmg_conn4_cache __read_mostly;
+static struct kmem_cache *kmg_conn6_cache __read_mostly;
+
+static const struct rhashtable_params kmg_conn4_params = {
+	.key_len	= sizeof(struct kmg_conn_key4),
+	.key_offset	= offsetof(struct kmg_conn, k4),
+	.head_offset	= offsetof(struct kmg_conn, node),
+	.automatic_shrinking = true,
+	.min_size	= 256,
+};
+
+static const struct rhashtable_params kmg_conn6_params = {
+	.key_len	= sizeof(struct kmg_conn_key6),
+	.key_offset	= offsetof(struct kmg_conn, k6),
+	.head_offset	= offsetof(struct kmg_conn, node),
+	.automatic_shrinking = true,
+	.min_size	= 256,
+};
+
+#define KMG_CONN4_SIZE	(offsetof(struct kmg_conn, k4) + sizeof(struct kmg_conn_key4))
+#define KMG_CONN6_SIZE	(offsetof(struct kmg_conn, k6) + sizeof(struct kmg_conn_key6))
+
+/* Entries examined per GC run, and buckets searched for a SYN-only entry to evict. */
+#define KMG_GC_BUDGET		8192
+#define KMG_EVICT_BUCKETS	8
+
+int kmg_conn_caches_init(void)
+{
+	kmg_conn4_cache = kmem_cache_create("kmaglev_conn4", KMG_CONN4_SIZE, 0,
+					    SLAB_ACCOUNT, NULL);
+	kmg_conn6_cache = kmem_cache_create("kmaglev_conn6", KMG_CONN6_SIZE, 0,
+					    SLAB_ACCOUNT, NULL);
+	if (!kmg_conn4_cache || !kmg_conn6_cache) {
+		kmem_cache_destroy(kmg_conn4_cache);
+		kmem_cache_destroy(kmg_conn6_cache);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void kmg_conn_caches_exit(void)
+{
+	kmem_cache_destroy(kmg_conn4_cache);
+	kmem_cache_destroy(kmg_conn6_cache);
+}
+
+/* Bytes of one entry as allocated (slab object), for the memory report. */
+size_t kmg_conn_entry_bytes(u8 family)
+{
+	return kmem_cache_size(family == AF_INET ? kmg_conn4_cache : kmg_conn6_cache);
+}
+
+/* Bytes of both tables' bucket arrays. */
+size_t kmg_conn_bucket_bytes(struct kmg_net *kn)
+{
+	const struct bucket_table *t4, *t6;
+	size_t b;
+
+	rcu_read_lock();
+	t4 = rht_dereference_rcu(kn->conns.ht4.tbl, &kn->conns.ht4);
+	t6 = rht_dereference_rcu(kn->conns.ht6.tbl, &kn->conns.ht6);
+	b = ((size_t)t4->size + t6->size) * sizeof(t4->buckets[0]);
+	rcu_read_unlock();
+	return b;
+}
+
+static void kmg_conn_key4(struct kmg_conn_key4 *k, u32 svc_id, const struct kmg_pkt *p)
+{
+	memset(k, 0, sizeof(*k));
+	k->saddr = p->saddr.v4;
+	k->daddr = p->daddr.v4;
+	k->sport = p->sport;
+	k->dport = p->dport;
+	k->svc_id = svc_id;
+	k->proto = p->proto;
+}
+
+static void kmg_conn_key6(struct kmg_conn_key6 *k, u32 svc_id, const struct kmg_pkt *p)
+{
+	memset(k, 0, sizeof(*k));
+	k->saddr = p->saddr.v6;
+	k->daddr = p->daddr.v6;
+	k->sport = p->sport;
+	k->dport = p->dport;
+	k->svc_id = svc_id;
+	k->proto = p->proto;
+}
+
+static u32 kmg_conn_svc_id(const struct kmg_conn *c)
+{
+	return c->family == AF_INET ? c->k4.svc_id : c->k6.svc_id;
+}
+
+bool kmg_conn_expired(const struct kmg_conn *c)
+{
+	return (s32)((u32)jiffies - READ_ONCE(c->expires)) >= 0;
+}
+
+/*
+ * Does a packet keep to this entry? Not when it expired (GC has not got to it yet), nor when
+ * a new connection (SYN) reuses the 5-tuple of a closed one: then the entry is reused.
+ */
+bool kmg_conn_usable(const struct kmg_conn *c, bool new_flow)
+{
+	return !kmg_conn_expired(c) && !(new_flow && READ_ONCE(c->state) == KMG_CS_FIN);
+}
+
+struct kmg_backend *kmg_conn_backend(const struct kmg_conn *c)
+{
+	return READ_ONCE(c->be);
+}
+
+static u32 kmg_conn_timeout(const struct kmg_net *kn, u8 state)
+{
+	const struct kmg_conn_cfg *cc = &kn->ccfg;
+	u32 s;
+
+	switch (state) {
+	case KMG_CS_SYN:
+		s = READ_ONCE(cc->timeout_tcp_syn);
+		break;
+	case KMG_CS_EST:
+		s = READ_ONCE(cc->timeout_tcp_est);
+		break;
+	case KMG_CS_FIN:
+		s = READ_ONCE(cc->timeout_tcp_fin);
+		break;
+	default:
+		s = READ_ONCE(cc->timeout_udp);
+		break;
+	}
+	return s * HZ;
+}
+
+/* The state a packet moves an entry to (or a new entry starts in). */
+static u8 kmg_conn_next_state(u8 state, const struct kmg_pkt *p, bool is_new)
+{
+	if (p->proto != IPPROTO_TCP)
+		return KMG_CS_OTHER;
+	if (p->tcp_flags & (TCPHDR_FIN | TCPHDR_RST))
+		return KMG_CS_FIN;
+	if ((p->tcp_flags & (TCPHDR_SYN | TCPHDR_ACK)) == TCPHDR_SYN)
+		return KMG_CS_SYN;
+	if (is_new || state == KMG_CS_SYN)
+		return KMG_CS_EST;
+	return state;
+}
+
+struct kmg_conn *kmg_conn_lookup(struct kmg_net *kn, u32 svc_id, const struct kmg_pkt *p)
+{
+	if (p->family == AF_INET) {
+		struct kmg_conn_key4 k;
+
+		kmg_conn_key4(&k, svc_id, p);
+		return rhashtable_lookup(&kn->conns.ht4, &k, kmg_conn4_params);
+	}
+	{
+		struct kmg_conn_key6 k;
+
+		kmg_conn_key6(&k, svc_id, p);
+		return rhashtable_lookup(&kn->conns.ht6, &k, kmg_conn6_params);
+	}
+}
+
+/*
+ * A packet of the flow: move the state on and push the expiry. The expiry is only written
+ * when it moves by more than a second, so a busy flow does not dirty its entry every packet.
+ */
+void kmg_conn_refresh(struct kmg_net *kn, struct kmg_conn *c, const struct kmg_pkt *p)
+{
+	u8 state = kmg_conn_next_state(READ_ONCE(c->state), p, false);
+	u32 expires = (u32)jiffies + kmg_conn_timeout(kn, state);
+
+	if (state != READ_ONCE(c->state))
+		WRITE_ONCE(c->state, state);
+	else if ((s32)(expires - READ_ONCE(c->expires)) < HZ)
+		return;
+	WRITE_ONCE(c->expires, expires);
+}
+
+/* Pin the flow to another backend (resched, or an expired entry reused for a new flow). */
+void kmg_conn_set_backend(struct kmg_net *kn, struct kmg_conn *c, struct kmg_backend *be,
+			  const struct kmg_pkt *p, bool is_new)
+{
+	struct kmg_backend *old;
+	u8 state = kmg_conn_next_state(READ_ONCE(c->state), p, is_new);
+
+	kmg_backend_get(be);
+	atomic_inc(&be->conns);
+	old = xchg(&c->be, be);
+	atomic_dec(&old->conns);
+	kmg_backend_put(old);
+	WRITE_ONCE(c->state, state);
+	WRITE_ONCE(c->expires, (u32)jiffies + kmg_conn_timeout(kn, state));
+}
+
+/* Settle an entry's counters and references, after every reader is done with it. */
+static void kmg_conn_free(struct kmg_conn *c)
+{
+	struct kmg_net *kn = c->kn;
+	struct kmg_service *svc;
+
+	rcu_read_lock();
+	svc = xa_load(&kn->services, kmg_conn_svc_id(c));
+	if (svc)
+		atomic_dec(&svc->conns);
+	rcu_read_unlock();
+	atomic_dec(&c->be->conns);
+	kmg_backend_put(c->be);
+	atomic_dec(&kn->conns.count);
+	atomic_long_dec(&kmg_objects.conns);
+	kmem_cache_free(c->family == AF_INET ? kmg_conn4_cache : kmg_conn6_cache, c);
+}
+
+static void kmg_conn_free_rcu(struct rcu_head *head)
+{
+	kmg_conn_free(container_of(head, struct kmg_conn, rcu));
+}
+
+/* Remove an entry from its table; false if someone else already did. */
+static bool kmg_conn_unlink(struct kmg_net *kn, struct kmg_conn *c)
+{
+	int err;
+
+	if (c->family == AF_INET)
+		err = rhashtable_remove_fast(&kn->conns.ht4, &c->node, kmg_conn4_params);
+	else
+		err = rhashtable_remove_fast(&kn->conns.ht6, &c->node, kmg_conn6_params);
+	if (err)
+		return false;
+	call_rcu(&c->rcu, kmg_conn_free_rcu);
+	return true;
+}
+
+/*
+ * The table is full: evict one entry that has seen only a SYN from the buckets at and after
+ * the new flow's own (a cheap, local search; under a SYN flood most entries qualify).
+ */
+static bool kmg_conn_evict_syn(struct kmg_net *kn, const struct kmg_pkt *p)
+{
+	struct rhashtable *ht = p->family == AF_INET ? &kn->conns.ht4 : &kn->conns.ht6;
+	const struct bucket_table *tbl;
+	struct kmg_conn_key4 k4;
+	struct kmg_conn_key6 k6;
+	struct rhash_head *pos;
+	struct kmg_conn *c;
+	unsigned int hash, i;
+
+	tbl = rht_dereference_rcu(ht->tbl, ht);
+	if (p->family == AF_INET) {
+		kmg_conn_key4(&k4, 0, p);
+		hash = rht_key_hashfn(ht, tbl, &k4, kmg_conn4_params);
+	} else {
+		kmg_conn_key6(&k6, 0, p);
+		hash = rht_key_hashfn(ht, tbl, &k6, kmg_conn6_params);
+	}
+	for (i = 0; i < KMG_EVICT_BUCKETS; i++) {
+		rht_for_each_entry_rcu(c, pos, tbl, (hash + i) & (tbl->size - 1), node) {
+			if (READ_ONCE(c->state) == KMG_CS_SYN && kmg_conn_unlink(kn, c)) {
+				kmg_count(kn, KMG_C_CONN_EVICT_SYN);
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* Flood mode: more than flood-rate new entries in the current second. */
+static bool kmg_conn_flooding(struct kmg_net *kn)
+{
+	struct kmg_conns *cs = &kn->conns;
+	u32 rate = READ_ONCE(kn->ccfg.flood_rate);
+	unsigned long second = jiffies / HZ;
+
+	if (!rate)
+		return false;
+	if (READ_ONCE(cs->flood_second) != second) {
+		WRITE_ONCE(cs->flood_second, second);
+		atomic_set(&cs->flood_count, 0);
+	}
+	return atomic_inc_return(&cs->flood_count) > rate;
+}
+
+/*
+ * Track a new flow on @be. Returns the entry (another CPU's, if it won a race for the same
+ * flow), or NULL when the flow is not tracked: *why then names the counter to bump.
+ */
+struct kmg_conn *kmg_conn_insert(struct kmg_net *kn, struct kmg_service *svc,
+				 const struct kmg_pkt *p, struct kmg_backend *be,
+				 enum kmg_counter *why)
+{
+	struct kmg_conns *cs = &kn->conns;
+	u32 max = READ_ONCE(kn->ccfg.conn_max);
+	u32 svc_max = READ_ONCE(svc->cfg.max_conns);
+	struct kmg_conn *c, *old;
+	u8 state;
+
+	if (svc_max && atomic_read(&svc->conns) >= svc_max) {
+		*why = KMG_C_CONN_SVC_LIMIT;
+		return NULL;
+	}
+	if (kmg_conn_flooding(kn)) {
+		*why = KMG_C_CONN_FLOOD;
+		return NULL;
+	}
+	if (atomic_read(&cs->count) >= max && !kmg_conn_evict_syn(kn, p)) {
+		*why = KMG_C_CONN_TABLE_FULL;
+		return NULL;
+	}
+	c = kmem_cache_alloc(p->family == AF_INET ? kmg_conn4_cache : kmg_conn6_cache,
+			     GFP_ATOMIC);
+	if (!c) {
+		*why = KMG_C_CONN_TABLE_FULL;
+		return NULL;
+	}
+	if (p->family == AF_INET)
+		kmg_conn_key4(&c->k4, svc->id, p);
+	else
+		kmg_conn_key6(&c->k6, svc->id, p);
+	atomic_inc(&cs->count);
+	state = kmg_conn_next_state(KMG_CS_OTHER, p, true);
+	c->family = p->family;
+	c->kn = kn;
+	c->state = state;
+	c->expires = (u32)jiffies + kmg_conn_timeout(kn, state);
+	c->be = be;
+	if (p->family == AF_INET)
+		old = rhashtable_lookup_get_insert_fast(&cs->ht4, &c->node, kmg_conn4_params);
+	else
+		old = rhashtable_lookup_get_insert_fast(&cs->ht6, &c->node, kmg_conn6_params);
+	if (old) {
+		/* Lost a race for the same flow (or out of memory): use the winner. */
+		atomic_dec(&cs->count);
+		kmem_cache_free(p->family == AF_INET ? kmg_conn4_cache : kmg_conn6_cache, c);
+		if (IS_ERR(old)) {
+			*why = KMG_C_CONN_TABLE_FULL;
+			return NULL;
+		}
+		return old;
+	}
+	kmg_backend_get(be);
+	atomic_inc(&be->conns);
+	atomic_inc(&svc->conns);
+	atomic_long_inc(&kmg_objects.conns);
+	kmg_count(kn, KMG_C_CONN_NEW);
+	return c;
+}
+
+/* One GC step over one table: true when it reached the end of the table. */
+static bool kmg_conn_gc_table(struct kmg_net *kn, struct rhashtable_iter *iter,
+			      unsigned int *budget)
+{
+	struct kmg_conn *c;
+	bool end = false;
+
+	rhashtable_walk_start(iter);
+	while (*budget) {
+		c = rhashtable_walk_next(iter);
+		if (IS_ERR(c)) {
+			if (PTR_ERR(c) == -EAGAIN)	/* resized: the walk restarted */
+				continue;
+			break;
+		}
+		if (!c) {
+			end = true;
+			break;
+		}
+		(*budget)--;
+		if (kmg_conn_expired(c) || !xa_load(&kn->services, kmg_conn_svc_id(c))) {
+			if (kmg_conn_unlink(kn, c))
+				kmg_count(kn, KMG_C_CONN_EXPIRED);
+		}
+	}
+	rhashtable_walk_stop(iter);
+	if (end) {
+		/* start the next pass from the beginning */
+		rhashtable_walk_exit(iter);
+		rhashtable_walk_enter(iter->ht, iter);
+	}
+	return end;
+}
+
+/* The GC worker: bounded work per run; a full pass ends with a one-second pause. */
+static void kmg_conn_gc_work(struct work_struct *work)
+{
+	struct kmg_conns *cs = container_of(to_delayed_work(work), struct kmg_conns, gc);
+	struct kmg_net *kn = container_of(cs, struct kmg_net, conns);
+	unsigned int budget = KMG_GC_BUDGET;
+	bool done4, done6;
+
+	done4 = kmg_conn_gc_table(kn, &cs->iter4, &budget);
+	done6 = kmg_conn_gc_table(kn, &cs->iter6, &budget);
+	queue_delayed_work(kmg_wq, &cs->gc, done4 && done6 ? HZ : 1);
+}
+
+void kmg_conn_gc_start(struct kmg_net *kn)
+{
+	queue_delayed_work(kmg_wq, &kn->conns.gc, HZ);
+}
+
+/* Remove every entry (no packet path may run: hooks unregistered, or netns exiting). */
+static void kmg_conn_flush_table(struct kmg_net *kn, struct rhashtable_iter *iter)
+{
+	struct kmg_conn *c;
+
+	rhashtable_walk_exit(iter);
+	rhashtable_walk_enter(iter->ht, iter);
+	rhashtable_walk_start(iter);
+	while ((c = rhashtable_walk_next(iter))) {
+		if (IS_ERR(c))
+			continue;
+		kmg_conn_unlink(kn, c);
+	}
+	rhashtable_walk_stop(iter);
+}
+
+/* Stop GC and drop every entry; called when the netns' hooks go away. */
+void kmg_conn_gc_stop(struct kmg_net *kn)
+{
+	cancel_delayed_work_sync(&kn->conns.gc);
+	kmg_conn_flush_table(kn, &kn->conns.iter4);
+	kmg_conn_flush_table(kn, &kn->conns.iter6);
+}
+
+int kmg_conns_init(struct kmg_net *kn)
+{
+	struct kmg_conns *cs = &kn->conns;
+	int err;
+
+	err = rhashtable_init(&cs->ht4, &kmg_conn4_params);
+	if (err)
+		return err;
+	err = rhashtable_init(&cs->ht6, &kmg_conn6_params);
+	if (err) {
+		rhashtable_destroy(&cs->ht4);
+		return err;
+	}
+	rhashtable_walk_enter(&cs->ht4, &cs->iter4);
+	rhashtable_walk_enter(&cs->ht6, &cs->iter6);
+	INIT_DELAYED_WORK(&cs->gc, kmg_conn_gc_work);
+	atomic_set(&cs->count, 0);
+	return 0;
+}
+
+/* After kmg_conn_gc_stop(): the tables are empty but entries may await their grace period. */
+void kmg_conns_exit(struct kmg_net *kn)
+{
+	struct kmg_conns *cs = &kn->conns;
+
+	rhashtable_walk_exit(&cs->iter4);
+	rhashtable_walk_exit(&cs->iter6);
+	rhashtable_destroy(&cs->ht4);
+	rhashtable_destroy(&cs->ht6);
+}

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmaglev encapsulation: send a packet to its backend in IPIP, IPv6-in-IPv6, 4in6, 6in4 or
+ * GRE (optionally keyed) over IPv4 or IPv6. The outer family is the backend's.
+ *
+ * The route to each backend is kept in a per-backend dst_cache, which notices route changes
+ * (a stale route fails its dst check and is looked up again). The outer source is the
+ * service's encap-src, or the route's preferred source. DSCP is copied and ECN encapsulated as
+ * RFC 6040 says; an IPv6 outer header carries the flow hash in its flow label so backends can
+ * spread flows by RSS. GSO packets get the tunnel's gso_type and inner headers, so they are
+ * segmented correctly after encapsulation.
+ *
+ * Path MTU: when the encapsulated packet would not fit the route's MTU and the client's packet
+ * may not be fragmented (IPv4 with DF, or any IPv6), the client gets ICMP fragmentation
+ * needed / Packet Too Big with the MTU left after the encapsulation overhead (icmp.c);
+ * otherwise the outer packet is fragmented.
+ */
+#include <linux/if_tunnel.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/kmaglev.h>
+#include <net/dsfield.h>
+#include <net/gre.h>
+#include <net/inet_ecn.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ip_tunnels.h>
+#include <net/ipv6.h>
+#include <net/route.h>
+#ifdef KMG_HAVE_NET_GSO_H
+#include <net/gso.h>
+#endif
+
+#include "kmaglev.h"
+
+struct kmg_encap {
+	bool gre;
+	bool keyed;
+	__be32 key;
+	u8 proto;		/* outer header's next protocol */
+	unsigned int hlen;	/* outer headers (IP and GRE) */
+};
+
+static void kmg_encap_of(const struct kmg_backend *be, const struct kmg_pkt *p, bool outer6,
+			 struct kmg_encap *e)
+{
+	e->gre = READ_ONCE(be->encap) == KMAGLEV_ENCAP_GRE;
+	e->keyed = e->gre && READ_ONCE(be->keyed);
+	e->key = htonl(READ_ONCE(be->gre_key));
+	if (e->gre)
+		e->proto = IPPROTO_GRE;
+	else
+		e->proto = p->family == AF_INET ? IPPROTO_IPIP : IPPROTO_IPV6;
+	e->hlen = (outer6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr)) +
+		  (e->gre ? sizeof(struct gre_base_hdr) + (e->keyed ? 4 : 0) : 0);
+}
+
+static u8 kmg_inner_dsfield(const struct sk_buff *skb, const struct kmg_pkt *p)
+{
+	return p->family == AF_INET ? ip_hdr(skb)->tos : ipv6_get_dsfield(ipv6_hdr(skb));
+}
+
+/*
+ * Does the packet fit @mtu once encapsulated? If not and it may not be fragmented, tell the
+ * client and return true (the caller drops it).
+ */
+static bool kmg_too_big(struct kmg_net *kn, struct sk_buff *skb, const struct kmg_pkt *p,
+			unsigned int mtu)
+{
+	if (skb_is_gso(skb) ? skb_gso_validate_network_len(skb, mtu) : skb->len <= mtu)
+		return false;
+	if (p->family == AF_INET && !(ip_hdr(skb)->frag_off & htons(IP_DF)))
+		return false;
+	kmg_icmp_too_big(kn, skb, p, mtu);
+	return true;
+}
+
+/* Offload state, and the GRE header if any; the outer IP header is pushed by the caller. */
+static int kmg_push_encap(struct sk_buff *skb, const struct kmg_pkt *p,
+			  const struct kmg_encap *e, bool outer6)
+{
+	__be16 inner = p->family == AF_INET ? htons(ETH_P_IP) : htons(ETH_P_IPV6);
+	int err;
+
+	err = iptunnel_handle_offloads(skb, e->gre ? SKB_GSO_GRE :
+					    outer6 ? SKB_GSO_IPXIP6 : SKB_GSO_IPXIP4);
+	if (err)
+		return err;
+	if (e->gre) {
+		struct gre_base_hdr *g;
+
+		skb_set_inner_protocol(skb, inner);
+		g = skb_push(skb, sizeof(*g) + (e->keyed ? 4 : 0));
+		g->flags = e->keyed ? GRE_KEY : 0;
+		g->protocol = inner;
+		if (e->keyed)
+			*(__be32 *)(g + 1) = e->key;
+	} else {
+		skb_set_inner_ipproto(skb, e->proto);
+	}
+	return 0;
+}
+
+static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
+		      struct kmg_backend *be, struct sk_buff *skb, const struct kmg_pkt *p)
+{
+	__be32 want = READ_ONCE(svc->cfg.encap_src4), saddr = 0;
+	__be32 daddr = kmg_addr_v4(&be->addr);
+	u8 dsfield = kmg_inner_dsfield(skb, p);
+	struct kmg_encap e;
+	struct rtable *rt;
+	__be16 df;
+	unsigned int len;
+
+	kmg_encap_of(be, p, false, &e);
+	rt = dst_cache_get_ip4(&be->dst_cache, &saddr);
+	if (!rt || (want && saddr != want)) {
+		struct flowi4 fl4;
+
+		if (rt)
+			ip_rt_put(rt);
+		memset(&fl4, 0, sizeof(fl4));
+		fl4.daddr = daddr;
+		fl4.saddr = want;
+		fl4.flowi4_proto = e.proto;
+		if (want)
+			fl4.flowi4_flags = FLOWI_FLAG_ANYSRC;
+		rt = ip_route_output_key(kn->net, &fl4);
+		if (IS_ERR(rt))
+			goto no_route;
+		if (rt->rt_type != RTN_UNICAST) {
+			ip_rt_put(rt);
+			goto no_route;
+		}
+		dst_cache_set_ip4(&be->dst_cache, &rt->dst, fl4.saddr);
+		saddr = fl4.saddr;
+	}
+	if (kmg_too_big(kn, skb, p, dst_mtu(&rt->dst) - e.hlen)) {
+		ip_rt_put(rt);
+		kmg_count(kn, KMG_C_DROP_TOO_BIG);
+		kfree_skb_reason(skb, SKB_DROP_REASON_PKT_TOO_BIG);
+		return;
+	}
+	/* IPv6 clients never let routers fragment; IPv4 ones say so with DF. */
+	df = p->family == AF_INET6 || (ip_hdr(skb)->frag_off & htons(IP_DF)) ? htons(IP_DF) : 0;
+	if (skb_cow_head(skb, LL_RESERVED_SPACE(rt->dst.dev) + rt->dst.header_len + e.hlen) ||
+	    kmg_push_encap(skb, p, &e, false)) {
+		ip_rt_put(rt);
+		kmg_count(kn, KMG_C_DROP_NOMEM);
+		kfree_skb_reason(skb, SKB_DROP_REASON_NOMEM);
+		return;
+	}
+	len = skb->len + sizeof(struct iphdr);
+	iptunnel_xmit(NULL, rt, skb, saddr, daddr, e.proto,
+		      INET_ECN_encapsulate(dsfield, dsfield), ip4_dst_hoplimit(&rt->dst), df,
+		      false);
+	kmg_count(kn, KMG_C_TX_PACKETS);
+	kmg_count_add(kn, KMG_C_TX_BYTES, len);
+	return;
+
+no_route:
+	kmg_count(kn, KMG_C_DROP_NO_ROUTE);
+	kfree_skb_reason(skb, SKB_DROP_REASON_IP_OUTNOROUTES);
+}
+
+static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
+		      struct kmg_backend *be, struct sk_buff *skb, const struct kmg_pkt *p)
+{
+	struct in6_addr want = svc->cfg.encap_src6, saddr;
+	__be32 label = htonl(skb_get_hash(skb)) & IPV6_FLOWLABEL_MASK;
+	u8 dsfield = kmg_inner_dsfield(skb, p);
+	struct dst_entry *dst;
+	struct ipv6hdr *ip6h;
+	struct kmg_encap e;
+	bool frag_outer;
+	unsigned int mtu, len;
+
+	kmg_encap_of(be, p, true, &e);
+	dst = dst_cache_get_ip6(&be->dst_cache, &saddr);
+	if (!dst || (!ipv6_addr_any(&want) && !ipv6_addr_equal(&saddr, &want))) {
+		struct flowi6 fl6;
+
+		dst_release(dst);
+		memset(&fl6, 0, sizeof(fl6));
+		fl6.daddr = be->addr.in6;
+		fl6.saddr = want;
+		fl6.flowi6_proto = e.proto;
+		if (ip6_dst_lookup(kn->net, NULL, &dst, &fl6))
+			goto no_route;
+		dst_cache_set_ip6(&be->dst_cache, dst, &fl6.saddr);
+		saddr = fl6.saddr;
+	}
+	mtu = dst_mtu(dst) - e.hlen;
+	if (kmg_too_big(kn, skb, p, mtu)) {
+		dst_release(dst);
+		kmg_count(kn, KMG_C_DROP_TOO_BIG);
+		kfree_skb_reason(skb, SKB_DROP_REASON_PKT_TOO_BIG);
+		return;
+	}
+	/* An IPv4 packet without DF may be fragmented: here that means the outer IPv6 packet. */
+	frag_outer = !skb_is_gso(skb) && skb->len > mtu;
+	if (skb_cow_head(skb, LL_RESERVED_SPACE(dst->dev) + dst->header_len + e.hlen) ||
+	    kmg_push_encap(skb, p, &e, true)) {
+		dst_release(dst);
+		kmg_count(kn, KMG_C_DROP_NOMEM);
+		kfree_skb_reason(skb, SKB_DROP_REASON_NOMEM);
+		return;
+	}
+	skb_scrub_packet(skb, false);
+	skb_dst_set(skb, dst);
+	skb_push(skb, sizeof(*ip6h));
+	skb_reset_network_header(skb);
+	ip6h = ipv6_hdr(skb);
+	ip6_flow_hdr(ip6h, INET_ECN_encapsulate(dsfield, dsfield), label);
+	ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+	ip6h->nexthdr = e.proto;
+	ip6h->hop_limit = ip6_dst_hoplimit(dst);
+	ip6h->saddr = saddr;
+	ip6h->daddr = be->addr.in6;
+	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	skb->protocol = htons(ETH_P_IPV6);
+	skb->ignore_df = frag_outer;
+	len = skb->len;
+	ip6_local_out(kn->net, NULL, skb);
+	kmg_count(kn, KMG_C_TX_PACKETS);
+	kmg_count_add(kn, KMG_C_TX_BYTES, len);
+	return;
+
+no_route:
+	kmg_count(kn, KMG_C_DROP_NO_ROUTE);
+	kfree_skb_reason(skb, SKB_DROP_REASON_IP_OUTNOROUTES);
+}
+
+/* Send @skb (the client's packet) to @be; always consumes it. */
+void kmg_xmit(struct kmg_net *kn, const struct kmg_service *svc, struct kmg_backend *be,
+	      struct sk_buff *skb, const struct kmg_pkt *p)
+{
+	if (be->addr.family == AF_INET)
+		kmg_xmit4(kn, svc, be, skb, p);
+	else
+		kmg_xmit6(kn, svc, be, skb, p);
+}

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmaglev netfilter hooks: the packet path.
+ *
+ * PRE_ROUTING (packets from clients) and LOCAL_OUT (locally generated packets, such as health
+ * probes) for IPv4 and IPv6, at a priority before defragmentation and conntrack, registered in
+ * a netns only while it has services. A packet whose destination is not a VIP address costs
+ * one lockless lookup and passes. A packet to a VIP is parsed, matched to a service, given a
+ * backend (select.c) and sent encapsulated (encap.c); the hook then returns NF_STOLEN. Packets
+ * that are malformed, or cannot be balanced, are dropped with a kernel drop reason and counted.
+ *
+ * The whole path runs under RCU (as every netfilter hook does) with bottom halves disabled,
+ * so per-CPU counters and the fragment queues are safe from process context too.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/kmaglev.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter_ipv4.h>
+#include <linux/netfilter_ipv6.h>
+#include <net/ip.h>
+#include <net/ipv6_frag.h>
+#include <net/netfilter/ipv6/nf_defrag_ipv6.h>
+
+#include "kmaglev.h"
+
+static void kmg_drop(struct kmg_net *kn, struct sk_buff *skb, enum kmg_counter c,
+		     enum skb_drop_reason reason)
+{
+	kmg_count(kn, c);
+	kfree_skb_reason(skb, reason);
+}
+
+/* Reassemble a fragment in place. 0: @skb is now the whole packet; else it was consumed. */
+static int kmg_defrag(struct kmg_net *kn, struct sk_buff *skb, u8 family)
+{
+	int err;
+
+	if (family == AF_INET) {
+		/* IPVS uses the same queue user; kmaglev and IPVS never balance the same VIP. */
+		err = ip_defrag(kn->net, skb, IP_DEFRAG_VS_IN);
+	} else {
+		err = nf_ct_frag6_gather(kn->net, skb, IP6_DEFRAG_LOCAL_DELIVER);
+		if (err && err != -EINPROGRESS) {
+			kmg_drop(kn, skb, KMG_C_DROP_MALFORMED, SKB_DROP_REASON_IP_INHDR);
+			return err;
+		}
+	}
+	if (!err)
+		kmg_count(kn, KMG_C_FRAG_REASSEMBLED);
+	return err;
+}
+
+static void kmg_account(struct kmg_pcpu_stats __percpu *pcpu, unsigned int len, bool is_new)
+{
+	struct kmg_pcpu_stats *s = this_cpu_ptr(pcpu);
+
+	u64_stats_update_begin(&s->syncp);
+	u64_stats_inc(&s->packets);
+	u64_stats_add(&s->bytes, len);
+	if (is_new)
+		u64_stats_inc(&s->new_flows);
+	u64_stats_update_end(&s->syncp);
+}
+
+/* Locally generated packets with a probe mark go to the backend the mark names. */
+static struct kmg_backend *kmg_probe_backend(struct kmg_net *kn, const struct sk_buff *skb)
+{
+	u32 min = READ_ONCE(kn->ccfg.probe_mark_min), max = READ_ONCE(kn->ccfg.probe_mark_max);
+
+	if (!max || skb->mark < min || skb->mark > max)
+		return NULL;
+	return xa_load(&kn->backend_ids, skb->mark - min);
+}
+
+/* A packet to a VIP address. Returns the netfilter verdict; NF_STOLEN when it consumed it. */
+static unsigned int kmg_rcv(struct kmg_net *kn, struct kmg_vip *vip, struct sk_buff *skb,
+			    const struct nf_hook_state *state, u8 family)
+{
+	struct kmg_backend *be;
+	struct kmg_service *svc;
+	enum kmg_counter why;
+	enum kmg_parse res;
+	struct kmg_pkt p;
+	bool is_new;
+
+	res = family == AF_INET ? kmg_parse4(skb, &p) : kmg_parse6(skb, &p);
+	if (res == KMG_PARSE_OK && p.frag) {
+		if (!READ_ONCE(vip->defrag)) {
+			kmg_drop(kn, skb, KMG_C_DROP_FRAG, SKB_DROP_REASON_IP_INHDR);
+			return NF_STOLEN;
+		}
+		if (kmg_defrag(kn, skb, family))
+			return NF_STOLEN;
+		res = family == AF_INET ? kmg_parse4(skb, &p) : kmg_parse6(skb, &p);
+	}
+	if (res == KMG_PARSE_PASS)
+		return NF_ACCEPT;
+	if (res == KMG_PARSE_DROP) {
+		kmg_drop(kn, skb, KMG_C_DROP_MALFORMED, SKB_DROP_REASON_PKT_TOO_SMALL);
+		return NF_STOLEN;
+	}
+	if (p.echo) {
+		if (!READ_ONCE(vip->echo))
+			return NF_ACCEPT;
+		kmg_icmp_echo_reply(kn, skb, &p);
+		return NF_STOLEN;
+	}
+
+	svc = kmg_vip_service_rcu(vip, p.proto, p.dport);
+	if (!svc) {
+		if (p.icmp_err) {
+			kmg_drop(kn, skb, KMG_C_ICMP_DROP, SKB_DROP_REASON_UNHANDLED_PROTO);
+			return NF_STOLEN;
+		}
+		kmg_count(kn, KMG_C_VIP_MISS);
+		return NF_ACCEPT;
+	}
+	kmg_count(kn, KMG_C_RX_PACKETS);
+
+	be = NULL;
+	is_new = false;
+	if (state->hook == NF_INET_LOCAL_OUT) {
+		be = kmg_probe_backend(kn, skb);
+		if (be)
+			kmg_count(kn, KMG_C_PROBE);
+	}
+	if (!be)
+		be = kmg_select(kn, svc, &p, &is_new, &why);
+	if (!be) {
+		kmg_drop(kn, skb, p.icmp_err ? KMG_C_ICMP_DROP : why,
+			 SKB_DROP_REASON_NETFILTER_DROP);
+		return NF_STOLEN;
+	}
+	if (p.icmp_err)
+		kmg_count(kn, KMG_C_ICMP_FORWARDED);
+	kmg_account(svc->stats, skb->len, is_new);
+	kmg_account(be->stats, skb->len, is_new);
+	kmg_xmit(kn, svc, be, skb, &p);
+	return NF_STOLEN;
+}
+
+static unsigned int kmg_hook4(void *priv, struct sk_buff *skb, const struct nf_hook_state *state)
+{
+	struct kmg_net *kn = kmg_pernet(state->net);
+	struct kmg_vip *vip;
+	unsigned int verdict;
+
+	vip = kmg_vip_lookup_rcu(kn, AF_INET, &ip_hdr(skb)->daddr);
+	if (!vip)
+		return NF_ACCEPT;
+	local_bh_disable();
+	verdict = kmg_rcv(kn, vip, skb, state, AF_INET);
+	local_bh_enable();
+	return verdict;
+}
+
+static unsigned int kmg_hook6(void *priv, struct sk_buff *skb, const struct nf_hook_state *state)
+{
+	struct kmg_net *kn = kmg_pernet(state->net);
+	struct kmg_vip *vip;
+	unsigned int verdict;
+
+	vip = kmg_vip_lookup_rcu(kn, AF_INET6, &ipv6_hdr(skb)->daddr);
+	if (!vip)
+		return NF_ACCEPT;
+	local_bh_disable();
+	verdict = kmg_rcv(kn, vip, skb, state, AF_INET6);
+	local_bh_enable();
+	return verdict;
+}
+
+/* Before defragmentation (-400) and conntrack (-200): fragments are ours to handle. */
+#define KMG_PRI4	(NF_IP_PRI_CONNTRACK_DEFRAG - 10)
+#define KMG_PRI6	(NF_IP6_PRI_CONNTRACK_DEFRAG - 10)
+
+static const struct nf_hook_ops kmg_nf_ops[] = {
+	{
+		.hook		= kmg_hook4,
+		.pf		= NFPROTO_IPV4,
+		.hooknum	= NF_INET_PRE_ROUTING,
+		.priority	= KMG_PRI4,
+	},
+	{
+		.hook		= kmg_hook4,
+		.pf		= NFPROTO_IPV4,
+		.hooknum	= NF_INET_LOCAL_OUT,
+		.priority	= KMG_PRI4,
+	},
+	{
+		.hook		= kmg_hook6,
+		.pf		= NFPROTO_IPV6,
+		.hooknum	= NF_INET_PRE_ROUTING,
+		.priority	= KMG_PRI6,
+	},
+	{
+		.hook		= kmg_hook6,
+		.pf		= NFPROTO_IPV6,
+		.hooknum	= NF_INET_LOCAL_OUT,
+		.priority	= KMG_PRI6,
+	},
+};
+
+/* The netns got its first service: start balancing. Under kn->lock. */
+int kmg_hooks_register(struct kmg_net *kn)
+{
+	int err;
+
+	lockdep_assert_held(&kn->lock);
+	if (kn->hooks)
+		return 0;
+	err = nf_register_net_hooks(kn->net, kmg_nf_ops, ARRAY_SIZE(kmg_nf_ops));
+	if (err)
+		return err;
+	kn->hooks = true;
+	kmg_conn_gc_start(kn);
+	return 0;
+}
+
+/* The netns has no services left: stop, and drop every connection entry. Under kn->lock. */
+void kmg_hooks_unregister(struct kmg_net *kn)
+{
+	lockdep_assert_held(&kn->lock);
+	if (!kn->hooks)
+		return;
+	nf_unregister_net_hooks(kn->net, kmg_nf_ops, ARRAY_SIZE(kmg_nf_ops));
+	kn->hooks = false;
+	kmg_conn_gc_stop(kn);
+}

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmaglev ICMP: echo replies from a VIP, and fragmentation-needed / Packet Too Big to clients
+ * whose packets would not fit the tunnel. (ICMP errors about VIP flows are not answered here:
+ * parse.c maps them to their flow and they are forwarded to its backend like its packets.)
+ *
+ * Too-big messages go through the kernel's icmp_send()/icmpv6_send(), so they are rate limited
+ * per destination and globally like every ICMP error the host sends.
+ */
+#include <linux/icmp.h>
+#include <linux/icmpv6.h>
+#include <net/checksum.h>
+#include <net/icmp.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+#include <net/route.h>
+
+#include "kmaglev.h"
+
+void kmg_icmp_too_big(struct kmg_net *kn, struct sk_buff *skb, const struct kmg_pkt *p,
+		      unsigned int mtu)
+{
+	if (p->icmp_err)	/* never an error about an error */
+		return;
+	if (p->family == AF_INET) {
+		/*
+		 * icmp_send() needs the packet's route; one arriving at PRE_ROUTING has none yet,
+		 * so give it the route back to the client.
+		 */
+		if (!skb_dst(skb)) {
+			struct flowi4 fl4;
+			struct rtable *rt;
+
+			memset(&fl4, 0, sizeof(fl4));
+			fl4.daddr = p->saddr.v4;
+			fl4.flowi4_proto = IPPROTO_ICMP;
+			rt = ip_route_output_key(kn->net, &fl4);
+			if (IS_ERR(rt))
+				return;
+			skb_dst_set(skb, &rt->dst);
+		}
+		icmp_send(skb, ICMP_DEST_UNREACH, ICMP_FRAG_NEEDED, htonl(mtu));
+	} else {
+		icmpv6_send(skb, ICMPV6_PKT_TOOBIG, 0, max_t(u32, mtu, IPV6_MIN_MTU));
+	}
+	kmg_count(kn, KMG_C_ICMP_PTB_SENT);
+}
+
+/* Turn an echo request to a VIP into the reply, from the VIP, and send it. Consumes @skb. */
+void kmg_icmp_echo_reply(struct kmg_net *kn, struct sk_buff *skb, const struct kmg_pkt *p)
+{
+	struct dst_entry *dst;
+
+	if (skb_ensure_writable(skb, p->l4off + 8))
+		goto drop;
+	if (p->family == AF_INET) {
+		struct iphdr *iph = ip_hdr(skb);
+		struct icmphdr *ih = (struct icmphdr *)(skb->data + p->l4off);
+		struct flowi4 fl4;
+		struct rtable *rt;
+
+		swap(iph->saddr, iph->daddr);
+		iph->ttl = 64;
+		ip_send_check(iph);
+		ih->type = ICMP_ECHOREPLY;
+		csum_replace2(&ih->checksum, htons(ICMP_ECHO << 8), htons(ICMP_ECHOREPLY << 8));
+		memset(&fl4, 0, sizeof(fl4));
+		fl4.daddr = iph->daddr;
+		fl4.saddr = iph->saddr;
+		fl4.flowi4_proto = IPPROTO_ICMP;
+		fl4.flowi4_flags = FLOWI_FLAG_ANYSRC;
+		rt = ip_route_output_key(kn->net, &fl4);
+		if (IS_ERR(rt))
+			goto drop;
+		dst = &rt->dst;
+	} else {
+		struct ipv6hdr *ip6h = ipv6_hdr(skb);
+		struct icmp6hdr *ih = (struct icmp6hdr *)(skb->data + p->l4off);
+		struct flowi6 fl6;
+
+		swap(ip6h->saddr, ip6h->daddr);
+		ip6h->hop_limit = 64;
+		ih->icmp6_type = ICMPV6_ECHO_REPLY;
+		/* the pseudo-header sum is the same with the addresses swapped */
+		csum_replace2(&ih->icmp6_cksum, htons(ICMPV6_ECHO_REQUEST << 8),
+			      htons(ICMPV6_ECHO_REPLY << 8));
+		memset(&fl6, 0, sizeof(fl6));
+		fl6.daddr = ip6h->daddr;
+		fl6.saddr = ip6h->saddr;
+		fl6.flowi6_proto = IPPROTO_ICMPV6;
+		dst = ip6_route_output(kn->net, NULL, &fl6);
+		if (dst->error) {
+			dst_release(dst);
+			goto drop;
+		}
+	}
+	skb_scrub_packet(skb, false);
+	skb_dst_set(skb, dst);
+	kmg_count(kn, KMG_C_ICMP_ECHO);
+	if (p->family == AF_INET) {
+		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+		ip_local_out(kn->net, NULL, skb);
+	} else {
+		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+		ip6_local_out(kn->net, NULL, skb);
+	}
+	return;
+drop:
+	kmg_count(kn, KMG_C_DROP_NOMEM);
+	kfree_skb_reason(skb, SKB_DROP_REASON_NOMEM);
+}
