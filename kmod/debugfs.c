@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmaglev debugfs: /sys/kernel/debug/kmaglev/objects counts live services, backends and
- * tables across all network namespaces, so tests can see that a deleted netns freed
- * everything once RCU and the table workqueue have run.
+ * kmaglev debugfs: /sys/kernel/debug/kmaglev/objects counts live services, backends, tables
+ * and connection entries across all network namespaces, so tests can see that a deleted netns
+ * freed everything once RCU and the table workqueue have run, and reports the bytes the
+ * connection tables use (entries as allocated plus hash buckets).
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
+#include <net/net_namespace.h>
 
 #include "kmaglev.h"
 
@@ -13,10 +15,23 @@ static struct dentry *kmg_debugfs_dir;
 
 static int kmg_objects_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "services %ld\nbackends %ld\ntables %ld\n",
+	size_t bytes = 0;
+	struct net *net;
+
+	rcu_read_lock();
+	for_each_net_rcu(net) {
+		struct kmg_net *kn = kmg_pernet(net);
+
+		bytes += atomic_read(&kn->conns.ht4.nelems) * kmg_conn_entry_bytes(AF_INET) +
+			 atomic_read(&kn->conns.ht6.nelems) * kmg_conn_entry_bytes(AF_INET6) +
+			 kmg_conn_bucket_bytes(kn);
+	}
+	rcu_read_unlock();
+	seq_printf(m, "services %ld\nbackends %ld\ntables %ld\nconns %ld\nconn_bytes %zu\n",
 		   atomic_long_read(&kmg_objects.services),
 		   atomic_long_read(&kmg_objects.backends),
-		   atomic_long_read(&kmg_objects.tables));
+		   atomic_long_read(&kmg_objects.tables),
+		   atomic_long_read(&kmg_objects.conns), bytes);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(kmg_objects);

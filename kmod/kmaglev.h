@@ -12,8 +12,8 @@
  *   backend it points to.
  * - Service and backend settings the packet path reads are scalars written with WRITE_ONCE()
  *   under kn->lock and read with READ_ONCE().
- * - A backend is refcounted (refcount_t): the service's backend set, each table, and (later)
- *   each connection entry hold a reference. The last put frees it after an RCU grace period.
+ * - A backend is refcounted (refcount_t): the service's backend set, each table, and each
+ *   connection entry hold a reference. The last put frees it after an RCU grace period.
  * - A service is removed from the hash tables under kn->lock and freed after a grace period,
  *   with its tables.
  * - Tables are freed from a workqueue after a grace period (queue_rcu_work), in process context,
