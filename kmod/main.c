@@ -103,10 +103,10 @@ static void __exit kmg_exit(void)
 	rcu_barrier();
 	kmg_conn_caches_exit();
 	WARN(atomic_long_read(&kmg_objects.services) || atomic_long_read(&kmg_objects.backends) ||
-	     atomic_long_read(&kmg_objects.tables),
-	     "kmaglev: leaked %ld services, %ld backends, %ld tables\n",
+	     atomic_long_read(&kmg_objects.tables) || atomic_long_read(&kmg_objects.conns),
+	     "kmaglev: leaked %ld services, %ld backends, %ld tables, %ld connections\n",
 	     atomic_long_read(&kmg_objects.services), atomic_long_read(&kmg_objects.backends),
-	     atomic_long_read(&kmg_objects.tables));
+	     atomic_long_read(&kmg_objects.tables), atomic_long_read(&kmg_objects.conns));
 }
 
 module_init(kmg_init);
