@@ -18,6 +18,8 @@
 #include <net/ipv6.h>
 #include <net/tcp.h>
 
+#include <kunit/visibility.h>
+
 #include "kmaglev.h"
 
 /* The ports of a TCP or UDP header at @off. */
@@ -131,6 +133,7 @@ enum kmg_parse kmg_parse4(struct sk_buff *skb, struct kmg_pkt *p)
 		return KMG_PARSE_DROP;
 	return KMG_PARSE_OK;
 }
+EXPORT_SYMBOL_IF_KUNIT(kmg_parse4);
 
 /* The flow an ICMPv6 error quotes, at @off (after the ICMPv6 header), reversed. */
 static enum kmg_parse kmg_parse_icmp6_inner(struct sk_buff *skb, unsigned int off,
@@ -207,3 +210,4 @@ enum kmg_parse kmg_parse6(struct sk_buff *skb, struct kmg_pkt *p)
 		return KMG_PARSE_DROP;
 	return KMG_PARSE_OK;
 }
+EXPORT_SYMBOL_IF_KUNIT(kmg_parse6);

@@ -14,6 +14,8 @@
 #include <linux/reciprocal_div.h>
 #include <net/tcp.h>
 
+#include <kunit/visibility.h>
+
 #include "kmaglev.h"
 
 u64 kmg_flow_hash(const struct kmg_table *t, u32 mode, const struct kmg_pkt *p)
@@ -51,6 +53,7 @@ u64 kmg_flow_hash(const struct kmg_table *t, u32 mode, const struct kmg_pkt *p)
 		return siphash(&f, sizeof(f), &t->flow_key);
 	}
 }
+EXPORT_SYMBOL_IF_KUNIT(kmg_flow_hash);
 
 /* A backend with room for one more flow: over max-conns, the next backend in the table. */
 static struct kmg_backend *kmg_table_pick(struct kmg_net *kn, const struct kmg_table *t,
