@@ -71,10 +71,10 @@ static void kmg_test_v4_tcp(struct kunit *test)
 	pkt.tcp.syn = 1;
 	KUNIT_ASSERT_EQ(test, kmg_parse4(kmg_skb(test, &pkt, sizeof(pkt)), &p), KMG_PARSE_OK);
 	KUNIT_EXPECT_EQ(test, p.proto, IPPROTO_TCP);
-	KUNIT_EXPECT_EQ(test, p.sport, htons(40000));
-	KUNIT_EXPECT_EQ(test, p.dport, htons(80));
-	KUNIT_EXPECT_EQ(test, p.saddr.v4, CLI4);
-	KUNIT_EXPECT_EQ(test, p.daddr.v4, VIP4);
+	KUNIT_EXPECT_EQ(test, ntohs(p.sport), 40000);
+	KUNIT_EXPECT_EQ(test, ntohs(p.dport), 80);
+	KUNIT_EXPECT_EQ(test, ntohl(p.saddr.v4), ntohl(CLI4));
+	KUNIT_EXPECT_EQ(test, ntohl(p.daddr.v4), ntohl(VIP4));
 	KUNIT_EXPECT_TRUE(test, p.tcp_flags & TCPHDR_SYN);
 	KUNIT_EXPECT_FALSE(test, p.frag);
 	KUNIT_EXPECT_FALSE(test, p.icmp_err);
@@ -146,10 +146,10 @@ static void kmg_test_v4_icmp_error(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kmg_parse4(kmg_skb(test, &pkt, sizeof(pkt)), &p), KMG_PARSE_OK);
 	KUNIT_EXPECT_TRUE(test, p.icmp_err);
 	KUNIT_EXPECT_EQ(test, p.proto, IPPROTO_UDP);
-	KUNIT_EXPECT_EQ(test, p.saddr.v4, CLI4);
-	KUNIT_EXPECT_EQ(test, p.daddr.v4, VIP4);
-	KUNIT_EXPECT_EQ(test, p.sport, htons(33000));
-	KUNIT_EXPECT_EQ(test, p.dport, htons(53));
+	KUNIT_EXPECT_EQ(test, ntohl(p.saddr.v4), ntohl(CLI4));
+	KUNIT_EXPECT_EQ(test, ntohl(p.daddr.v4), ntohl(VIP4));
+	KUNIT_EXPECT_EQ(test, ntohs(p.sport), 33000);
+	KUNIT_EXPECT_EQ(test, ntohs(p.dport), 53);
 
 	/* inner packet truncated before its ports */
 	KUNIT_EXPECT_EQ(test, kmg_parse4(kmg_skb(test, &pkt, sizeof(pkt) - 6), &p),
@@ -194,7 +194,7 @@ static void kmg_test_v6_exthdrs(struct kunit *test)
 	pkt.udp.dest = htons(53);
 	KUNIT_ASSERT_EQ(test, kmg_parse6(kmg_skb(test, &pkt, sizeof(pkt)), &p), KMG_PARSE_OK);
 	KUNIT_EXPECT_EQ(test, p.proto, IPPROTO_UDP);
-	KUNIT_EXPECT_EQ(test, p.dport, htons(53));
+	KUNIT_EXPECT_EQ(test, ntohs(p.dport), 53);
 	KUNIT_EXPECT_EQ(test, p.l4off, (unsigned int)(sizeof(pkt.ip6) + 8));
 
 	/* an extension header that claims more bytes than the packet has */
@@ -244,8 +244,8 @@ static void kmg_test_v6_icmp(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kmg_parse6(kmg_skb(test, &pkt, sizeof(pkt)), &p), KMG_PARSE_OK);
 	KUNIT_EXPECT_TRUE(test, p.icmp_err);
 	KUNIT_EXPECT_EQ(test, p.proto, IPPROTO_TCP);
-	KUNIT_EXPECT_EQ(test, p.sport, htons(50000));
-	KUNIT_EXPECT_EQ(test, p.dport, htons(443));
+	KUNIT_EXPECT_EQ(test, ntohs(p.sport), 50000);
+	KUNIT_EXPECT_EQ(test, ntohs(p.dport), 443);
 	KUNIT_EXPECT_TRUE(test, ipv6_addr_equal(&p.daddr.v6, &pkt.ip6.daddr));
 	/* truncated quote */
 	KUNIT_EXPECT_EQ(test, kmg_parse6(kmg_skb(test, &pkt, sizeof(pkt.ip6) + 8 + 20), &p),
