@@ -101,6 +101,22 @@ static int kmg_push_encap(struct sk_buff *skb, const struct kmg_pkt *p,
 	return 0;
 }
 
+/*
+ * Packets kmaglev sends itself pass its LOCAL_OUT hook without a lookup: the hook sees this
+ * CPU's flag (bottom halves are off, so nothing else runs on the CPU meanwhile).
+ */
+DEFINE_PER_CPU(bool, kmg_in_xmit);
+
+void kmg_local_out(struct kmg_net *kn, struct sk_buff *skb)
+{
+	__this_cpu_write(kmg_in_xmit, true);
+	if (skb->protocol == htons(ETH_P_IP))
+		ip_local_out(kn->net, NULL, skb);
+	else
+		ip6_local_out(kn->net, NULL, skb);
+	__this_cpu_write(kmg_in_xmit, false);
+}
+
 static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 		      struct kmg_backend *be, struct sk_buff *skb, const struct kmg_pkt *p)
 {
@@ -108,6 +124,7 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 	__be32 daddr = kmg_addr_v4(&be->addr);
 	u8 dsfield = kmg_inner_dsfield(skb, p);
 	struct kmg_encap e;
+	struct iphdr *iph;
 	struct rtable *rt;
 	__be16 df;
 	unsigned int len;
@@ -150,10 +167,31 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 		kfree_skb_reason(skb, SKB_DROP_REASON_NOMEM);
 		return;
 	}
-	len = skb->len + sizeof(struct iphdr);
-	iptunnel_xmit(NULL, rt, skb, saddr, daddr, e.proto,
-		      INET_ECN_encapsulate(dsfield, dsfield), ip4_dst_hoplimit(&rt->dst), df,
-		      false);
+	skb_scrub_packet(skb, false);
+	skb_dst_set(skb, &rt->dst);
+	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	skb_push(skb, sizeof(*iph));
+	skb_reset_network_header(skb);
+	iph = ip_hdr(skb);
+	iph->version = 4;
+	iph->ihl = sizeof(*iph) >> 2;
+	iph->tos = INET_ECN_encapsulate(dsfield, dsfield);
+	iph->frag_off = df;
+	iph->ttl = ip4_dst_hoplimit(&rt->dst);
+	iph->protocol = e.proto;
+	iph->saddr = saddr;
+	iph->daddr = daddr;
+	/*
+	 * An atomic datagram's ID means nothing (RFC 6864): 0 with DF spares the ident
+	 * generator (a hash and a shared atomic) on every packet.
+	 */
+	if (df)
+		iph->id = 0;
+	else
+		__ip_select_ident(kn->net, iph, skb_shinfo(skb)->gso_segs ?: 1);
+	skb->protocol = htons(ETH_P_IP);
+	len = skb->len;
+	kmg_local_out(kn, skb);
 	kmg_count(kn, KMG_C_TX_PACKETS);
 	kmg_count_add(kn, KMG_C_TX_BYTES, len);
 	return;
@@ -221,7 +259,7 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 	skb->protocol = htons(ETH_P_IPV6);
 	skb->ignore_df = frag_outer;
 	len = skb->len;
-	ip6_local_out(kn->net, NULL, skb);
+	kmg_local_out(kn, skb);
 	kmg_count(kn, KMG_C_TX_PACKETS);
 	kmg_count_add(kn, KMG_C_TX_BYTES, len);
 	return;

@@ -146,6 +146,8 @@ static unsigned int kmg_hook4(void *priv, struct sk_buff *skb, const struct nf_h
 	struct kmg_vip *vip;
 	unsigned int verdict;
 
+	if (state->hook == NF_INET_LOCAL_OUT && __this_cpu_read(kmg_in_xmit))
+		return NF_ACCEPT;	/* kmaglev's own output */
 	vip = kmg_vip_lookup_rcu(kn, AF_INET, &ip_hdr(skb)->daddr);
 	if (!vip)
 		return NF_ACCEPT;
@@ -161,6 +163,8 @@ static unsigned int kmg_hook6(void *priv, struct sk_buff *skb, const struct nf_h
 	struct kmg_vip *vip;
 	unsigned int verdict;
 
+	if (state->hook == NF_INET_LOCAL_OUT && __this_cpu_read(kmg_in_xmit))
+		return NF_ACCEPT;	/* kmaglev's own output */
 	vip = kmg_vip_lookup_rcu(kn, AF_INET6, &ipv6_hdr(skb)->daddr);
 	if (!vip)
 		return NF_ACCEPT;

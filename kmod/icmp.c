@@ -98,13 +98,11 @@ void kmg_icmp_echo_reply(struct kmg_net *kn, struct sk_buff *skb, const struct k
 	skb_scrub_packet(skb, false);
 	skb_dst_set(skb, dst);
 	kmg_count(kn, KMG_C_ICMP_ECHO);
-	if (p->family == AF_INET) {
+	if (p->family == AF_INET)
 		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
-		ip_local_out(kn->net, NULL, skb);
-	} else {
+	else
 		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
-		ip6_local_out(kn->net, NULL, skb);
-	}
+	kmg_local_out(kn, skb);
 	return;
 drop:
 	kmg_count(kn, KMG_C_DROP_NOMEM);

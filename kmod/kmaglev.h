@@ -113,6 +113,15 @@ enum kmg_parse {
 	KMG_PARSE_DROP,		/* truncated or malformed */
 };
 
+/* A VIP's services, most specific first, for VIPs with few (published by RCU). */
+#define KMG_VIP_DIRECT	4
+
+struct kmg_vip_direct {
+	struct rcu_head rcu;
+	u32 n;
+	struct kmg_service *svc[KMG_VIP_DIRECT];
+};
+
 /* One VIP address; exists while any service uses it (kn->vip_ht, under kn->lock). */
 struct kmg_vip {
 	struct rhash_head node;
@@ -124,6 +133,8 @@ struct kmg_vip {
 	/* services with the echo and defrag flags; ICMP echo and fragments carry no port */
 	u32 echo;
 	u32 defrag;
+	struct list_head services;	/* under kn->lock */
+	struct kmg_vip_direct __rcu *direct;
 	struct rcu_head rcu;
 };
 
@@ -225,6 +236,7 @@ struct kmg_service {
 	struct delayed_work retire;	/* frees prev when the migration ends */
 
 	struct kmg_vip *vip;		/* the VIP address entry, while linked */
+	struct list_head vip_node;	/* in vip->services */
 	struct kmg_client_limit __rcu *climit;	/* with client-rate set */
 
 	atomic_t conns;
@@ -494,6 +506,8 @@ struct kmg_backend *kmg_select(struct kmg_net *kn, struct kmg_service *svc,
 			       const struct kmg_pkt *p, bool *is_new, enum kmg_counter *why);
 
 /* encap.c */
+DECLARE_PER_CPU(bool, kmg_in_xmit);
+void kmg_local_out(struct kmg_net *kn, struct sk_buff *skb);
 void kmg_xmit(struct kmg_net *kn, const struct kmg_service *svc, struct kmg_backend *be,
 	      struct sk_buff *skb, const struct kmg_pkt *p);
 

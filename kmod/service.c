@@ -82,44 +82,85 @@ static unsigned int kmg_svc_kind(const struct kmg_svc_key *key)
 	return (key->proto ? 0 : 2) + (key->port ? 0 : 1);
 }
 
-static struct kmg_vip *kmg_vip_get(struct kmg_net *kn, const struct kmg_svc_key *key)
+/* The VIP counts services with the echo and defrag flags; ICMP echo and fragments have no port. */
+static void kmg_vip_flags(struct kmg_vip *vip, u32 flags, int sign)
+{
+	if (flags & KMAGLEV_SERVICE_FLAGS_ECHO)
+		WRITE_ONCE(vip->echo, vip->echo + sign);
+	if (flags & KMAGLEV_SERVICE_FLAGS_DEFRAG)
+		WRITE_ONCE(vip->defrag, vip->defrag + sign);
+}
+
+/*
+ * Publish the VIP's services for the packet path: up to KMG_VIP_DIRECT in an array sorted
+ * from the most specific kind, so most VIPs need no second hash lookup; with more, or when the
+ * allocation fails, the packet path looks them up in svc_ht instead.
+ */
+static void kmg_vip_publish(struct kmg_vip *vip)
+{
+	struct kmg_vip_direct *d = NULL, *old;
+	struct kmg_service *svc;
+	unsigned int kind;
+
+	if (vip->nservices && vip->nservices <= KMG_VIP_DIRECT)
+		d = kzalloc(sizeof(*d), GFP_KERNEL_ACCOUNT);
+	if (d) {
+		for (kind = 0; kind < ARRAY_SIZE(vip->kinds); kind++)
+			list_for_each_entry(svc, &vip->services, vip_node)
+				if (kmg_svc_kind(&svc->key) == kind)
+					d->svc[d->n++] = svc;
+	}
+	old = rcu_replace_pointer(vip->direct, d, lockdep_is_held(&vip->kn->lock));
+	if (old)
+		kfree_rcu(old, rcu);
+}
+
+/* Add a service to its VIP address entry, creating that on the first service. */
+static int kmg_vip_attach(struct kmg_net *kn, struct kmg_service *svc)
 {
 	struct kmg_vip_key vk;
 	struct kmg_vip *vip;
+	unsigned int kind = kmg_svc_kind(&svc->key);
 	int err;
 
-	kmg_vip_key(&vk, key->family, key->addr);
+	kmg_vip_key(&vk, svc->key.family, svc->key.addr);
 	vip = rhashtable_lookup_fast(&kn->vip_ht, &vk, kmg_vip_params);
 	if (!vip) {
 		vip = kzalloc(sizeof(*vip), GFP_KERNEL_ACCOUNT);
 		if (!vip)
-			return ERR_PTR(-ENOMEM);
+			return -ENOMEM;
 		vip->key = vk;
 		vip->kn = kn;
+		INIT_LIST_HEAD(&vip->services);
 		err = rhashtable_insert_fast(&kn->vip_ht, &vip->node, kmg_vip_params);
 		if (err) {
 			kfree(vip);
-			return ERR_PTR(err);
+			return err;
 		}
 	}
+	list_add_tail(&svc->vip_node, &vip->services);
 	vip->nservices++;
-	WRITE_ONCE(vip->kinds[kmg_svc_kind(key)], vip->kinds[kmg_svc_kind(key)] + 1);
-	return vip;
+	WRITE_ONCE(vip->kinds[kind], vip->kinds[kind] + 1);
+	kmg_vip_flags(vip, svc->cfg.flags, 1);
+	svc->vip = vip;
+	kmg_vip_publish(vip);
+	return 0;
 }
 
-static void kmg_vip_put(struct kmg_net *kn, const struct kmg_svc_key *key)
+static void kmg_vip_detach(struct kmg_service *svc)
 {
-	struct kmg_vip_key vk;
-	struct kmg_vip *vip;
+	struct kmg_vip *vip = svc->vip;
+	unsigned int kind = kmg_svc_kind(&svc->key);
 
-	kmg_vip_key(&vk, key->family, key->addr);
-	vip = rhashtable_lookup_fast(&kn->vip_ht, &vk, kmg_vip_params);
-	if (WARN_ON_ONCE(!vip))
+	list_del(&svc->vip_node);
+	vip->nservices--;
+	WRITE_ONCE(vip->kinds[kind], vip->kinds[kind] - 1);
+	kmg_vip_flags(vip, svc->cfg.flags, -1);
+	svc->vip = NULL;
+	kmg_vip_publish(vip);
+	if (vip->nservices)
 		return;
-	WRITE_ONCE(vip->kinds[kmg_svc_kind(key)], vip->kinds[kmg_svc_kind(key)] - 1);
-	if (--vip->nservices)
-		return;
-	rhashtable_remove_fast(&kn->vip_ht, &vip->node, kmg_vip_params);
+	rhashtable_remove_fast(&vip->kn->vip_ht, &vip->node, kmg_vip_params);
 	kfree_rcu(vip, rcu);
 }
 
@@ -152,10 +193,21 @@ EXPORT_SYMBOL_IF_KUNIT(kmg_service_find);
  */
 struct kmg_service *kmg_vip_service_rcu(struct kmg_vip *vip, u8 proto, __be16 dport)
 {
+	struct kmg_vip_direct *d = rcu_dereference(vip->direct);
 	struct kmg_net *kn = vip->kn;
 	struct kmg_svc_key key;
-	unsigned int kind;
+	unsigned int kind, i;
 
+	if (d) {
+		for (i = 0; i < d->n; i++) {
+			struct kmg_service *svc = d->svc[i];
+
+			if ((!svc->key.proto || svc->key.proto == proto) &&
+			    (!svc->key.port || svc->key.port == dport))
+				return svc;
+		}
+		return NULL;
+	}
 	memset(&key, 0, sizeof(key));
 	memcpy(key.addr, vip->key.addr, sizeof(key.addr));
 	key.family = vip->key.family;
@@ -270,15 +322,6 @@ static void kmg_service_publish(struct kmg_service *svc, struct kmg_table *t)
 	WRITE_ONCE(svc->mig_start, jiffies);
 	kmg_table_free_rcu(oldprev);
 	kmg_service_sched_retire(svc);
-}
-
-/* The VIP counts services with the echo and defrag flags; ICMP echo and fragments have no port. */
-static void kmg_vip_flags(struct kmg_vip *vip, u32 flags, int sign)
-{
-	if (flags & KMAGLEV_SERVICE_FLAGS_ECHO)
-		WRITE_ONCE(vip->echo, vip->echo + sign);
-	if (flags & KMAGLEV_SERVICE_FLAGS_DEFRAG)
-		WRITE_ONCE(vip->defrag, vip->defrag + sign);
 }
 
 static void kmg_service_cfg_apply(struct kmg_service *svc, const struct kmg_service_cfg *cfg)
@@ -525,7 +568,6 @@ int kmg_service_create(struct kmg_net *kn, const struct kmg_svc_key *key,
 {
 	struct kmg_be_change *set;
 	struct kmg_service *svc;
-	struct kmg_vip *vip;
 	bool rebuilt;
 	int err;
 
@@ -569,27 +611,23 @@ int kmg_service_create(struct kmg_net *kn, const struct kmg_svc_key *key,
 			      GFP_KERNEL_ACCOUNT);
 	if (err < 0)
 		goto err_unwind;
-	vip = kmg_vip_get(kn, key);
-	if (IS_ERR(vip)) {
-		err = PTR_ERR(vip);
-		goto err_xa;
-	}
 	err = rhashtable_insert_fast(&kn->svc_ht, &svc->node, kmg_svc_params);
 	if (err)
-		goto err_vip;
-	err = kmg_hooks_register(kn);
+		goto err_xa;
+	err = kmg_vip_attach(kn, svc);
 	if (err)
 		goto err_ht;
-	svc->vip = vip;
-	kmg_vip_flags(vip, svc->cfg.flags, 1);
+	err = kmg_hooks_register(kn);
+	if (err)
+		goto err_vip;
 	kn->nservices++;
 	*svcp = svc;
 	return 0;
 
+err_vip:
+	kmg_vip_detach(svc);
 err_ht:
 	rhashtable_remove_fast(&kn->svc_ht, &svc->node, kmg_svc_params);
-err_vip:
-	kmg_vip_put(kn, key);
 err_xa:
 	xa_erase(&kn->services, svc->id);
 err_unwind:
@@ -640,9 +678,7 @@ static void kmg_service_unlink(struct kmg_service *svc)
 	lockdep_assert_held(&kn->lock);
 	svc->dead = true;
 	rhashtable_remove_fast(&kn->svc_ht, &svc->node, kmg_svc_params);
-	kmg_vip_flags(svc->vip, svc->cfg.flags, -1);
-	svc->vip = NULL;
-	kmg_vip_put(kn, &svc->key);
+	kmg_vip_detach(svc);
 	xa_erase(&kn->services, svc->id);
 	kn->nservices--;
 	kmg_service_unlist_backends(svc);
