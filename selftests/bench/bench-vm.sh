@@ -155,6 +155,14 @@ svc_gen() {
 # generated over the whole run left (exact: pktgen's thread has finished every packet when it
 # stops), or if packets to a backend leave without an outer header. With SERVICE, counts its
 # table rebuilds (generations) in the window.
+# A device's transmitted packets and bytes from one read of /proc/net/dev, so both counters
+# are of the same instant (two sysfs reads apart, a loaded guest skews bytes per packet).
+txstat() {
+	local line
+	line=$(grep -E "^ *$1:" /proc/net/dev)
+	read -r TXB TXP <<<"$(echo "${line#*:}" | awk '{ print $9, $10 }')"
+}
+
 REBUILDS=0
 measure() {
 	local c=$1 r=$2 eg=$3 extra=$4 svc=${5:-} t0 t1 p0 p1 b0 b1 g0 g1 gen0=0 gen1=0 pre post
@@ -165,11 +173,11 @@ measure() {
 	[[ -z $svc ]] || { svc_gen "$svc"; gen0=$GEN; }
 	mark "start $c $r"
 	t0=$EPOCHREALTIME
-	read -r p0 <"$st/tx_packets"; read -r b0 <"$st/tx_bytes"; pg_sofar; g0=$SOFAR
+	txstat "$eg"; p0=$TXP b0=$TXB; pg_sofar; g0=$SOFAR
 	nap "$SECS"
 	mark "end $c $r"
 	t1=$EPOCHREALTIME
-	read -r p1 <"$st/tx_packets"; read -r b1 <"$st/tx_bytes"; pg_sofar; g1=$SOFAR
+	txstat "$eg"; p1=$TXP b1=$TXB; pg_sofar; g1=$SOFAR
 	[[ -z $svc ]] || { svc_gen "$svc"; gen1=$GEN; }
 	pg_stop
 	pg_sofar
