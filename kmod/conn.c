@@ -3,15 +3,18 @@
  * kmaglev connection table: which backend each flow (5-tuple + service) is pinned to.
  *
  * Design: two rhashtables per netns, one per address family, because the keys differ in size
- * (20 bytes for IPv4, 44 for IPv6) and IPv4 entries then fit in 64 bytes. rhashtable gives
+ * (16 bytes for IPv4, 40 for IPv6) and IPv4 entries then fit in 64 bytes. The key is the
+ * 5-tuple alone, so an established flow is found without looking up its VIP and service
+ * first: the entry points to its service (and holds a reference on it). rhashtable gives
  * lockless RCU lookups, per-bucket locks for inserts and removals, and resizing on its own.
  * (hlist_nulls with SLAB_TYPESAFE_BY_RCU, as conntrack does, would save the 16-byte rcu_head
  * per entry but needs a reference count or a re-check on every lookup and a fixed-size table.)
  *
- * Lifetime: an entry holds a reference on its backend. Entries have no timers: each carries an
- * expiry time that packets push forward, and an incremental GC worker walks the tables in
- * bounded chunks, removing expired entries and entries of deleted services. A removed entry is
- * freed after an RCU grace period; the counters it was part of are settled then too.
+ * Lifetime: an entry holds a reference on its backend and on its service. Entries have no
+ * timers: each carries an expiry time that packets push forward, and an incremental GC worker
+ * walks the tables in bounded chunks, removing expired entries and entries of deleted
+ * services. A removed entry is freed after an RCU grace period; the counters it was part of
+ * are settled then too.
  *
  * Limits: conn-max per netns. At the limit an insert first evicts a SYN-only entry from the
  * buckets near its own (as conntrack's early drop does); failing that the flow is not tracked
@@ -30,7 +33,6 @@ struct kmg_conn_key4 {
 	__be32 daddr;
 	__be16 sport;
 	__be16 dport;
-	u32 svc_id;
 	u8 proto;
 	u8 pad[3];
 };
@@ -40,22 +42,21 @@ struct kmg_conn_key6 {
 	struct in6_addr daddr;
 	__be16 sport;
 	__be16 dport;
-	u32 svc_id;
 	u8 proto;
 	u8 pad[3];
 };
 
 /*
- * An entry. IPv4 entries are allocated only up to the end of k4 (60 bytes, a 64-byte slab
- * object), IPv6 entries up to the end of k6.
+ * An entry. IPv4 entries are allocated only up to the end of k4 (64 bytes), IPv6 entries up
+ * to the end of k6 (88).
  */
 struct kmg_conn {
 	struct rhash_head node;
 	struct kmg_backend *be;		/* changed with xchg() (resched); read with READ_ONCE() */
+	struct kmg_service *svc;
 	u32 expires;			/* jiffies, 32 bits */
 	u8 state;			/* enum kmg_conn_state */
 	u8 family;
-	struct kmg_net *kn;
 	struct rcu_head rcu;
 	union {
 		struct kmg_conn_key4 k4;
@@ -129,31 +130,29 @@ size_t kmg_conn_bucket_bytes(struct kmg_net *kn)
 	return b;
 }
 
-static void kmg_conn_key4(struct kmg_conn_key4 *k, u32 svc_id, const struct kmg_pkt *p)
+static void kmg_conn_key4(struct kmg_conn_key4 *k, const struct kmg_pkt *p)
 {
 	memset(k, 0, sizeof(*k));
 	k->saddr = p->saddr.v4;
 	k->daddr = p->daddr.v4;
 	k->sport = p->sport;
 	k->dport = p->dport;
-	k->svc_id = svc_id;
 	k->proto = p->proto;
 }
 
-static void kmg_conn_key6(struct kmg_conn_key6 *k, u32 svc_id, const struct kmg_pkt *p)
+static void kmg_conn_key6(struct kmg_conn_key6 *k, const struct kmg_pkt *p)
 {
 	memset(k, 0, sizeof(*k));
 	k->saddr = p->saddr.v6;
 	k->daddr = p->daddr.v6;
 	k->sport = p->sport;
 	k->dport = p->dport;
-	k->svc_id = svc_id;
 	k->proto = p->proto;
 }
 
-static u32 kmg_conn_svc_id(const struct kmg_conn *c)
+struct kmg_service *kmg_conn_service(const struct kmg_conn *c)
 {
-	return c->family == AF_INET ? c->k4.svc_id : c->k6.svc_id;
+	return c->svc;
 }
 
 bool kmg_conn_expired(const struct kmg_conn *c)
@@ -211,18 +210,18 @@ static u8 kmg_conn_next_state(u8 state, const struct kmg_pkt *p, bool is_new)
 	return state;
 }
 
-struct kmg_conn *kmg_conn_lookup(struct kmg_net *kn, u32 svc_id, const struct kmg_pkt *p)
+struct kmg_conn *kmg_conn_lookup(struct kmg_net *kn, const struct kmg_pkt *p)
 {
 	if (p->family == AF_INET) {
 		struct kmg_conn_key4 k;
 
-		kmg_conn_key4(&k, svc_id, p);
+		kmg_conn_key4(&k, p);
 		return rhashtable_lookup(&kn->conns.ht4, &k, kmg_conn4_params);
 	}
 	{
 		struct kmg_conn_key6 k;
 
-		kmg_conn_key6(&k, svc_id, p);
+		kmg_conn_key6(&k, p);
 		return rhashtable_lookup(&kn->conns.ht6, &k, kmg_conn6_params);
 	}
 }
@@ -262,17 +261,13 @@ void kmg_conn_set_backend(struct kmg_net *kn, struct kmg_conn *c, struct kmg_bac
 /* Settle an entry's counters and references, after every reader is done with it. */
 static void kmg_conn_free(struct kmg_conn *c)
 {
-	struct kmg_net *kn = c->kn;
-	struct kmg_service *svc;
+	struct kmg_service *svc = c->svc;
 
-	rcu_read_lock();
-	svc = xa_load(&kn->services, kmg_conn_svc_id(c));
-	if (svc)
-		atomic_dec(&svc->conns);
-	rcu_read_unlock();
 	atomic_dec(&c->be->conns);
 	kmg_backend_put(c->be);
-	atomic_dec(&kn->conns.count);
+	atomic_dec(&svc->conns);
+	atomic_dec(&svc->kn->conns.count);
+	kmg_service_put(svc);
 	atomic_long_dec(&kmg_objects.conns);
 	kmem_cache_free(c->family == AF_INET ? kmg_conn4_cache : kmg_conn6_cache, c);
 }
@@ -283,7 +278,7 @@ static void kmg_conn_free_rcu(struct rcu_head *head)
 }
 
 /* Remove an entry from its table; false if someone else already did. */
-static bool kmg_conn_unlink(struct kmg_net *kn, struct kmg_conn *c)
+bool kmg_conn_unlink(struct kmg_net *kn, struct kmg_conn *c)
 {
 	int err;
 
@@ -313,10 +308,10 @@ static bool kmg_conn_evict_syn(struct kmg_net *kn, const struct kmg_pkt *p)
 
 	tbl = rht_dereference_rcu(ht->tbl, ht);
 	if (p->family == AF_INET) {
-		kmg_conn_key4(&k4, 0, p);
+		kmg_conn_key4(&k4, p);
 		hash = rht_key_hashfn(ht, tbl, &k4, kmg_conn4_params);
 	} else {
-		kmg_conn_key6(&k6, 0, p);
+		kmg_conn_key6(&k6, p);
 		hash = rht_key_hashfn(ht, tbl, &k6, kmg_conn6_params);
 	}
 	for (i = 0; i < KMG_EVICT_BUCKETS; i++) {
@@ -378,14 +373,20 @@ struct kmg_conn *kmg_conn_insert(struct kmg_net *kn, struct kmg_service *svc,
 		*why = KMG_C_CONN_TABLE_FULL;
 		return NULL;
 	}
+	/* The service is being deleted: its flows are no longer tracked. */
+	if (!refcount_inc_not_zero(&svc->ref)) {
+		kmem_cache_free(p->family == AF_INET ? kmg_conn4_cache : kmg_conn6_cache, c);
+		*why = KMG_C_CONN_SVC_LIMIT;
+		return NULL;
+	}
 	if (p->family == AF_INET)
-		kmg_conn_key4(&c->k4, svc->id, p);
+		kmg_conn_key4(&c->k4, p);
 	else
-		kmg_conn_key6(&c->k6, svc->id, p);
+		kmg_conn_key6(&c->k6, p);
 	atomic_inc(&cs->count);
 	state = kmg_conn_next_state(KMG_CS_OTHER, p, true);
 	c->family = p->family;
-	c->kn = kn;
+	c->svc = svc;
 	c->state = state;
 	c->expires = (u32)jiffies + kmg_conn_timeout(kn, state);
 	c->be = be;
@@ -396,6 +397,7 @@ struct kmg_conn *kmg_conn_insert(struct kmg_net *kn, struct kmg_service *svc,
 	if (old) {
 		/* Lost a race for the same flow (or out of memory): use the winner. */
 		atomic_dec(&cs->count);
+		kmg_service_put(svc);
 		kmem_cache_free(p->family == AF_INET ? kmg_conn4_cache : kmg_conn6_cache, c);
 		if (IS_ERR(old)) {
 			*why = KMG_C_CONN_TABLE_FULL;
@@ -431,7 +433,7 @@ static bool kmg_conn_gc_table(struct kmg_net *kn, struct rhashtable_iter *iter,
 			break;
 		}
 		(*budget)--;
-		if (kmg_conn_expired(c) || !xa_load(&kn->services, kmg_conn_svc_id(c))) {
+		if (kmg_conn_expired(c) || READ_ONCE(c->svc->dead)) {
 			if (kmg_conn_unlink(kn, c))
 				kmg_count(kn, KMG_C_CONN_EXPIRED);
 		}

@@ -73,18 +73,47 @@ static struct kmg_backend *kmg_probe_backend(struct kmg_net *kn, const struct sk
 	return xa_load(&kn->backend_ids, skb->mark - min);
 }
 
-/* A packet to a VIP address. Returns the netfilter verdict; NF_STOLEN when it consumed it. */
-static unsigned int kmg_rcv(struct kmg_net *kn, struct kmg_vip *vip, struct sk_buff *skb,
-			    const struct nf_hook_state *state, u8 family)
+/* Probe marks are configured: locally generated packets take the full path. */
+static bool kmg_probing(struct kmg_net *kn, const struct nf_hook_state *state)
 {
+	return state->hook == NF_INET_LOCAL_OUT && READ_ONCE(kn->ccfg.probe_mark_max);
+}
+
+/*
+ * A packet that may be to a VIP (its address passed the VIP filter). Returns the netfilter
+ * verdict; NF_STOLEN when it consumed the packet.
+ */
+static unsigned int kmg_rcv(struct kmg_net *kn, struct sk_buff *skb,
+			    const struct nf_hook_state *state, u8 family, const void *daddr)
+{
+	struct kmg_conn *c = NULL;
 	struct kmg_backend *be;
 	struct kmg_service *svc;
 	enum kmg_counter why;
 	enum kmg_parse res;
+	struct kmg_vip *vip;
 	struct kmg_pkt p;
-	bool is_new;
+	bool is_new = false;
 
 	res = family == AF_INET ? kmg_parse4(skb, &p) : kmg_parse6(skb, &p);
+
+	/* A packet of a tracked flow: its entry names service and backend. */
+	if (res == KMG_PARSE_OK && !p.frag && !p.echo && !p.icmp_err &&
+	    !kmg_probing(kn, state)) {
+		c = kmg_conn_lookup(kn, &p);
+		if (c) {
+			be = kmg_conn_fast(kn, c, &p);
+			if (be) {
+				svc = kmg_conn_service(c);
+				kmg_count(kn, KMG_C_RX_PACKETS);
+				goto xmit;
+			}
+		}
+	}
+
+	vip = kmg_vip_lookup_rcu(kn, family, daddr);
+	if (!vip)
+		return NF_ACCEPT;	/* not a VIP after all (another address in its bucket) */
 	if (res == KMG_PARSE_OK && p.frag) {
 		if (!READ_ONCE(vip->defrag)) {
 			kmg_drop(kn, skb, KMG_C_DROP_FRAG, SKB_DROP_REASON_IP_INHDR);
@@ -93,6 +122,8 @@ static unsigned int kmg_rcv(struct kmg_net *kn, struct kmg_vip *vip, struct sk_b
 		if (kmg_defrag(kn, skb, family))
 			return NF_STOLEN;
 		res = family == AF_INET ? kmg_parse4(skb, &p) : kmg_parse6(skb, &p);
+		if (res == KMG_PARSE_OK && !p.echo && !p.icmp_err)
+			c = kmg_conn_lookup(kn, &p);
 	}
 	if (res == KMG_PARSE_PASS)
 		return NF_ACCEPT;
@@ -119,14 +150,18 @@ static unsigned int kmg_rcv(struct kmg_net *kn, struct kmg_vip *vip, struct sk_b
 	kmg_count(kn, KMG_C_RX_PACKETS);
 
 	be = NULL;
-	is_new = false;
-	if (state->hook == NF_INET_LOCAL_OUT) {
+	if (kmg_probing(kn, state)) {
 		be = kmg_probe_backend(kn, skb);
 		if (be)
 			kmg_count(kn, KMG_C_PROBE);
 	}
-	if (!be)
-		be = kmg_select(kn, svc, &p, &is_new, &why);
+	if (!be) {
+		if (p.icmp_err)
+			c = kmg_conn_lookup(kn, &p);
+		else if (kmg_probing(kn, state))
+			c = kmg_conn_lookup(kn, &p);
+		be = kmg_select(kn, svc, &p, c, &is_new, &why);
+	}
 	if (!be) {
 		kmg_drop(kn, skb, p.icmp_err ? KMG_C_ICMP_DROP : why,
 			 SKB_DROP_REASON_NETFILTER_DROP);
@@ -134,25 +169,33 @@ static unsigned int kmg_rcv(struct kmg_net *kn, struct kmg_vip *vip, struct sk_b
 	}
 	if (p.icmp_err)
 		kmg_count(kn, KMG_C_ICMP_FORWARDED);
+xmit:
 	kmg_account(svc->stats, skb->len, is_new);
 	kmg_account(be->stats, skb->len, is_new);
 	kmg_xmit(kn, svc, be, skb, &p);
 	return NF_STOLEN;
 }
 
+/* Could the address be a VIP? One load answers no for almost every other address. */
+static bool kmg_vip_maybe(struct kmg_net *kn, u32 bucket)
+{
+	struct kmg_vip_filter *f = rcu_dereference(kn->vipf);
+
+	return f && READ_ONCE(f->count[bucket]);
+}
+
 static unsigned int kmg_hook4(void *priv, struct sk_buff *skb, const struct nf_hook_state *state)
 {
 	struct kmg_net *kn = kmg_pernet(state->net);
-	struct kmg_vip *vip;
+	__be32 daddr = ip_hdr(skb)->daddr;
 	unsigned int verdict;
 
 	if (state->hook == NF_INET_LOCAL_OUT && __this_cpu_read(kmg_in_xmit))
 		return NF_ACCEPT;	/* kmaglev's own output */
-	vip = kmg_vip_lookup_rcu(kn, AF_INET, &ip_hdr(skb)->daddr);
-	if (!vip)
+	if (!kmg_vip_maybe(kn, kmg_vipf_hash4(daddr)))
 		return NF_ACCEPT;
 	local_bh_disable();
-	verdict = kmg_rcv(kn, vip, skb, state, AF_INET);
+	verdict = kmg_rcv(kn, skb, state, AF_INET, &daddr);
 	local_bh_enable();
 	return verdict;
 }
@@ -160,16 +203,15 @@ static unsigned int kmg_hook4(void *priv, struct sk_buff *skb, const struct nf_h
 static unsigned int kmg_hook6(void *priv, struct sk_buff *skb, const struct nf_hook_state *state)
 {
 	struct kmg_net *kn = kmg_pernet(state->net);
-	struct kmg_vip *vip;
+	struct in6_addr daddr = ipv6_hdr(skb)->daddr;
 	unsigned int verdict;
 
 	if (state->hook == NF_INET_LOCAL_OUT && __this_cpu_read(kmg_in_xmit))
 		return NF_ACCEPT;	/* kmaglev's own output */
-	vip = kmg_vip_lookup_rcu(kn, AF_INET6, &ipv6_hdr(skb)->daddr);
-	if (!vip)
+	if (!kmg_vip_maybe(kn, kmg_vipf_hash6(&daddr)))
 		return NF_ACCEPT;
 	local_bh_disable();
-	verdict = kmg_rcv(kn, vip, skb, state, AF_INET6);
+	verdict = kmg_rcv(kn, skb, state, AF_INET6, &daddr);
 	local_bh_enable();
 	return verdict;
 }

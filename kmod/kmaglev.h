@@ -24,6 +24,7 @@
 
 #include <linux/atomic.h>
 #include <linux/bits.h>
+#include <linux/hash.h>
 #include <linux/in6.h>
 #include <linux/socket.h>
 #include <linux/string.h>
@@ -235,6 +236,7 @@ struct kmg_service {
 	u32 gen;
 	struct delayed_work retire;	/* frees prev when the migration ends */
 
+	refcount_t ref;			/* the service's own, and its connection entries' */
 	struct kmg_vip *vip;		/* the VIP address entry, while linked */
 	struct list_head vip_node;	/* in vip->services */
 	struct kmg_client_limit __rcu *climit;	/* with client-rate set */
@@ -327,6 +329,29 @@ struct kmg_conns {
 	atomic_t flood_count;
 };
 
+/*
+ * Which addresses may be VIPs: a counting filter over VIP addresses, checked before anything
+ * else, so packets to other addresses pass after one load. A set bucket may also be another
+ * VIP's; the VIP hash table decides.
+ */
+#define KMG_VIPF_BITS	16
+
+struct kmg_vip_filter {
+	struct rcu_head rcu;
+	u16 count[1 << KMG_VIPF_BITS];
+};
+
+static inline u32 kmg_vipf_hash4(__be32 addr)
+{
+	return hash_32((__force u32)addr, KMG_VIPF_BITS);
+}
+
+static inline u32 kmg_vipf_hash6(const struct in6_addr *a)
+{
+	return hash_32((__force u32)(a->s6_addr32[0] ^ a->s6_addr32[1] ^ a->s6_addr32[2] ^
+				     a->s6_addr32[3]), KMG_VIPF_BITS);
+}
+
 /* Per network namespace state. */
 struct kmg_net {
 	struct net *net;
@@ -334,6 +359,7 @@ struct kmg_net {
 	struct rhashtable svc_ht;	/* struct kmg_service by kmg_svc_key */
 	struct rhashtable vip_ht;	/* struct kmg_vip by kmg_vip_key */
 	struct xarray services;		/* struct kmg_service by id, for dumps */
+	struct kmg_vip_filter __rcu *vipf;	/* allocated with the first VIP */
 	struct xarray backend_ids;	/* struct kmg_backend by id, for probe marks */
 	u32 next_id;
 	u32 next_backend_id;
@@ -458,6 +484,7 @@ int kmg_service_update(struct kmg_service *svc, const struct kmg_service_cfg *cf
 		       struct kmg_backend_cfg *bcfg, u32 nbcfg, bool replace,
 		       bool *rebuilt, struct netlink_ext_ack *extack);
 void kmg_service_destroy(struct kmg_service *svc);
+void kmg_service_put(struct kmg_service *svc);
 void kmg_service_flush(struct kmg_net *kn);
 void kmg_service_stats(const struct kmg_service *svc, struct kmg_stats_sum *sum);
 size_t kmg_service_table_bytes(const struct kmg_service *svc);
@@ -485,7 +512,9 @@ int kmg_conns_init(struct kmg_net *kn);
 void kmg_conns_exit(struct kmg_net *kn);
 void kmg_conn_gc_start(struct kmg_net *kn);
 void kmg_conn_gc_stop(struct kmg_net *kn);
-struct kmg_conn *kmg_conn_lookup(struct kmg_net *kn, u32 svc_id, const struct kmg_pkt *p);
+struct kmg_conn *kmg_conn_lookup(struct kmg_net *kn, const struct kmg_pkt *p);
+struct kmg_service *kmg_conn_service(const struct kmg_conn *c);
+bool kmg_conn_unlink(struct kmg_net *kn, struct kmg_conn *c);
 struct kmg_conn *kmg_conn_insert(struct kmg_net *kn, struct kmg_service *svc,
 				 const struct kmg_pkt *p, struct kmg_backend *be,
 				 enum kmg_counter *why);
@@ -503,7 +532,10 @@ enum kmg_parse kmg_parse6(struct sk_buff *skb, struct kmg_pkt *p);
 /* select.c */
 u64 kmg_flow_hash(const struct kmg_table *t, u32 mode, const struct kmg_pkt *p);
 struct kmg_backend *kmg_select(struct kmg_net *kn, struct kmg_service *svc,
-			       const struct kmg_pkt *p, bool *is_new, enum kmg_counter *why);
+			       const struct kmg_pkt *p, struct kmg_conn *c, bool *is_new,
+			       enum kmg_counter *why);
+struct kmg_backend *kmg_conn_fast(struct kmg_net *kn, struct kmg_conn *c,
+				  const struct kmg_pkt *p);
 
 /* encap.c */
 DECLARE_PER_CPU(bool, kmg_in_xmit);

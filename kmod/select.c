@@ -140,19 +140,50 @@ static struct kmg_backend *kmg_choose(struct kmg_net *kn, struct kmg_service *sv
 }
 
 /*
- * The backend for a packet of @svc, or NULL (*why names the drop counter). *@is_new says
- * whether the packet started a flow (for the new-flow counters).
+ * The fast path: a packet of a tracked flow. Returns its backend, or NULL when the flow needs
+ * the full decision: the entry expired or a new connection reuses a closed one's 5-tuple, the
+ * service was deleted, or the resched policy moves the flow off its backend.
+ */
+struct kmg_backend *kmg_conn_fast(struct kmg_net *kn, struct kmg_conn *c,
+				  const struct kmg_pkt *p)
+{
+	struct kmg_service *svc = kmg_conn_service(c);
+	struct kmg_backend *be;
+
+	if (READ_ONCE(svc->dead) || !kmg_conn_usable(c, kmg_new_flow(p)))
+		return NULL;
+	be = kmg_conn_backend(c);
+	if ((READ_ONCE(svc->cfg.flags) & KMAGLEV_SERVICE_FLAGS_RESCHED) &&
+	    (READ_ONCE(be->state) == KMAGLEV_BACKEND_STATE_DOWN || READ_ONCE(be->removed)))
+		return NULL;
+	kmg_count(kn, KMG_C_CONN_HIT);
+	kmg_conn_refresh(kn, c, p);
+	return be;
+}
+
+/*
+ * The backend for a packet of @svc, or NULL (*why names the drop counter). @c is the flow's
+ * entry, if it has one. *@is_new says whether the packet started a flow (for the new-flow
+ * counters).
  */
 struct kmg_backend *kmg_select(struct kmg_net *kn, struct kmg_service *svc,
-			       const struct kmg_pkt *p, bool *is_new, enum kmg_counter *why)
+			       const struct kmg_pkt *p, struct kmg_conn *c, bool *is_new,
+			       enum kmg_counter *why)
 {
 	bool new_flow = kmg_new_flow(p);
 	struct kmg_backend *be, *nbe;
-	struct kmg_conn *c;
 	enum kmg_counter nowhy;
 
 	*is_new = false;
-	c = kmg_conn_lookup(kn, svc->id, p);
+	/* An entry of a deleted service, or of another one: the flow starts over. */
+	if (c && (kmg_conn_service(c) != svc || READ_ONCE(svc->dead))) {
+		if (p->icmp_err)
+			c = NULL;
+		else if (kmg_conn_unlink(kn, c))
+			c = NULL;
+		else
+			return NULL;	/* raced with its removal; the next packet will do */
+	}
 	if (c && kmg_conn_usable(c, new_flow)) {
 		kmg_count(kn, KMG_C_CONN_HIT);
 		be = kmg_conn_backend(c);
@@ -166,7 +197,8 @@ struct kmg_backend *kmg_select(struct kmg_net *kn, struct kmg_service *svc,
 				return nbe;
 			}
 		}
-		kmg_conn_refresh(kn, c, p);
+		if (!p->icmp_err)
+			kmg_conn_refresh(kn, c, p);
 		return be;
 	}
 

@@ -115,6 +115,28 @@ static void kmg_vip_publish(struct kmg_vip *vip)
 		kfree_rcu(old, rcu);
 }
 
+/* The VIP filter bucket of an address (in the IPv4-mapped form of struct kmg_vip_key). */
+static u32 kmg_vipf_bucket(u8 family, const u8 addr[16])
+{
+	const __be32 *a = (const __be32 *)addr;
+
+	if (family == AF_INET)
+		return kmg_vipf_hash4(a[3]);
+	return kmg_vipf_hash6((const struct in6_addr *)addr);
+}
+
+/* A VIP address appears or goes: update the filter the packet path checks first. */
+static void kmg_vipf_count(struct kmg_net *kn, const struct kmg_vip *vip, int sign)
+{
+	struct kmg_vip_filter *f = rcu_dereference_protected(kn->vipf,
+							     lockdep_is_held(&kn->lock));
+	u16 *c = &f->count[kmg_vipf_bucket(vip->key.family, vip->key.addr)];
+
+	/* A saturated bucket stays set: only a cost (a hash lookup), never a wrong answer. */
+	if (*c != U16_MAX)
+		WRITE_ONCE(*c, *c + sign);
+}
+
 /* Add a service to its VIP address entry, creating that on the first service. */
 static int kmg_vip_attach(struct kmg_net *kn, struct kmg_service *svc)
 {
@@ -123,6 +145,13 @@ static int kmg_vip_attach(struct kmg_net *kn, struct kmg_service *svc)
 	unsigned int kind = kmg_svc_kind(&svc->key);
 	int err;
 
+	if (!rcu_access_pointer(kn->vipf)) {
+		struct kmg_vip_filter *f = kvzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
+
+		if (!f)
+			return -ENOMEM;
+		rcu_assign_pointer(kn->vipf, f);
+	}
 	kmg_vip_key(&vk, svc->key.family, svc->key.addr);
 	vip = rhashtable_lookup_fast(&kn->vip_ht, &vk, kmg_vip_params);
 	if (!vip) {
@@ -137,6 +166,7 @@ static int kmg_vip_attach(struct kmg_net *kn, struct kmg_service *svc)
 			kfree(vip);
 			return err;
 		}
+		kmg_vipf_count(kn, vip, 1);
 	}
 	list_add_tail(&svc->vip_node, &vip->services);
 	vip->nservices++;
@@ -160,6 +190,7 @@ static void kmg_vip_detach(struct kmg_service *svc)
 	kmg_vip_publish(vip);
 	if (vip->nservices)
 		return;
+	kmg_vipf_count(vip->kn, vip, -1);
 	rhashtable_remove_fast(&vip->kn->vip_ht, &vip->node, kmg_vip_params);
 	kfree_rcu(vip, rcu);
 }
@@ -538,7 +569,18 @@ static void kmg_service_free_rcu(struct rcu_head *head)
 	atomic_long_dec(&kmg_objects.services);
 }
 
-/* Free an unlinked service: process context, without kn->lock (the retire work takes it). */
+/* Connection entries keep a deleted service's memory (not its tables) until they go. */
+void kmg_service_put(struct kmg_service *svc)
+{
+	if (refcount_dec_and_test(&svc->ref))
+		call_rcu(&svc->rcu, kmg_service_free_rcu);
+}
+
+/*
+ * Tear down an unlinked service: process context, without kn->lock (the retire work takes
+ * it). Its tables and backend set go now; the structure itself when the last connection
+ * entry lets go of it.
+ */
 static void kmg_service_free(struct kmg_service *svc)
 {
 	u32 i;
@@ -549,7 +591,7 @@ static void kmg_service_free(struct kmg_service *svc)
 	for (i = 0; i < svc->nbe; i++)
 		kmg_backend_put(svc->be[i]);
 	kvfree(svc->be);
-	call_rcu(&svc->rcu, kmg_service_free_rcu);
+	kmg_service_put(svc);
 }
 
 /* A service goes away: its backends leave the netns' backend count and probe ids. */
@@ -593,6 +635,7 @@ int kmg_service_create(struct kmg_net *kn, const struct kmg_svc_key *key,
 	svc->kn = kn;
 	kmg_service_cfg_default(&svc->cfg);
 	INIT_DELAYED_WORK(&svc->retire, kmg_service_retire_work);
+	refcount_set(&svc->ref, 1);
 
 	set = kmg_chg_from_list(kn, NULL, bcfg, nbcfg, extack);
 	if (IS_ERR(set)) {
@@ -676,7 +719,7 @@ static void kmg_service_unlink(struct kmg_service *svc)
 	struct kmg_net *kn = svc->kn;
 
 	lockdep_assert_held(&kn->lock);
-	svc->dead = true;
+	WRITE_ONCE(svc->dead, true);
 	rhashtable_remove_fast(&kn->svc_ht, &svc->node, kmg_svc_params);
 	kmg_vip_detach(svc);
 	xa_erase(&kn->services, svc->id);
@@ -725,10 +768,15 @@ EXPORT_SYMBOL_IF_KUNIT(kmg_service_flush);
 
 void kmg_net_services_exit(struct kmg_net *kn)
 {
+	struct kmg_vip_filter *f;
+
 	mutex_lock(&kn->lock);
 	kn->dead = true;
 	kmg_service_flush(kn);
+	f = rcu_replace_pointer(kn->vipf, NULL, lockdep_is_held(&kn->lock));
 	mutex_unlock(&kn->lock);
+	if (f)
+		kvfree_rcu(f, rcu);
 	rhashtable_destroy(&kn->svc_ht);
 	rhashtable_destroy(&kn->vip_ht);
 	xa_destroy(&kn->services);
