@@ -203,7 +203,7 @@ void kmg_usage(FILE *f)
 		"  table      a service's Maglev table: balance and digest\n"
 		"  simulate   predict balance and flow movement of a change, before making it\n"
 		"  monitor    print configuration events as they happen\n"
-		"  config     per network namespace limits\n"
+		"  config     per network namespace limits and connection-table settings\n"
 		"  family     the kernel's kmaglev netlink family\n"
 		"  help       this help; \"kmaglev help OBJECT\" or \"kmaglev OBJECT help\" for more\n"
 		"\n"

@@ -121,6 +121,8 @@ void kmg_print_tables(struct kmg_ctx *ctx, const struct kmg_msgs *l, bool single
 int kmg_monitor_event(struct kmg_ctx *ctx, const struct nlmsghdr *nlh);
 
 int kmg_config_parse(int argc, char **argv, struct kmg_config *c);
+/* Connection timeouts: N, Ns, Nm or Nh, 1 s to KMAGLEV_TIMEOUT_MAX; -EINVAL or -ERANGE. */
+int kmg_parse_seconds(const char *s, uint32_t *sec);
 int kmg_config_req(void *buf, uint8_t cmd, const struct kmg_config *c, struct nlmsghdr **nlhp);
 
 struct kmg_sim_args {

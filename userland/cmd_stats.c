@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmaglev CLI: "kmaglev stats": counters of services and their backends.
+ * kmaglev CLI: "kmaglev stats": counters of services and their backends, and of the netns.
  *
- * Output has room for a netns-wide section: a STATS_GET reply with counters but no service is
- * printed first as "global" (JSON: {"global": {...}, "services": [...]}). Without a SERVICE
- * argument the CLI asks for it (STATS_GET do without a service) and leaves the section out when
- * the kernel does not support it yet.
+ * Without a SERVICE argument the CLI first asks for the netns-wide counters (STATS_GET do
+ * without a service): a reply without a service, with the summed service counters (STATS)
+ * and the data path's own counters (the GLOBAL nest, global-stats attribute set), printed
+ * first as "global" (JSON: {"global": {...}, "services": [...]}). Kernels without it are
+ * tolerated: the section is left out.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,7 +21,10 @@ void kmg_usage_stats(FILE *f)
 	fprintf(f,
 		"Usage: kmaglev stats [show] [SERVICE]\n"
 		"SERVICE := ADDR[:PORT][/tcp|udp|any] | [IPV6ADDR][:PORT][/PROTO] | id N\n"
-		"Counters: packets, bytes, new-flows, conns (active connection entries).\n");
+		"Counters: packets, bytes, new-flows, conns (active connection entries).\n"
+		"Without SERVICE, the network namespace's counters come first as \"global\":\n"
+		"the sums over its services, and the data path's counters (rx-packets,\n"
+		"tx-packets, drop-*, icmp-*, conn-*, ...).\n");
 }
 
 void kmg_print_stats_msgs(struct kmg_ctx *ctx, const struct kmg_msgs *l)
@@ -36,21 +40,25 @@ void kmg_print_stats_msgs(struct kmg_ctx *ctx, const struct kmg_msgs *l)
 	for (i = 0; i < l->n; i++) {
 		const struct kmg_msg *m = &l->m[i];
 		bool global = !KMG_HAS(m, KMAGLEV_A_SERVICE);
+		bool has_st = KMG_HAS(m, KMAGLEV_A_STATS), has_g = KMG_HAS(m, KMAGLEV_A_GLOBAL);
 		json_object *o = NULL, *bes = NULL;
 
-		if (global && !KMG_HAS(m, KMAGLEV_A_STATS))
-			continue;
-		if (top && global) {
-			json_object_object_add(top, "global", kmg_json_stats(&m->stats));
+		if (global) {
+			const struct kmg_stats *st = has_st ? &m->stats : NULL;
+			const struct kmg_global_stats *g = has_g ? &m->global : NULL;
+
+			if (!st && !g)
+				continue;
+			if (top)
+				json_object_object_add(top, "global", kmg_json_global(st, g));
+			else
+				kmg_print_global(ctx->out, st, g);
 			continue;
 		}
 		if (top) {
 			o = kmg_json_service_key(&m->svc);
 			json_object_object_add(o, "stats", kmg_json_stats(&m->stats));
 			bes = json_object_new_array();
-		} else if (global) {
-			kmg_print_stats(ctx->out, "global", &m->stats);
-			continue;
 		} else {
 			snprintf(name, sizeof(name), "service ");
 			kmg_fmt_service_name(&m->svc, name + 8, sizeof(name) - 8);
@@ -67,6 +75,9 @@ void kmg_print_stats_msgs(struct kmg_ctx *ctx, const struct kmg_msgs *l)
 
 				json_object_object_add(bo, "address", json_object_new_string(
 					kmg_fmt_addr(&b->addr, addr, sizeof(addr))));
+				if (KMG_HAS(b, KMAGLEV_A_BACKEND_ID))
+					json_object_object_add(bo, "id",
+							       json_object_new_int64(b->id));
 				json_object_object_add(bo, "stats", kmg_json_stats(&b->stats));
 				json_object_array_add(bes, bo);
 				continue;

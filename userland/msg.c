@@ -12,6 +12,10 @@
 
 #define NEST_MAX	UINT16_MAX
 
+/* present masks are 64 bits wide */
+_Static_assert(KMAGLEV_A_GLOBAL_STATS_MAX < 64, "global-stats present mask");
+_Static_assert(KMAGLEV_A_SERVICE_MAX < 64, "service present mask");
+
 void kmg_service_set_key(struct kmg_service *s, const struct kmg_svc_key *k)
 {
 	s->key = *k;
@@ -200,6 +204,15 @@ int kmg_put_config(struct nlmsghdr *nlh, const struct kmg_config *c)
 	PUT_U32(c, KMAGLEV_A_CONFIG_MAX_BACKENDS, max_backends);
 	PUT_U32(c, KMAGLEV_A_CONFIG_SERVICES, services);
 	PUT_U32(c, KMAGLEV_A_CONFIG_BACKENDS, backends);
+	PUT_U32(c, KMAGLEV_A_CONFIG_CONN_MAX, conn_max);
+	PUT_U32(c, KMAGLEV_A_CONFIG_CONNS, conns);
+	PUT_U32(c, KMAGLEV_A_CONFIG_TIMEOUT_TCP_SYN, timeout_tcp_syn);
+	PUT_U32(c, KMAGLEV_A_CONFIG_TIMEOUT_TCP_EST, timeout_tcp_est);
+	PUT_U32(c, KMAGLEV_A_CONFIG_TIMEOUT_TCP_FIN, timeout_tcp_fin);
+	PUT_U32(c, KMAGLEV_A_CONFIG_TIMEOUT_UDP, timeout_udp);
+	PUT_U32(c, KMAGLEV_A_CONFIG_FLOOD_RATE, flood_rate);
+	PUT_U32(c, KMAGLEV_A_CONFIG_PROBE_MARK_MIN, probe_mark_min);
+	PUT_U32(c, KMAGLEV_A_CONFIG_PROBE_MARK_MAX, probe_mark_max);
 	return nest_end(nlh, nest);
 }
 
@@ -296,6 +309,7 @@ static int parse_backend(const struct nlattr *nest, struct kmg_backend *b)
 	GET_U32(b, tb, KMAGLEV_A_BACKEND_GRE_KEY, gre_key);
 	GET_U32(b, tb, KMAGLEV_A_BACKEND_MAX_CONNS, max_conns);
 	GET_U32(b, tb, KMAGLEV_A_BACKEND_SLOTS, slots);
+	GET_U32(b, tb, KMAGLEV_A_BACKEND_ID, id);
 	if (tb[KMAGLEV_A_BACKEND_STATS]) {
 		ret = parse_stats(tb[KMAGLEV_A_BACKEND_STATS], &b->stats);
 		if (ret)
@@ -411,6 +425,34 @@ static int parse_config(const struct nlattr *nest, struct kmg_config *c)
 	GET_U32(c, tb, KMAGLEV_A_CONFIG_MAX_BACKENDS, max_backends);
 	GET_U32(c, tb, KMAGLEV_A_CONFIG_SERVICES, services);
 	GET_U32(c, tb, KMAGLEV_A_CONFIG_BACKENDS, backends);
+	GET_U32(c, tb, KMAGLEV_A_CONFIG_CONN_MAX, conn_max);
+	GET_U32(c, tb, KMAGLEV_A_CONFIG_CONNS, conns);
+	GET_U32(c, tb, KMAGLEV_A_CONFIG_TIMEOUT_TCP_SYN, timeout_tcp_syn);
+	GET_U32(c, tb, KMAGLEV_A_CONFIG_TIMEOUT_TCP_EST, timeout_tcp_est);
+	GET_U32(c, tb, KMAGLEV_A_CONFIG_TIMEOUT_TCP_FIN, timeout_tcp_fin);
+	GET_U32(c, tb, KMAGLEV_A_CONFIG_TIMEOUT_UDP, timeout_udp);
+	GET_U32(c, tb, KMAGLEV_A_CONFIG_FLOOD_RATE, flood_rate);
+	GET_U32(c, tb, KMAGLEV_A_CONFIG_PROBE_MARK_MIN, probe_mark_min);
+	GET_U32(c, tb, KMAGLEV_A_CONFIG_PROBE_MARK_MAX, probe_mark_max);
+	return 0;
+}
+
+/* Every counter the schema knows (all u64); unknown ones, from a newer kernel, are skipped. */
+static int parse_global(const struct nlattr *nest, struct kmg_global_stats *g)
+{
+	const struct nlattr *tb[KMAGLEV_A_GLOBAL_STATS_MAX + 1];
+	int ret = parse_nest(nest, &kmg_schema_global_stats, tb);
+	unsigned int t;
+
+	if (ret)
+		return ret;
+	memset(g, 0, sizeof(*g));
+	for (t = 1; t <= KMAGLEV_A_GLOBAL_STATS_MAX; t++) {
+		if (!tb[t] || t == KMAGLEV_A_GLOBAL_STATS_PAD)
+			continue;
+		g->v[t] = mnl_attr_get_u64(tb[t]);
+		KMG_SET(g, t);
+	}
 	return 0;
 }
 
@@ -454,6 +496,9 @@ int kmg_msg_parse(const struct nlmsghdr *nlh, struct kmg_msg *m)
 			break;
 		case KMAGLEV_A_CONFIG:
 			ret = parse_config(a, &m->config);
+			break;
+		case KMAGLEV_A_GLOBAL:
+			ret = parse_global(a, &m->global);
 			break;
 		}
 		if (ret)

@@ -48,6 +48,7 @@ struct kmg_backend {
 	uint32_t gre_key;
 	uint32_t max_conns;
 	uint32_t slots;
+	uint32_t id;			/* read-only: assigned by the kernel */
 	struct kmg_stats stats;
 };
 
@@ -94,6 +95,25 @@ struct kmg_config {
 	uint32_t max_backends;
 	uint32_t services;
 	uint32_t backends;
+	uint32_t conn_max;
+	uint32_t conns;			/* read-only */
+	uint32_t timeout_tcp_syn;	/* seconds */
+	uint32_t timeout_tcp_est;
+	uint32_t timeout_tcp_fin;
+	uint32_t timeout_udp;
+	uint32_t flood_rate;
+	uint32_t probe_mark_min;
+	uint32_t probe_mark_max;
+};
+
+/*
+ * Netns-wide counters (the top-level GLOBAL nest of a STATS_GET reply without a service),
+ * indexed by their attribute type: v[KMAGLEV_A_GLOBAL_STATS_RX_PACKETS] and so on. Their
+ * names are those of kmg_schema_global_stats.
+ */
+struct kmg_global_stats {
+	uint64_t present;		/* KMAGLEV_A_GLOBAL_STATS_* */
+	uint64_t v[KMAGLEV_A_GLOBAL_STATS_MAX + 1];
 };
 
 /* One message of the family: a request, a reply or a notification. */
@@ -104,6 +124,7 @@ struct kmg_msg {
 	struct kmg_stats stats;
 	struct kmg_table table;
 	struct kmg_config config;
+	struct kmg_global_stats global;
 	struct kmg_backend *be;		/* top-level BACKEND nests */
 	unsigned int nbe;
 };

@@ -7,6 +7,7 @@
 
 #include "args.h"
 #include "output.h"
+#include "schema.h"
 
 const char *kmg_fmt_service_name(const struct kmg_service *s, char *buf, size_t len)
 {
@@ -118,6 +119,8 @@ void kmg_print_backend(FILE *f, const char *indent, const struct kmg_backend *b)
 	char addr[INET6_ADDRSTRLEN];
 
 	fprintf(f, "%sbackend %s", indent, kmg_fmt_addr(&b->addr, addr, sizeof(addr)));
+	if (KMG_HAS(b, KMAGLEV_A_BACKEND_ID))
+		fprintf(f, " id %u", b->id);
 	if (KMG_HAS(b, KMAGLEV_A_BACKEND_WEIGHT))
 		fprintf(f, " weight %u", b->weight);
 	if (KMG_HAS(b, KMAGLEV_A_BACKEND_STATE))
@@ -207,7 +210,63 @@ void kmg_print_config(FILE *f, const struct kmg_config *c)
 		fprintf(f, " services %u", c->services);
 	if (KMG_HAS(c, KMAGLEV_A_CONFIG_BACKENDS))
 		fprintf(f, " backends %u", c->backends);
+	if (KMG_HAS(c, KMAGLEV_A_CONFIG_CONN_MAX))
+		fprintf(f, " conn-max %u", c->conn_max);
+	if (KMG_HAS(c, KMAGLEV_A_CONFIG_CONNS))
+		fprintf(f, " conns %u", c->conns);
+	if (KMG_HAS(c, KMAGLEV_A_CONFIG_TIMEOUT_TCP_SYN))
+		fprintf(f, " timeout-tcp-syn %us", c->timeout_tcp_syn);
+	if (KMG_HAS(c, KMAGLEV_A_CONFIG_TIMEOUT_TCP_EST))
+		fprintf(f, " timeout-tcp-est %us", c->timeout_tcp_est);
+	if (KMG_HAS(c, KMAGLEV_A_CONFIG_TIMEOUT_TCP_FIN))
+		fprintf(f, " timeout-tcp-fin %us", c->timeout_tcp_fin);
+	if (KMG_HAS(c, KMAGLEV_A_CONFIG_TIMEOUT_UDP))
+		fprintf(f, " timeout-udp %us", c->timeout_udp);
+	if (KMG_HAS(c, KMAGLEV_A_CONFIG_FLOOD_RATE))
+		fprintf(f, " flood-rate %u", c->flood_rate);
+	if (KMG_HAS(c, KMAGLEV_A_CONFIG_PROBE_MARK_MIN))
+		fprintf(f, " probe-mark-min %u", c->probe_mark_min);
+	if (KMG_HAS(c, KMAGLEV_A_CONFIG_PROBE_MARK_MAX))
+		fprintf(f, " probe-mark-max %u", c->probe_mark_max);
 	fputc('\n', f);
+}
+
+/* Related counters share a line: the group of a counter is the number of these it follows. */
+static int global_group(unsigned int t)
+{
+	return (t >= KMAGLEV_A_GLOBAL_STATS_DROP_MALFORMED) +
+	       (t >= KMAGLEV_A_GLOBAL_STATS_ICMP_PTB_SENT) +
+	       (t >= KMAGLEV_A_GLOBAL_STATS_CONN_NEW) +
+	       (t >= KMAGLEV_A_GLOBAL_STATS_BACKEND_LIMIT);
+}
+
+void kmg_print_global(FILE *f, const struct kmg_stats *st, const struct kmg_global_stats *g)
+{
+	bool open = false;
+	unsigned int t;
+	int group = -1;
+
+	if (st)
+		kmg_print_stats(f, "global", st);
+	else
+		fputs("global\n", f);
+	if (!g)
+		return;
+	for (t = 1; t <= KMAGLEV_A_GLOBAL_STATS_MAX; t++) {
+		const struct kmg_attr_desc *d = kmg_attr_desc(&kmg_schema_global_stats, t);
+
+		if (!d || !KMG_HAS(g, t))
+			continue;
+		if (open && global_group(t) != group) {
+			fputc('\n', f);
+			open = false;
+		}
+		group = global_group(t);
+		fprintf(f, "%s%s %" PRIu64, open ? " " : "  ", d->name, g->v[t]);
+		open = true;
+	}
+	if (open)
+		fputc('\n', f);
 }
 
 void kmg_print_event(FILE *f, const struct kmg_msg *m)
@@ -376,6 +435,8 @@ json_object *kmg_json_backend(const struct kmg_backend *b)
 
 	if (b->present & KMG_BE_ADDR_MASK)
 		add_str(o, "address", kmg_fmt_addr(&b->addr, addr, sizeof(addr)));
+	if (KMG_HAS(b, KMAGLEV_A_BACKEND_ID))
+		add_u32(o, "id", b->id);
 	if (KMG_HAS(b, KMAGLEV_A_BACKEND_WEIGHT))
 		add_u32(o, "weight", b->weight);
 	if (KMG_HAS(b, KMAGLEV_A_BACKEND_STATE))
@@ -446,6 +507,38 @@ json_object *kmg_json_config(const struct kmg_config *c)
 		add_u32(o, "services", c->services);
 	if (KMG_HAS(c, KMAGLEV_A_CONFIG_BACKENDS))
 		add_u32(o, "backends", c->backends);
+	if (KMG_HAS(c, KMAGLEV_A_CONFIG_CONN_MAX))
+		add_u32(o, "conn-max", c->conn_max);
+	if (KMG_HAS(c, KMAGLEV_A_CONFIG_CONNS))
+		add_u32(o, "conns", c->conns);
+	if (KMG_HAS(c, KMAGLEV_A_CONFIG_TIMEOUT_TCP_SYN))
+		add_u32(o, "timeout-tcp-syn", c->timeout_tcp_syn);
+	if (KMG_HAS(c, KMAGLEV_A_CONFIG_TIMEOUT_TCP_EST))
+		add_u32(o, "timeout-tcp-est", c->timeout_tcp_est);
+	if (KMG_HAS(c, KMAGLEV_A_CONFIG_TIMEOUT_TCP_FIN))
+		add_u32(o, "timeout-tcp-fin", c->timeout_tcp_fin);
+	if (KMG_HAS(c, KMAGLEV_A_CONFIG_TIMEOUT_UDP))
+		add_u32(o, "timeout-udp", c->timeout_udp);
+	if (KMG_HAS(c, KMAGLEV_A_CONFIG_FLOOD_RATE))
+		add_u32(o, "flood-rate", c->flood_rate);
+	if (KMG_HAS(c, KMAGLEV_A_CONFIG_PROBE_MARK_MIN))
+		add_u32(o, "probe-mark-min", c->probe_mark_min);
+	if (KMG_HAS(c, KMAGLEV_A_CONFIG_PROBE_MARK_MAX))
+		add_u32(o, "probe-mark-max", c->probe_mark_max);
+	return o;
+}
+
+json_object *kmg_json_global(const struct kmg_stats *st, const struct kmg_global_stats *g)
+{
+	json_object *o = st ? kmg_json_stats(st) : json_object_new_object();
+	unsigned int t;
+
+	for (t = 1; g && t <= KMAGLEV_A_GLOBAL_STATS_MAX; t++) {
+		const struct kmg_attr_desc *d = kmg_attr_desc(&kmg_schema_global_stats, t);
+
+		if (d && KMG_HAS(g, t))
+			add_u64(o, d->name, g->v[t]);
+	}
 	return o;
 }
 

@@ -36,6 +36,11 @@ void kmg_print_backend(FILE *f, const char *indent, const struct kmg_backend *b)
 void kmg_print_stats(FILE *f, const char *what, const struct kmg_stats *st);
 void kmg_print_table(FILE *f, const struct kmg_service *s, const struct kmg_table *t);
 void kmg_print_config(FILE *f, const struct kmg_config *c);
+/*
+ * Netns-wide counters: "global" with the summed service counters @st (may be NULL), then the
+ * counters of @g (may be NULL) on indented lines of related counters, "  NAME VALUE ...".
+ */
+void kmg_print_global(FILE *f, const struct kmg_stats *st, const struct kmg_global_stats *g);
 /* A notification, as one line prefixed with the event name. */
 void kmg_print_event(FILE *f, const struct kmg_msg *m);
 
@@ -46,6 +51,8 @@ json_object *kmg_json_backend(const struct kmg_backend *b);
 json_object *kmg_json_stats(const struct kmg_stats *st);
 json_object *kmg_json_table(const struct kmg_service *s, const struct kmg_table *t);
 json_object *kmg_json_config(const struct kmg_config *c);
+/* One object with the members of both (all named as in the spec); either may be NULL. */
+json_object *kmg_json_global(const struct kmg_stats *st, const struct kmg_global_stats *g);
 /* A notification: {"event": "backend-new", "service": {...}, "backend": {...}}. */
 json_object *kmg_json_event(const struct kmg_msg *m);
 /* A number printed with @decimals digits after the point. */

@@ -35,6 +35,7 @@ static const struct kmg_attr_desc backend_attrs[KMAGLEV_A_BACKEND_MAX + 1] = {
 	[KMAGLEV_A_BACKEND_GRE_KEY] = U32("gre-key"),
 	[KMAGLEV_A_BACKEND_MAX_CONNS] = U32("max-conns"),
 	[KMAGLEV_A_BACKEND_SLOTS] = U32("slots"),
+	[KMAGLEV_A_BACKEND_ID] = U32("id"),
 	[KMAGLEV_A_BACKEND_STATS] = NEST("stats", kmg_schema_stats, false),
 };
 
@@ -92,10 +93,56 @@ static const struct kmg_attr_desc config_attrs[KMAGLEV_A_CONFIG_MAX + 1] = {
 	[KMAGLEV_A_CONFIG_MAX_BACKENDS] = U32("max-backends"),
 	[KMAGLEV_A_CONFIG_SERVICES] = U32("services"),
 	[KMAGLEV_A_CONFIG_BACKENDS] = U32("backends"),
+	[KMAGLEV_A_CONFIG_CONN_MAX] = U32("conn-max"),
+	[KMAGLEV_A_CONFIG_CONNS] = U32("conns"),
+	[KMAGLEV_A_CONFIG_TIMEOUT_TCP_SYN] = U32("timeout-tcp-syn"),
+	[KMAGLEV_A_CONFIG_TIMEOUT_TCP_EST] = U32("timeout-tcp-est"),
+	[KMAGLEV_A_CONFIG_TIMEOUT_TCP_FIN] = U32("timeout-tcp-fin"),
+	[KMAGLEV_A_CONFIG_TIMEOUT_UDP] = U32("timeout-udp"),
+	[KMAGLEV_A_CONFIG_FLOOD_RATE] = U32("flood-rate"),
+	[KMAGLEV_A_CONFIG_PROBE_MARK_MIN] = U32("probe-mark-min"),
+	[KMAGLEV_A_CONFIG_PROBE_MARK_MAX] = U32("probe-mark-max"),
 };
 
 const struct kmg_attr_set kmg_schema_config = {
 	.name = "config", .max = KMAGLEV_A_CONFIG_MAX, .attrs = config_attrs,
+};
+
+static const struct kmg_attr_desc global_stats_attrs[KMAGLEV_A_GLOBAL_STATS_MAX + 1] = {
+	[KMAGLEV_A_GLOBAL_STATS_RX_PACKETS] = U64("rx-packets"),
+	[KMAGLEV_A_GLOBAL_STATS_TX_PACKETS] = U64("tx-packets"),
+	[KMAGLEV_A_GLOBAL_STATS_TX_BYTES] = U64("tx-bytes"),
+	[KMAGLEV_A_GLOBAL_STATS_VIP_MISS] = U64("vip-miss"),
+	[KMAGLEV_A_GLOBAL_STATS_DROP_MALFORMED] = U64("drop-malformed"),
+	[KMAGLEV_A_GLOBAL_STATS_DROP_FRAG] = U64("drop-frag"),
+	[KMAGLEV_A_GLOBAL_STATS_DROP_NO_BACKEND] = U64("drop-no-backend"),
+	[KMAGLEV_A_GLOBAL_STATS_DROP_CLIENT_LIMIT] = U64("drop-client-limit"),
+	[KMAGLEV_A_GLOBAL_STATS_DROP_NO_ROUTE] = U64("drop-no-route"),
+	[KMAGLEV_A_GLOBAL_STATS_DROP_NOMEM] = U64("drop-nomem"),
+	[KMAGLEV_A_GLOBAL_STATS_DROP_TOO_BIG] = U64("drop-too-big"),
+	[KMAGLEV_A_GLOBAL_STATS_ICMP_PTB_SENT] = U64("icmp-ptb-sent"),
+	[KMAGLEV_A_GLOBAL_STATS_ICMP_FORWARDED] = U64("icmp-forwarded"),
+	[KMAGLEV_A_GLOBAL_STATS_ICMP_ECHO] = U64("icmp-echo"),
+	[KMAGLEV_A_GLOBAL_STATS_ICMP_DROP] = U64("icmp-drop"),
+	[KMAGLEV_A_GLOBAL_STATS_FRAG_REASSEMBLED] = U64("frag-reassembled"),
+	[KMAGLEV_A_GLOBAL_STATS_CONN_NEW] = U64("conn-new"),
+	[KMAGLEV_A_GLOBAL_STATS_CONN_HIT] = U64("conn-hit"),
+	[KMAGLEV_A_GLOBAL_STATS_CONN_EXPIRED] = U64("conn-expired"),
+	[KMAGLEV_A_GLOBAL_STATS_CONN_TABLE_FULL] = U64("conn-table-full"),
+	[KMAGLEV_A_GLOBAL_STATS_CONN_EVICT_SYN] = U64("conn-evict-syn"),
+	[KMAGLEV_A_GLOBAL_STATS_CONN_STATELESS] = U64("conn-stateless"),
+	[KMAGLEV_A_GLOBAL_STATS_CONN_FLOOD] = U64("conn-flood"),
+	[KMAGLEV_A_GLOBAL_STATS_CONN_SVC_LIMIT] = U64("conn-svc-limit"),
+	[KMAGLEV_A_GLOBAL_STATS_CONN_RESCHED] = U64("conn-resched"),
+	[KMAGLEV_A_GLOBAL_STATS_BACKEND_LIMIT] = U64("backend-limit"),
+	[KMAGLEV_A_GLOBAL_STATS_RAMP_NEW] = U64("ramp-new"),
+	[KMAGLEV_A_GLOBAL_STATS_RAMP_PREV] = U64("ramp-prev"),
+	[KMAGLEV_A_GLOBAL_STATS_PREV_HIT] = U64("prev-hit"),
+	[KMAGLEV_A_GLOBAL_STATS_PROBE] = U64("probe"),
+};
+
+const struct kmg_attr_set kmg_schema_global_stats = {
+	.name = "global-stats", .max = KMAGLEV_A_GLOBAL_STATS_MAX, .attrs = global_stats_attrs,
 };
 
 static const struct kmg_attr_desc kmaglev_attrs[KMAGLEV_A_MAX + 1] = {
@@ -104,6 +151,7 @@ static const struct kmg_attr_desc kmaglev_attrs[KMAGLEV_A_MAX + 1] = {
 	[KMAGLEV_A_STATS] = NEST("stats", kmg_schema_stats, false),
 	[KMAGLEV_A_TABLE] = NEST("table", kmg_schema_table, false),
 	[KMAGLEV_A_CONFIG] = NEST("config", kmg_schema_config, false),
+	[KMAGLEV_A_GLOBAL] = NEST("global", kmg_schema_global_stats, false),
 };
 
 const struct kmg_attr_set kmg_schema_kmaglev = {

@@ -15,5 +15,6 @@ extern const struct kmg_attr_set kmg_schema_backend;
 extern const struct kmg_attr_set kmg_schema_stats;
 extern const struct kmg_attr_set kmg_schema_table;
 extern const struct kmg_attr_set kmg_schema_config;
+extern const struct kmg_attr_set kmg_schema_global_stats;
 
 #endif

@@ -343,6 +343,43 @@ static void test_big_request_refused(void **state)
 	kmg_service_free(&s);
 }
 
+/* A config-set request refused at a connection-table setting: the path names it. */
+static void test_config_path(void **state)
+{
+	char rp[4096];
+	struct targv t = targv("conn-max 64 timeout-tcp-syn 5 flood-rate 10");
+	void *rq = kmg_req_buf(NULL);
+	const struct nlattr *a;
+	struct kmg_config c;
+	struct nlmsghdr *req, *err;
+	struct kmg_nl nl = { 0 };
+
+	assert_int_equal(kmg_config_parse(t.argc, t.argv, &c), 0);
+	targv_free(&t);
+	kmg_config_req(rq, KMAGLEV_CMD_CONFIG_SET, &c, &req);
+	req->nlmsg_seq = SEQ;
+	a = nest_attr(top_attr(req, KMAGLEV_A_CONFIG), KMAGLEV_A_CONFIG_TIMEOUT_TCP_SYN);
+	assert_non_null(a);
+	err = error_start(rp, req, -ERANGE, true);
+	mnl_attr_put_strz(err, NLMSGERR_ATTR_MSG, "integer out of range");
+	mnl_attr_put_u32(err, NLMSGERR_ATTR_OFFS, (const char *)a - (const char *)req);
+	put_range_policy(err, 1, KMAGLEV_TIMEOUT_MAX);
+	kmg_nl_reset_err(&nl);
+	assert_int_equal(kmg_nl_process(&nl, rp, err->nlmsg_len, SEQ, 0, NULL, NULL), -ERANGE);
+	assert_string_equal(errstr(&nl, req, -ERANGE),
+			    "Error: integer out of range (attribute: config.timeout-tcp-syn, valid range 1..604800)");
+
+	/* another of the new attributes, without a policy */
+	err = error_start(rp, req, -EINVAL, true);
+	mnl_attr_put_u32(err, NLMSGERR_ATTR_OFFS, (const char *)nest_attr(top_attr(req,
+			 KMAGLEV_A_CONFIG), KMAGLEV_A_CONFIG_FLOOD_RATE) - (const char *)req);
+	kmg_nl_reset_err(&nl);
+	assert_int_equal(kmg_nl_process(&nl, rp, err->nlmsg_len, SEQ, 0, NULL, NULL), -EINVAL);
+	assert_string_equal(errstr(&nl, req, -EINVAL),
+			    "Error: Invalid argument (attribute: config.flood-rate)");
+	free(rq);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -354,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_plain_errors),
 		cmocka_unit_test(test_dump_done_error),
 		cmocka_unit_test(test_big_request_refused),
+		cmocka_unit_test(test_config_path),
 	};
 
 	return cmocka_run_group_tests_name("extack", tests, NULL, NULL);

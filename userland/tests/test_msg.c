@@ -238,6 +238,79 @@ static void test_req_config(void **state)
 	free(buf);
 }
 
+/* Connection-table settings go out as u32 attributes, exactly those given, seconds as is. */
+static void test_req_config_conn(void **state)
+{
+	struct targv t = targv("conn-max 64 timeout-tcp-est 2m timeout-udp 30 flood-rate 1000 "
+			       "probe-mark-min 4096 probe-mark-max 8191");
+	const struct nlattr *c, *a;
+	struct kmg_config cfg;
+	struct nlmsghdr *nlh;
+	void *buf = kmg_req_buf(NULL);
+	unsigned int n = 0;
+
+	assert_int_equal(kmg_config_parse(t.argc, t.argv, &cfg), 0);
+	targv_free(&t);
+	kmg_config_req(buf, KMAGLEV_CMD_CONFIG_SET, &cfg, &nlh);
+	c = top_attr(nlh, KMAGLEV_A_CONFIG);
+	assert_non_null(c);
+	mnl_attr_for_each_nested(a, c) {
+		assert_int_equal(mnl_attr_get_payload_len(a), 4);
+		n++;
+	}
+	assert_int_equal(n, 6);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(c, KMAGLEV_A_CONFIG_CONN_MAX)), 64);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(c, KMAGLEV_A_CONFIG_TIMEOUT_TCP_EST)), 120);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(c, KMAGLEV_A_CONFIG_TIMEOUT_UDP)), 30);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(c, KMAGLEV_A_CONFIG_FLOOD_RATE)), 1000);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(c, KMAGLEV_A_CONFIG_PROBE_MARK_MIN)), 4096);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(c, KMAGLEV_A_CONFIG_PROBE_MARK_MAX)), 8191);
+	assert_null(nest_attr(c, KMAGLEV_A_CONFIG_TIMEOUT_TCP_SYN));
+	assert_null(nest_attr(c, KMAGLEV_A_CONFIG_CONNS));
+	free(buf);
+}
+
+/* A STATS_GET reply for the netns: summed STATS and the GLOBAL counters, decoded by type. */
+static void test_parse_global(void **state)
+{
+	char buf[1024];
+	struct nlmsghdr *nlh = kmg_req_start(buf, KMAGLEV_CMD_STATS_GET, 0);
+	struct nlattr *n;
+	struct kmg_msg m;
+
+	n = mnl_attr_nest_start(nlh, KMAGLEV_A_STATS);
+	mnl_attr_put_u64(nlh, KMAGLEV_A_STATS_PACKETS, 7);
+	mnl_attr_nest_end(nlh, n);
+	n = mnl_attr_nest_start(nlh, KMAGLEV_A_GLOBAL);
+	mnl_attr_put_u64(nlh, KMAGLEV_A_GLOBAL_STATS_RX_PACKETS, 1ULL << 33);
+	mnl_attr_put_u64(nlh, KMAGLEV_A_GLOBAL_STATS_DROP_FRAG, 3);
+	mnl_attr_put_u64(nlh, KMAGLEV_A_GLOBAL_STATS_PROBE, 0);
+	mnl_attr_put(nlh, KMAGLEV_A_GLOBAL_STATS_MAX + 7, 8, "newer...");	/* unknown: skipped */
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(kmg_msg_parse(nlh, &m), 0);
+	assert_true(KMG_HAS(&m, KMAGLEV_A_GLOBAL));
+	assert_true(KMG_HAS(&m, KMAGLEV_A_STATS));
+	assert_false(KMG_HAS(&m, KMAGLEV_A_SERVICE));
+	assert_int_equal(m.stats.packets, 7);
+	assert_true(KMG_HAS(&m.global, KMAGLEV_A_GLOBAL_STATS_RX_PACKETS));
+	assert_int_equal(m.global.v[KMAGLEV_A_GLOBAL_STATS_RX_PACKETS], 1ULL << 33);
+	assert_int_equal(m.global.v[KMAGLEV_A_GLOBAL_STATS_DROP_FRAG], 3);
+	assert_true(KMG_HAS(&m.global, KMAGLEV_A_GLOBAL_STATS_PROBE));
+	assert_false(KMG_HAS(&m.global, KMAGLEV_A_GLOBAL_STATS_TX_PACKETS));
+	assert_int_equal(m.global.present, KMG_BIT(KMAGLEV_A_GLOBAL_STATS_RX_PACKETS) |
+			 KMG_BIT(KMAGLEV_A_GLOBAL_STATS_DROP_FRAG) |
+			 KMG_BIT(KMAGLEV_A_GLOBAL_STATS_PROBE));
+	kmg_msg_free(&m);
+
+	/* a counter of the wrong size is a malformed reply */
+	nlh = kmg_req_start(buf, KMAGLEV_CMD_STATS_GET, 0);
+	n = mnl_attr_nest_start(nlh, KMAGLEV_A_GLOBAL);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_GLOBAL_STATS_CONN_NEW, 1);
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(kmg_msg_parse(nlh, &m), -EBADMSG);
+	assert_string_equal(kmg_errmsg(), "malformed global-stats.conn-new attribute in kernel message");
+}
+
 static void test_req_big(void **state)
 {
 	struct kmg_service s = { 0 };
@@ -384,6 +457,8 @@ int main(void)
 		cmocka_unit_test(test_req_service_key_only),
 		cmocka_unit_test(test_req_backend),
 		cmocka_unit_test(test_req_config),
+		cmocka_unit_test(test_req_config_conn),
+		cmocka_unit_test(test_parse_global),
 		cmocka_unit_test(test_req_big),
 		cmocka_unit_test(test_parse_reply),
 		cmocka_unit_test(test_parse_malformed),

@@ -477,6 +477,195 @@ static void test_config_output(void **state)
 	kmg_msg_free(&m);
 }
 
+/* backend show with the kernel's backend ids: "id N" after the address; JSON "id". */
+static void test_backend_id(void **state)
+{
+	char buf[1024];
+	struct nlmsghdr *nlh = kmg_req_start(buf, KMAGLEV_CMD_BACKEND_GET, 0);
+	struct kmg_msgs bl = { 0 };
+	struct nlattr *n;
+	struct kmg_ctx ctx;
+	json_object *arr, *b;
+	struct tout o;
+
+	n = mnl_attr_nest_start(nlh, KMAGLEV_A_SERVICE);
+	put_svc_key(nlh, 3, "192.0.2.10", 80);
+	mnl_attr_nest_end(nlh, n);
+	n = mnl_attr_nest_start(nlh, KMAGLEV_A_BACKEND);
+	put_v6(nlh, KMAGLEV_A_BACKEND_ADDR6, "2001:db8:b:1::2");
+	mnl_attr_put_u32(nlh, KMAGLEV_A_BACKEND_WEIGHT, 2);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_BACKEND_STATE, KMAGLEV_BACKEND_STATE_UP);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_BACKEND_ENCAP, KMAGLEV_ENCAP_IPIP);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_BACKEND_SLOTS, 65537);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_BACKEND_ID, 17);
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(kmg_collect_cb(nlh, &bl), MNL_CB_OK);
+	assert_true(KMG_HAS(&bl.m[0].be[0], KMAGLEV_A_BACKEND_ID));
+	assert_int_equal(bl.m[0].be[0].id, 17);
+
+	tout_open(&o);
+	ctx = (struct kmg_ctx){ .out = o.f };
+	kmg_print_backends(&ctx, &bl);
+	assert_string_equal(tout_text(&o),
+			    "service 192.0.2.10:80/tcp id 3\n"
+			    "  backend 2001:db8:b:1::2 id 17 weight 2 state up encap ipip slots 65537\n");
+	tout_close(&o);
+
+	tout_open(&o);
+	ctx = (struct kmg_ctx){ .out = o.f, .json = true };
+	kmg_print_backends(&ctx, &bl);
+	arr = json_tokener_parse(tout_text(&o));
+	assert_non_null(arr);
+	assert_int_equal(json_object_array_length(arr), 1);
+	b = json_object_array_get_idx(arr, 0);
+	/* the backend's own id, next to its service's */
+	assert_int_equal(jint(b, "id"), 17);
+	assert_int_equal(jint(b, "service-id"), 3);
+	assert_string_equal(jstr(b, "address"), "2001:db8:b:1::2");
+	json_object_put(arr);
+	tout_close(&o);
+
+	/* without the attribute (an older kernel) there is no id */
+	b = kmg_json_backend(&(struct kmg_backend){ .present = KMG_BIT(KMAGLEV_A_BACKEND_WEIGHT) });
+	assert_false(json_object_object_get_ex(b, "id", NULL));
+	json_object_put(b);
+	kmg_msgs_free(&bl);
+}
+
+/* stats without a service: the GLOBAL nest after the summed counters, text and JSON. */
+static void test_stats_global(void **state)
+{
+	char b1[1024], b2[1024];
+	struct kmg_msgs l = { 0 };
+	struct nlmsghdr *nlh;
+	struct nlattr *n;
+	struct kmg_ctx ctx;
+	json_object *top, *g;
+	struct tout o;
+	unsigned int t;
+
+	nlh = kmg_req_start(b1, KMAGLEV_CMD_STATS_GET, 0);
+	n = mnl_attr_nest_start(nlh, KMAGLEV_A_STATS);
+	mnl_attr_put_u64(nlh, KMAGLEV_A_STATS_PACKETS, 1000);
+	mnl_attr_put_u64(nlh, KMAGLEV_A_STATS_BYTES, 64000);
+	mnl_attr_put_u64(nlh, KMAGLEV_A_STATS_NEW_FLOWS, 40);
+	mnl_attr_put_u64(nlh, KMAGLEV_A_STATS_CONNS, 12);
+	mnl_attr_nest_end(nlh, n);
+	n = mnl_attr_nest_start(nlh, KMAGLEV_A_GLOBAL);
+	/* every counter, value = 100 + type */
+	for (t = KMAGLEV_A_GLOBAL_STATS_RX_PACKETS; t <= KMAGLEV_A_GLOBAL_STATS_PROBE; t++)
+		mnl_attr_put_u64(nlh, t, 100 + t);
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(kmg_collect_cb(nlh, &l), MNL_CB_OK);
+
+	tout_open(&o);
+	ctx = (struct kmg_ctx){ .out = o.f };
+	kmg_print_stats_msgs(&ctx, &l);
+	assert_string_equal(tout_text(&o),
+			    "global packets 1000 bytes 64000 new-flows 40 conns 12\n"
+			    "  rx-packets 101 tx-packets 102 tx-bytes 103 vip-miss 104\n"
+			    "  drop-malformed 105 drop-frag 106 drop-no-backend 107 drop-client-limit 108 drop-no-route 109 drop-nomem 110 drop-too-big 111\n"
+			    "  icmp-ptb-sent 112 icmp-forwarded 113 icmp-echo 114 icmp-drop 115 frag-reassembled 116\n"
+			    "  conn-new 117 conn-hit 118 conn-expired 119 conn-table-full 120 conn-evict-syn 121 conn-stateless 122 conn-flood 123 conn-svc-limit 124 conn-resched 125\n"
+			    "  backend-limit 126 ramp-new 127 ramp-prev 128 prev-hit 129 probe 130\n");
+	tout_close(&o);
+
+	tout_open(&o);
+	ctx = (struct kmg_ctx){ .out = o.f, .json = true };
+	kmg_print_stats_msgs(&ctx, &l);
+	top = json_tokener_parse(tout_text(&o));
+	assert_non_null(top);
+	g = jget(top, "global");
+	assert_int_equal(json_object_object_length(g), 4 + KMAGLEV_A_GLOBAL_STATS_PROBE);
+	assert_int_equal(jint(g, "packets"), 1000);
+	assert_int_equal(jint(g, "conns"), 12);
+	assert_int_equal(jint(g, "rx-packets"), 101);
+	assert_int_equal(jint(g, "drop-malformed"), 105);
+	assert_int_equal(jint(g, "drop-frag"), 106);
+	assert_int_equal(jint(g, "icmp-ptb-sent"), 112);
+	assert_int_equal(jint(g, "icmp-forwarded"), 113);
+	assert_int_equal(jint(g, "icmp-drop"), 115);
+	assert_int_equal(jint(g, "conn-table-full"), 120);
+	assert_int_equal(jint(g, "conn-evict-syn"), 121);
+	assert_int_equal(jint(g, "conn-stateless"), 122);
+	assert_int_equal(jint(g, "conn-flood"), 123);
+	assert_int_equal(jint(g, "probe"), 130);
+	assert_int_equal(json_object_array_length(jget(top, "services")), 0);
+	json_object_put(top);
+	tout_close(&o);
+	kmg_msgs_free(&l);
+
+	/* GLOBAL alone, a counter above 2^53 kept exact; zero counters are printed */
+	nlh = kmg_req_start(b2, KMAGLEV_CMD_STATS_GET, 0);
+	n = mnl_attr_nest_start(nlh, KMAGLEV_A_GLOBAL);
+	mnl_attr_put_u64(nlh, KMAGLEV_A_GLOBAL_STATS_TX_BYTES, (1ULL << 60) + 1);
+	mnl_attr_put_u64(nlh, KMAGLEV_A_GLOBAL_STATS_CONN_FLOOD, 0);
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(kmg_collect_cb(nlh, &l), MNL_CB_OK);
+	tout_open(&o);
+	ctx = (struct kmg_ctx){ .out = o.f };
+	kmg_print_stats_msgs(&ctx, &l);
+	assert_string_equal(tout_text(&o),
+			    "global\n"
+			    "  tx-bytes 1152921504606846977\n"
+			    "  conn-flood 0\n");
+	tout_close(&o);
+	tout_open(&o);
+	ctx = (struct kmg_ctx){ .out = o.f, .json = true };
+	kmg_print_stats_msgs(&ctx, &l);
+	assert_non_null(strstr(tout_text(&o), "\"tx-bytes\":1152921504606846977"));
+	top = json_tokener_parse(tout_text(&o));
+	g = jget(top, "global");
+	assert_int_equal(json_object_object_length(g), 2);
+	assert_false(json_object_object_get_ex(g, "packets", NULL));
+	assert_int_equal(jint(g, "conn-flood"), 0);
+	json_object_put(top);
+	tout_close(&o);
+	kmg_msgs_free(&l);
+}
+
+/* config show with the connection-table settings: timeouts in seconds. */
+static void test_config_conn_output(void **state)
+{
+	char buf[512];
+	struct nlmsghdr *nlh = kmg_req_start(buf, KMAGLEV_CMD_CONFIG_GET, 0);
+	struct nlattr *n = mnl_attr_nest_start(nlh, KMAGLEV_A_CONFIG);
+	struct kmg_msg m;
+	json_object *o;
+	struct tout t;
+
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_MAX_SERVICES, 65536);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_CONN_MAX, 64);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_CONNS, 63);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_TIMEOUT_TCP_SYN, 5);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_TIMEOUT_TCP_EST, 900);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_TIMEOUT_TCP_FIN, 10);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_TIMEOUT_UDP, 30);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_FLOOD_RATE, 0);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_PROBE_MARK_MIN, 4096);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_PROBE_MARK_MAX, 8191);
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(kmg_msg_parse(nlh, &m), 0);
+	tout_open(&t);
+	kmg_print_config(t.f, &m.config);
+	assert_string_equal(tout_text(&t),
+			    "config max-services 65536 conn-max 64 conns 63 timeout-tcp-syn 5s timeout-tcp-est 900s timeout-tcp-fin 10s timeout-udp 30s flood-rate 0 probe-mark-min 4096 probe-mark-max 8191\n");
+	tout_close(&t);
+	o = kmg_json_config(&m.config);
+	assert_int_equal(json_object_object_length(o), 10);
+	assert_int_equal(jint(o, "conn-max"), 64);
+	assert_int_equal(jint(o, "conns"), 63);
+	assert_int_equal(jint(o, "timeout-tcp-syn"), 5);
+	assert_int_equal(jint(o, "timeout-tcp-est"), 900);
+	assert_int_equal(jint(o, "timeout-tcp-fin"), 10);
+	assert_int_equal(jint(o, "timeout-udp"), 30);
+	assert_int_equal(jint(o, "flood-rate"), 0);
+	assert_int_equal(jint(o, "probe-mark-min"), 4096);
+	assert_int_equal(jint(o, "probe-mark-max"), 8191);
+	json_object_put(o);
+	kmg_msg_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -487,6 +676,9 @@ int main(void)
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_config_output),
+		cmocka_unit_test(test_backend_id),
+		cmocka_unit_test(test_stats_global),
+		cmocka_unit_test(test_config_conn_output),
 	};
 
 	return cmocka_run_group_tests_name("output", tests, NULL, NULL);

@@ -295,10 +295,11 @@ static void test_config(void **state)
 	assert_int_equal(c.max_backends, 5000);
 	assert_true(KMG_HAS(&c, KMAGLEV_A_CONFIG_MAX_SERVICES));
 	assert_true(KMG_HAS(&c, KMAGLEV_A_CONFIG_MAX_BACKENDS));
+	assert_false(KMG_HAS(&c, KMAGLEV_A_CONFIG_CONN_MAX));
 	targv_free(&t);
 
 	run_fails("config set", KMG_EUSAGE,
-		  "config set: nothing to change (max-services N, max-backends N)");
+		  "config set: nothing to change; see \"kmaglev config help\"");
 	run_fails("config set max-services", KMG_EUSAGE, "missing value after \"max-services\"");
 	run_fails("config set max-services x", KMG_EUSAGE,
 		  "invalid max-services \"x\": must be 0..4294967295");
@@ -307,6 +308,80 @@ static void test_config(void **state)
 	run_fails("config set max-vips 1", KMG_EUSAGE,
 		  "unknown keyword \"max-vips\" in config set; see \"kmaglev config help\"");
 	run_fails("config show now", KMG_EUSAGE, "unexpected \"now\" after \"config show\"");
+}
+
+/* The connection-table settings: numbers, timeouts in seconds (with units), probe marks. */
+static void test_config_conn(void **state)
+{
+	struct kmg_config c;
+	struct targv t = targv("conn-max 64 timeout-tcp-syn 5 timeout-tcp-est 15m "
+			       "timeout-tcp-fin 10s timeout-udp 1h flood-rate 0x10 "
+			       "probe-mark-min 0x100 probe-mark-max 511");
+
+	assert_int_equal(kmg_config_parse(t.argc, t.argv, &c), 0);
+	targv_free(&t);
+	assert_int_equal(c.conn_max, 64);
+	assert_int_equal(c.timeout_tcp_syn, 5);
+	assert_int_equal(c.timeout_tcp_est, 900);
+	assert_int_equal(c.timeout_tcp_fin, 10);
+	assert_int_equal(c.timeout_udp, 3600);
+	assert_int_equal(c.flood_rate, 16);
+	assert_int_equal(c.probe_mark_min, 256);
+	assert_int_equal(c.probe_mark_max, 511);
+	assert_true(KMG_HAS(&c, KMAGLEV_A_CONFIG_CONN_MAX));
+	assert_true(KMG_HAS(&c, KMAGLEV_A_CONFIG_TIMEOUT_TCP_SYN));
+	assert_true(KMG_HAS(&c, KMAGLEV_A_CONFIG_TIMEOUT_TCP_EST));
+	assert_true(KMG_HAS(&c, KMAGLEV_A_CONFIG_TIMEOUT_TCP_FIN));
+	assert_true(KMG_HAS(&c, KMAGLEV_A_CONFIG_TIMEOUT_UDP));
+	assert_true(KMG_HAS(&c, KMAGLEV_A_CONFIG_FLOOD_RATE));
+	assert_true(KMG_HAS(&c, KMAGLEV_A_CONFIG_PROBE_MARK_MIN));
+	assert_true(KMG_HAS(&c, KMAGLEV_A_CONFIG_PROBE_MARK_MAX));
+	assert_false(KMG_HAS(&c, KMAGLEV_A_CONFIG_MAX_SERVICES));
+	assert_false(KMG_HAS(&c, KMAGLEV_A_CONFIG_CONNS));
+
+	/* 0 turns flood mode and probe marks off; conn-max 0 is the kernel's to judge */
+	t = targv("flood-rate 0 probe-mark-min 0 probe-mark-max 0");
+	assert_int_equal(kmg_config_parse(t.argc, t.argv, &c), 0);
+	targv_free(&t);
+	assert_true(KMG_HAS(&c, KMAGLEV_A_CONFIG_FLOOD_RATE));
+	assert_int_equal(c.flood_rate, 0);
+
+	run_fails("config set timeout-tcp-est 0", KMG_EUSAGE,
+		  "invalid timeout-tcp-est \"0\": must be 1s..604800s (7 days)");
+	run_fails("config set timeout-udp 604801", KMG_EUSAGE,
+		  "invalid timeout-udp \"604801\": must be 1s..604800s (7 days)");
+	run_fails("config set timeout-udp 169h", KMG_EUSAGE,
+		  "invalid timeout-udp \"169h\": must be 1s..604800s (7 days)");
+	run_fails("config set timeout-tcp-syn 500ms", KMG_EUSAGE,
+		  "invalid timeout-tcp-syn \"500ms\": expected seconds like 30, 30s, 15m or 2h");
+	run_fails("config set timeout-tcp-fin -1", KMG_EUSAGE,
+		  "invalid timeout-tcp-fin \"-1\": expected seconds like 30, 30s, 15m or 2h");
+	run_fails("config set conn-max 4294967296", KMG_EUSAGE,
+		  "invalid conn-max \"4294967296\": must be 0..4294967295");
+	run_fails("config set conn-max 10 conn-max 20", KMG_EUSAGE,
+		  "duplicate keyword \"conn-max\"");
+	run_fails("config set conns 5", KMG_EUSAGE,
+		  "conns is read-only (shown by \"config show\")");
+	run_fails("config set probe-mark-min 0x200 probe-mark-max 0x100", KMG_EUSAGE,
+		  "invalid probe-mark-max \"256\": must not be below probe-mark-min (512)");
+}
+
+static void test_seconds(void **state)
+{
+	uint32_t v = 0;
+
+	assert_int_equal(kmg_parse_seconds("1", &v), 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(kmg_parse_seconds("2m", &v), 0);
+	assert_int_equal(v, 120);
+	assert_int_equal(kmg_parse_seconds("168h", &v), 0);
+	assert_int_equal(v, KMAGLEV_TIMEOUT_MAX);
+	assert_int_equal(kmg_parse_seconds("0s", &v), -ERANGE);
+	assert_int_equal(kmg_parse_seconds("99999999999999999999", &v), -ERANGE);
+	assert_int_equal(kmg_parse_seconds("10d", &v), -EINVAL);
+	assert_int_equal(kmg_parse_seconds("", &v), -EINVAL);
+	assert_int_equal(kmg_parse_seconds("s", &v), -EINVAL);
+	assert_int_equal(v, KMAGLEV_TIMEOUT_MAX);	/* unchanged by failures */
 }
 
 static void test_other_objects(void **state)
@@ -360,6 +435,8 @@ int main(void)
 		cmocka_unit_test(test_backend),
 		cmocka_unit_test(test_backend_errors),
 		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_config_conn),
+		cmocka_unit_test(test_seconds),
 		cmocka_unit_test(test_other_objects),
 		cmocka_unit_test(test_help),
 	};
