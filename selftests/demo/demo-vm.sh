@@ -1,0 +1,208 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The kmaglev demo, inside the VM (selftests/demo.sh runs it): a client, a router, two load
+# balancers and three backends in network namespaces (selftests/net/dp_lib.sh), one VIP, real
+# HTTP with curl. Shows the weighted split, drain, the removal of a backend and a connection
+# moved between two LBs mid-flow. Exits non-zero if a property it shows does not hold.
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$HERE/../net/lib.sh"
+source "$HERE/../net/dp_lib.sh"
+
+VIP=$(dp_vip4 0)
+SVC=$VIP:80/tcp
+B1=$(dp_be4 1) B2=$(dp_be4 2) B3=$(dp_be4 3)
+CONFIG="service add $SVC backend $B1 weight 1 backend $B2 weight 1 backend $B3 weight 2"
+PROPS=()
+FAILED=0
+
+say() { printf '\n==> %s\n' "$*"; }
+note() { printf '    %s\n' "$@"; }
+# run LB CMD...: show the kmaglev command and its output, as typed on LB N
+run() {
+	local lb=$1
+	shift
+	printf '  lb%s$ kmaglev %s\n' "$lb" "$*"
+	dp_km "$lb" "$@" 2>&1 | sed 's/^/    /'
+	return "${PIPESTATUS[0]}"
+}
+# prop OK DESC: record a demonstrated property
+prop() {
+	if [[ $1 == 0 ]]; then
+		PROPS+=("PASS  $2")
+		note "-> PASS: $2"
+	else
+		PROPS+=("FAIL  $2")
+		note "-> FAIL: $2"
+		FAILED=1
+	fi
+}
+die() {
+	echo "demo: $*" >&2
+	exit 1
+}
+
+# split FILE "b1:W b2:W ...": the answers per backend against the weights; fails if a share is
+# off by more than 0.09 (about 3 standard deviations for a few hundred requests).
+split() {
+	awk -v weights="$2" -v tol=0.09 '
+	BEGIN {
+		n = split(weights, w, " ")
+		for (i = 1; i <= n; i++) { split(w[i], kv, ":"); name[i] = kv[1]; want[kv[1]] = kv[2]; sum += kv[2] }
+	}
+	$2 ~ /^b[0-9]+$/ { got[$2]++; total++; next }
+	{ errors++ }
+	END {
+		printf "    %-8s %-10s %6s %9s %9s\n", "backend", "address", "weight", "expected", "answered"
+		for (i = 1; i <= n; i++) {
+			k = name[i]; exp_ = sum ? want[k] / sum : 0; share = total ? got[k] / total : 0
+			printf "    %-8s 10.0.%s.2   %6d %8.1f%% %5d %5.1f%%\n", k, substr(k, 2), want[k],
+				100 * exp_, got[k], 100 * share
+			if (share - exp_ > tol || exp_ - share > tol) bad = 1
+		}
+		if (errors) { printf "    %d requests failed\n", errors; bad = 1 }
+		exit bad
+	}' "$1"
+}
+
+# A long-lived HTTP response through the VIP, in the background: /cgi-bin/slow?20 sends the
+# backend's name, then 40 KB/s for 20 seconds, then "end".
+download_start() {
+	rm -f "$DP_TMP/$1.out"
+	dp_bg "$1" dp_cl curl -s --max-time 120 -o "$DP_TMP/$1.out" "http://$VIP/cgi-bin/slow?20"
+	dp_wait 30 grep -q '^backend b' "$DP_TMP/$1.out"
+}
+# The backend serving it (from its first line).
+download_owner() { head -n 1 "$DP_TMP/$1.out" | awk '{ print $2 }'; }
+# download_done NAME: it finished without error, and completely ("end").
+download_done() {
+	local pid=${DP_BGPID[$1]} rc
+	wait "$pid"
+	rc=$?
+	unset "DP_BGPID[$1]"
+	[[ $rc -eq 0 && $(tail -n 1 "$DP_TMP/$1.out") == end ]]
+}
+# bytes_received NAME: how much of the response has arrived
+bytes_received() { stat -c %s "$DP_TMP/$1.out" 2>/dev/null || echo 0; }
+
+cat <<EOF
+kmaglev demo: a Maglev load balancer in the kernel, with direct server return
+
+  client 203.0.113.2 --- router --- lb1 198.51.100.2   (the VIP $VIP is routed to lb1)
+                           |    \\--- lb2 198.51.100.10   (for part (c))
+                           +--- b1 10.0.1.2, b2 10.0.2.2, b3 10.0.3.2
+
+Every namespace is a host. The LBs receive the client's packets, pick a backend with Maglev
+hashing and send each packet IPIP-encapsulated to it; the backends own the VIP on lo,
+decapsulate, and answer the client directly through the router (direct server return).
+Each backend serves HTTP (busybox httpd): "/" says which backend answered, and so does the
+first line of /cgi-bin/slow, a response that takes 20 seconds.
+EOF
+
+say "Building the namespaces and loading kmaglev.ko ($(uname -r))"
+dp_load_kmaglev || die "cannot load kmaglev.ko"
+dp_topo 2 3 || die "cannot build the topology"
+note "ready (${SECONDS}s)"
+
+# --- 1. one VIP -------------------------------------------------------------------------------
+say "1. One VIP, three backends, weights 1:1:2, on lb1"
+run 1 $CONFIG || die "service add failed"
+run 1 service show
+run 1 table show "$SVC"
+
+say "300 curl requests from the client, each on a new connection (new client port)"
+declare -A S0=() S1=()
+dp_snap_all S0
+dp_curl_many "$VIP" 300 >"$DP_TMP/split" 2>&1
+dp_snap_all S1
+split "$DP_TMP/split" "b1:1 b2:1 b3:2"
+prop $? "300 requests split by weight 1:1:2 (each share within 9 points)"
+run 1 stats "$SVC"
+
+say "Direct server return: the replies do not pass through the LB"
+dp_snap_all S0
+got=$(dp_cl curl -s --max-time 30 -o /dev/null -w '%{size_download}' "http://$VIP/big")
+dp_snap_all S1
+lb=$(($(dp_delta S0 S1 lb1/eth0:rx_bytes) + $(dp_delta S0 S1 lb1/eth0:tx_bytes)))
+be=0
+for i in 1 2 3; do be=$((be + $(dp_delta S0 S1 "b$i/eth0:tx_bytes"))); done
+note "the client downloaded $got bytes (/big) through the VIP: the backends sent $be bytes" \
+     "straight to it, lb1 carried $lb bytes in and out (the request and the client's ACKs)"
+[[ $got == 1048576 && $lb -lt 262144 ]]
+prop $? "the 1 MiB reply bypassed the LB (lb1 carried $lb bytes)"
+
+# --- (a) drain ----------------------------------------------------------------------------------
+say "(a) Drain a backend: its established connection lives on, new requests avoid it"
+note "a long-lived HTTP response (40 KB/s for 20 seconds) from the VIP..."
+download_start dl1 || die "the download did not start"
+owner=$(download_owner dl1)
+note "...is served by $owner"
+addr=$(dp_be4 "${owner#b}")
+run 1 backend drain "$SVC" "$addr"
+run 1 backend show "$SVC"
+dp_curl_many "$VIP" 100 >"$DP_TMP/drain" 2>&1
+note "100 new requests while $owner drains (its weight counts as 0 now):"
+w="b1:1 b2:1 b3:2"
+split "$DP_TMP/drain" "${w/$owner:[0-9]/$owner:0}"
+dp_all_answered "$DP_TMP/drain" 100 >/dev/null && ! grep -q " $owner\$" "$DP_TMP/drain"
+prop $? "100 new requests answered, none by the drained $owner"
+note "the download has $(bytes_received dl1) bytes; waiting for the rest..."
+download_done dl1
+prop $? "the download from the drained $owner completed ($(bytes_received dl1) bytes, no reset)"
+run 1 backend set "$SVC" "$addr" state up
+
+# --- (b) removal -----------------------------------------------------------------------------------
+say "(b) Remove a backend: only its share of the flows moves"
+note "200 requests from fixed client ports 40000-40199 (the same 5-tuples each time)"
+dp_http "$VIP" --lports 40000-40199 >"$DP_TMP/before" 2>&1
+dp_tally "$DP_TMP/before" | sed 's/^/      before: /'
+note "what would removing b2 move? (kmaglev builds the proposed table in userspace)"
+run 1 simulate "$SVC" backend del "$B2" | grep -E 'matches|moved'
+run 1 backend del "$SVC" "$B2"
+dp_http "$VIP" --lports 40000-40199 >"$DP_TMP/after" 2>&1
+dp_tally "$DP_TMP/after" | sed 's/^/      after:  /'
+read -r from_b2 moved_b2 others moved_others errors <<<"$(paste -d' ' "$DP_TMP/before" \
+	"$DP_TMP/after" | awk '
+	$1 != $3 || $2 !~ /^b[0-9]+$/ || $4 !~ /^b[0-9]+$/ { err++; next }
+	$2 == "b2" { from++; if ($4 != "b2") moved++; next }
+	{ oth++; if ($4 != $2) om++ }
+	END { print from + 0, moved + 0, oth + 0, om + 0, err + 0 }')"
+note "b2 answered $from_b2 of the 200 before; $moved_b2 of them moved to b1 or b3" \
+     "b1 and b3 answered $others; $moved_others of them changed backend"
+[[ $errors -eq 0 && $from_b2 -gt 0 && $moved_b2 -eq $from_b2 && $moved_others -le 2 ]]
+prop $? "removing b2 moved its $from_b2 flows and only them ($moved_others others moved, at most 2 allowed)"
+
+# --- (c) a second LB -----------------------------------------------------------------------------------
+say "(c) A second LB with the same configuration takes over a connection mid-flow"
+run 2 service add "$SVC" backend "$B1" weight 1 backend "$B3" weight 2 || die "service add failed on lb2"
+d1=$(dp_km 1 table show "$SVC" | awk '$1 == "table" { print $NF }')
+d2=$(dp_km 2 table show "$SVC" | awk '$1 == "table" { print $NF }')
+note "table digests: lb1 $d1, lb2 $d2 (equal digests: identical tables)"
+[[ -n $d1 && $d1 == "$d2" ]]
+prop $? "lb1 and lb2 built the same Maglev table"
+download_start dl2 || die "the download did not start"
+owner=$(download_owner dl2)
+note "a long-lived HTTP response through lb1 is served by $owner; it has $(bytes_received dl2) bytes"
+dp_sleep 3
+note "the router now sends the VIP to lb2:"
+printf '  router$ ip route replace 192.0.2.0/24 via %s\n' "$(dp_lb4 2)"
+dp_vip_route 2
+dp_sleep 3
+note "the download has $(bytes_received dl2) bytes; lb2 has seen the flow's packets:"
+run 2 stats "$SVC"
+download_done dl2
+prop $? "the download moved to lb2 mid-flow completed ($(bytes_received dl2) bytes, no reset): lb2 chose $owner too"
+p2=$(dp_svc_stats 2 "$SVC" | awk '$1 == "service" { print $2 }')
+[[ ${p2:-0} -gt 0 ]]
+prop $? "lb2 carried the moved connection ($p2 packets)"
+
+# --- summary -------------------------------------------------------------------------------------
+dp_teardown
+dp_unload_kmaglev
+prop $? "kmaglev.ko unloads once the namespaces are gone"
+say "Summary (${SECONDS}s)"
+printf '    %s\n' "${PROPS[@]}"
+if [[ $FAILED -ne 0 ]]; then
+	echo "demo: some properties did not hold"
+	exit 1
+fi
+echo "demo: every property held"

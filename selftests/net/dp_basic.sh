@@ -1,0 +1,143 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Data plane, basics: real TCP (HTTP) and UDP sockets end to end through kmaglev, IPv4 and IPv6
+# VIPs, over every encapsulation (IPIP, GRE, keyed GRE, IPv6 outer, 6in4, 4in6, GRE carrying the
+# other family); the per-backend split over many flows against the configured weights; the
+# service, backend and netns counters; replies that bypass the LB (direct server return).
+#
+# Tolerances: a backend's share of N flows is binomial; the split checks allow +-0.09 of the
+# expected share for 300 TCP flows and +-0.065 for 600 UDP flows, about 3 standard deviations
+# for the largest share (1/2), so a correct balancer fails one of these 4 checks less than
+# once in 200 runs.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/dp_lib.sh"
+
+dp_test_start 21 1 3
+
+V4=$(dp_vip4 0)
+V6=$(dp_vip6 0)
+# bes FAM WEIGHTED [OPTION...]: "backend" clauses for b1..b3's IPv4 or IPv6 address (FAM 4 or
+# 6), weights 1:2:3 if WEIGHTED is 1, the options added to each.
+bes() {
+	local fam=$1 w=$2 i out=
+	shift 2
+	for ((i = 1; i <= 3; i++)); do
+		out+="backend $(dp_be$fam $i)$([[ $w == 1 ]] && echo " weight $i") $* "
+	done
+	echo "$out"
+}
+# keyed GRE, each backend with its own key
+bekeyed() {
+	local fam=$1 i out=
+	for ((i = 1; i <= 3; i++)); do
+		out+="backend $(dp_be$fam $i) encap gre gre-key $(dp_gre_key $i) "
+	done
+	echo "$out"
+}
+
+# --- configuration ------------------------------------------------------------------------
+# .10 and ::10: explicit services (HTTP, UDP), weights 1:2:3, IPIP (IPv4 outer) and 6in6.
+# The others: every port and protocol of the VIP ("/any"), equal weights.
+cfg="service add $V4:$DP_HTTP_PORT/tcp $(bes 4 1)
+service add $V4:$DP_UDP_PORT/udp $(bes 4 1)
+service add $(dp_hostport "$V6" $DP_HTTP_PORT)/tcp $(bes 6 1)
+service add $(dp_hostport "$V6" $DP_UDP_PORT)/udp $(bes 6 1)
+service add $(dp_vip4 1)/any $(bes 4 0 encap gre)
+service add [$(dp_vip6 1)]/any $(bes 6 0 encap gre)
+service add [$(dp_vip6 2)]/any $(bes 4 0)
+service add $(dp_vip4 3)/any $(bes 6 0)
+service add [$(dp_vip6 4)]/any $(bes 4 0 encap gre)
+service add $(dp_vip4 4)/any $(bes 6 0 encap gre)"
+dp_standin || cfg+="
+service add $(dp_vip4 2)/any $(bekeyed 4)
+service add [$(dp_vip6 3)]/any $(bekeyed 6)"
+if out=$(dp_km_batch 1 <<<"$cfg" 2>&1); then
+	ktap_print_msg "configured $(grep -c . <<<"$cfg") services (${SECONDS}s)"
+else
+	echo "$out" | sed 's/^/# /'
+	dp_fail_rest "configure the services" 1
+	dp_test_end
+fi
+
+# --- every encapsulation, real sockets ------------------------------------------------------
+dp_check_encap "IPIP: IPv4 VIP, IPv4 backends" "$V4" tunl0
+dp_check_encap "6in6: IPv6 VIP, IPv6 backends" "$V6" ip6any
+dp_check_encap "GRE: IPv4 VIP, IPv4 backends" "$(dp_vip4 1)" gre0
+dp_check_encap "GRE over IPv6: IPv6 VIP, IPv6 backends" "$(dp_vip6 1)" ip6gre0
+dp_check_encap "6in4: IPv6 VIP, IPv4 backends" "$(dp_vip6 2)" sit0
+dp_check_encap "4in6: IPv4 VIP, IPv6 backends" "$(dp_vip4 3)" ip6any
+dp_check_encap "GRE, IPv4 outer: IPv6 VIP, IPv4 backends" "$(dp_vip6 4)" gre0
+dp_check_encap "GRE, IPv6 outer: IPv4 VIP, IPv6 backends" "$(dp_vip4 4)" ip6gre0
+if dp_need_kmaglev "keyed GRE: IPv4 VIP, IPv4 backends, a key per backend"; then
+	dp_check_encap "keyed GRE: IPv4 VIP, IPv4 backends, a key per backend" "$(dp_vip4 2)" kgre
+fi
+if dp_need_kmaglev "keyed GRE over IPv6: IPv6 VIP, IPv6 backends"; then
+	dp_check_encap "keyed GRE over IPv6: IPv6 VIP, IPv6 backends" "$(dp_vip6 3)" kgre6
+fi
+ktap_print_msg "encapsulations done (${SECONDS}s)"
+
+# --- the split over many flows ----------------------------------------------------------------
+# split_check DESC FILE N TOL: N answers, split 1:2:3, from at least 95% different client
+# ports (curl takes ephemeral ports, and the client keeps no TIME_WAIT sockets, so a port can
+# come round again; a reused 5-tuple goes to the same backend, a small correlation).
+split_check() {
+	local desc=$1 file=$2 n=$3 tol=$4 ports out
+	ports=$(awk '{ print $1 }' "$file" | sort -u | wc -l)
+	if ! dp_all_answered "$file" "$n"; then
+		ktap_test_fail "$desc"
+	elif [[ $((ports * 100)) -lt $((n * 95)) ]]; then
+		ktap_test_fail "$desc: only $ports different client ports"
+	elif out=$(dp_check_split "$file" "b1:1 b2:2 b3:3" "$tol"); then
+		echo "$out"
+		ktap_test_pass "$desc"
+	else
+		echo "$out"
+		ktap_test_fail "$desc"
+	fi
+}
+
+g0=$(dp_gstats 1)
+dp_curl_many "$V4" 300 >"$DP_TMP/tcp4" 2>&1
+g1=$(dp_gstats 1)
+split_check "300 HTTP requests (curl) to $V4 split 1:2:3 +-0.09" "$DP_TMP/tcp4" 300 0.09
+# Each request is SYN, ACK, GET, ACK(s), FIN, ACK from the client: at least 4 packets in, 4
+# out. Each is a new flow, but for the client ports (at most 10) the IPIP check above may have
+# used already: those 5-tuples still have an entry (timeout-tcp-fin) that the new SYN reuses.
+if dp_need_kmaglev "netns counters moved by the 300 requests"; then
+	dp_gcheck "netns counters moved by the 300 requests" "$g0" "$g1" \
+		"rx-packets>=1200" "tx-packets>=1200" "conn-new>=290"
+fi
+dp_udp "$V4" --count 600 >"$DP_TMP/udp4" 2>&1
+split_check "600 UDP flows to $V4 split 1:2:3 +-0.065" "$DP_TMP/udp4" 600 0.065
+dp_curl_many "$V6" 300 >"$DP_TMP/tcp6" 2>&1
+split_check "300 HTTP requests (curl) to $V6 split 1:2:3 +-0.09" "$DP_TMP/tcp6" 300 0.09
+dp_udp "$V6" --count 600 >"$DP_TMP/udp6" 2>&1
+split_check "600 UDP flows to $V6 split 1:2:3 +-0.065" "$DP_TMP/udp6" 600 0.065
+ktap_print_msg "splits done (${SECONDS}s)"
+
+# --- service and backend counters -------------------------------------------------------------
+# svc_check SERVICE MINFLOWS: new-flows >= MINFLOWS and packets >= new-flows; the backends
+# (10.0.N.2 is bN, weight N) all have packets, and more with a larger weight.
+svc_check() {
+	local svc=$1 min=$2 st
+	st=$(dp_svc_stats 1 "$svc")
+	echo "$st"
+	awk -v min="$min" '
+	$1 == "service" { svc = 1; if ($3 < min || $2 < $3) bad = 1; next }
+	{ split($1, a, "."); p[a[3]] = $2; n++; if ($2 <= 0) bad = 1 }
+	END { if (!svc || n != 3 || p[1] >= p[2] || p[2] >= p[3]) bad = 1; exit bad }' <<<"$st"
+}
+if dp_need_kmaglev "service counters of $V4:$DP_HTTP_PORT/tcp"; then
+	ktap_test_result "service counters of $V4:$DP_HTTP_PORT/tcp: >= 310 new flows, backends 1 < 2 < 3" \
+		svc_check "$V4:$DP_HTTP_PORT/tcp" 310
+fi
+if dp_need_kmaglev "service counters of $V4:$DP_UDP_PORT/udp"; then
+	ktap_test_result "service counters of $V4:$DP_UDP_PORT/udp: >= 610 new flows, backends 1 < 2 < 3" \
+		svc_check "$V4:$DP_UDP_PORT/udp" 610
+fi
+
+# --- direct server return ----------------------------------------------------------------------
+dp_check_dsr "$V4"
+dp_check_dsr "$V6"
+
+dp_test_end
