@@ -99,14 +99,9 @@ int kmg_arg_table_size(const char *s, uint32_t *m)
 
 /* --- durations ------------------------------------------------------------------------- */
 
-int kmg_parse_duration(const char *s, uint32_t *ms)
+int kmg_parse_scaled(const char *s, const struct kmg_unit *units, size_t nunits, uint64_t min,
+		     uint64_t max, uint32_t *out)
 {
-	static const struct {
-		const char *suffix;
-		uint64_t mult;
-	} units[] = {
-		{ "", 1 }, { "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 },
-	};
 	uint64_t v = 0;
 	const char *p = s;
 	size_t i;
@@ -115,19 +110,28 @@ int kmg_parse_duration(const char *s, uint32_t *ms)
 		return -EINVAL;
 	for (; isdigit((unsigned char)*p); p++) {
 		v = v * 10 + (*p - '0');
-		if (v > KMAGLEV_MS_MAX)
+		if (v > max)
 			return -ERANGE;
 	}
-	for (i = 0; i < KMG_ARRAY_SIZE(units); i++) {
+	for (i = 0; i < nunits; i++) {
 		if (strcmp(p, units[i].suffix))
 			continue;
 		v *= units[i].mult;
-		if (v > KMAGLEV_MS_MAX)
+		if (v < min || v > max)
 			return -ERANGE;
-		*ms = v;
+		*out = v;
 		return 0;
 	}
 	return -EINVAL;
+}
+
+int kmg_parse_duration(const char *s, uint32_t *ms)
+{
+	static const struct kmg_unit units[] = {
+		{ "", 1 }, { "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 },
+	};
+
+	return kmg_parse_scaled(s, units, KMG_ARRAY_SIZE(units), 0, KMAGLEV_MS_MAX, ms);
 }
 
 int kmg_arg_duration(const char *field, const char *s, uint32_t *ms)

@@ -60,6 +60,18 @@ int kmg_arg_u32(const char *field, const char *s, uint32_t min, uint32_t max, ui
 int kmg_arg_weight(const char *s, uint32_t *w);
 int kmg_arg_table_size(const char *s, uint32_t *m);
 
+/*
+ * A number with a unit suffix ("" is the bare number), scaled by the unit and within
+ * min..max: 0, -EINVAL (not such a number) or -ERANGE.
+ */
+struct kmg_unit {
+	const char *suffix;
+	uint64_t mult;
+};
+
+int kmg_parse_scaled(const char *s, const struct kmg_unit *units, size_t nunits, uint64_t min,
+		     uint64_t max, uint32_t *out);
+
 /* Durations: N (milliseconds), Nms, Ns, Nm or Nh; at most KMAGLEV_MS_MAX. */
 int kmg_parse_duration(const char *s, uint32_t *ms);
 int kmg_arg_duration(const char *field, const char *s, uint32_t *ms);

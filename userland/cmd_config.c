@@ -3,7 +3,6 @@
  * kmaglev CLI: "kmaglev config": per network namespace limits, connection-table settings and
  * object counts.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,31 +54,9 @@ static const char *const cfg_ro[] = { "services", "backends", "conns" };
 
 int kmg_parse_seconds(const char *s, uint32_t *sec)
 {
-	static const struct {
-		const char *suffix;
-		uint32_t mult;
-	} units[] = { { "", 1 }, { "s", 1 }, { "m", 60 }, { "h", 3600 } };
-	uint64_t v = 0;
-	const char *p = s;
-	size_t i;
+	static const struct kmg_unit units[] = { { "", 1 }, { "s", 1 }, { "m", 60 }, { "h", 3600 } };
 
-	if (!isdigit((unsigned char)*p))
-		return -EINVAL;
-	for (; isdigit((unsigned char)*p); p++) {
-		v = v * 10 + (*p - '0');
-		if (v > KMAGLEV_TIMEOUT_MAX)
-			return -ERANGE;
-	}
-	for (i = 0; i < KMG_ARRAY_SIZE(units); i++) {
-		if (strcmp(p, units[i].suffix))
-			continue;
-		v *= units[i].mult;
-		if (v < 1 || v > KMAGLEV_TIMEOUT_MAX)
-			return -ERANGE;
-		*sec = v;
-		return 0;
-	}
-	return -EINVAL;
+	return kmg_parse_scaled(s, units, KMG_ARRAY_SIZE(units), 1, KMAGLEV_TIMEOUT_MAX, sec);
 }
 
 static int arg_seconds(const char *field, const char *s, uint32_t *sec)
