@@ -117,6 +117,16 @@ void kmg_local_out(struct kmg_net *kn, struct sk_buff *skb)
 	__this_cpu_write(kmg_in_xmit, false);
 }
 
+/* Send an encapsulated packet to its backend, and count it. */
+static void kmg_tx(struct kmg_net *kn, struct sk_buff *skb)
+{
+	unsigned int len = skb->len;
+
+	kmg_local_out(kn, skb);
+	kmg_count(kn, KMG_C_TX_PACKETS);
+	kmg_count_add(kn, KMG_C_TX_BYTES, len);
+}
+
 static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 		      struct kmg_backend *be, struct sk_buff *skb, const struct kmg_pkt *p)
 {
@@ -127,7 +137,6 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 	struct iphdr *iph;
 	struct rtable *rt;
 	__be16 df;
-	unsigned int len;
 
 	kmg_encap_of(be, p, false, &e);
 	rt = dst_cache_get_ip4(&be->dst_cache, &saddr);
@@ -154,8 +163,7 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 	}
 	if (kmg_too_big(kn, skb, p, dst_mtu(&rt->dst) - e.hlen)) {
 		ip_rt_put(rt);
-		kmg_count(kn, KMG_C_DROP_TOO_BIG);
-		kfree_skb_reason(skb, SKB_DROP_REASON_PKT_TOO_BIG);
+		kmg_drop(kn, skb, KMG_C_DROP_TOO_BIG, SKB_DROP_REASON_PKT_TOO_BIG);
 		return;
 	}
 	/* IPv6 clients never let routers fragment; IPv4 ones say so with DF. */
@@ -163,8 +171,7 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 	if (skb_cow_head(skb, LL_RESERVED_SPACE(rt->dst.dev) + rt->dst.header_len + e.hlen) ||
 	    kmg_push_encap(skb, p, &e, false)) {
 		ip_rt_put(rt);
-		kmg_count(kn, KMG_C_DROP_NOMEM);
-		kfree_skb_reason(skb, SKB_DROP_REASON_NOMEM);
+		kmg_drop(kn, skb, KMG_C_DROP_NOMEM, SKB_DROP_REASON_NOMEM);
 		return;
 	}
 	skb_scrub_packet(skb, false);
@@ -190,15 +197,11 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 	else
 		__ip_select_ident(kn->net, iph, skb_shinfo(skb)->gso_segs ?: 1);
 	skb->protocol = htons(ETH_P_IP);
-	len = skb->len;
-	kmg_local_out(kn, skb);
-	kmg_count(kn, KMG_C_TX_PACKETS);
-	kmg_count_add(kn, KMG_C_TX_BYTES, len);
+	kmg_tx(kn, skb);
 	return;
 
 no_route:
-	kmg_count(kn, KMG_C_DROP_NO_ROUTE);
-	kfree_skb_reason(skb, SKB_DROP_REASON_IP_OUTNOROUTES);
+	kmg_drop(kn, skb, KMG_C_DROP_NO_ROUTE, SKB_DROP_REASON_IP_OUTNOROUTES);
 }
 
 static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
@@ -211,7 +214,7 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 	struct ipv6hdr *ip6h;
 	struct kmg_encap e;
 	bool frag_outer;
-	unsigned int mtu, len;
+	unsigned int mtu;
 
 	kmg_encap_of(be, p, true, &e);
 	dst = dst_cache_get_ip6(&be->dst_cache, &saddr);
@@ -231,8 +234,7 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 	mtu = dst_mtu(dst) - e.hlen;
 	if (kmg_too_big(kn, skb, p, mtu)) {
 		dst_release(dst);
-		kmg_count(kn, KMG_C_DROP_TOO_BIG);
-		kfree_skb_reason(skb, SKB_DROP_REASON_PKT_TOO_BIG);
+		kmg_drop(kn, skb, KMG_C_DROP_TOO_BIG, SKB_DROP_REASON_PKT_TOO_BIG);
 		return;
 	}
 	/* An IPv4 packet without DF may be fragmented: here that means the outer IPv6 packet. */
@@ -240,8 +242,7 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 	if (skb_cow_head(skb, LL_RESERVED_SPACE(dst->dev) + dst->header_len + e.hlen) ||
 	    kmg_push_encap(skb, p, &e, true)) {
 		dst_release(dst);
-		kmg_count(kn, KMG_C_DROP_NOMEM);
-		kfree_skb_reason(skb, SKB_DROP_REASON_NOMEM);
+		kmg_drop(kn, skb, KMG_C_DROP_NOMEM, SKB_DROP_REASON_NOMEM);
 		return;
 	}
 	skb_scrub_packet(skb, false);
@@ -258,15 +259,11 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 	skb->protocol = htons(ETH_P_IPV6);
 	skb->ignore_df = frag_outer;
-	len = skb->len;
-	kmg_local_out(kn, skb);
-	kmg_count(kn, KMG_C_TX_PACKETS);
-	kmg_count_add(kn, KMG_C_TX_BYTES, len);
+	kmg_tx(kn, skb);
 	return;
 
 no_route:
-	kmg_count(kn, KMG_C_DROP_NO_ROUTE);
-	kfree_skb_reason(skb, SKB_DROP_REASON_IP_OUTNOROUTES);
+	kmg_drop(kn, skb, KMG_C_DROP_NO_ROUTE, SKB_DROP_REASON_IP_OUTNOROUTES);
 }
 
 /* Send @skb (the client's packet) to @be; always consumes it. */

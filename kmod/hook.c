@@ -24,13 +24,6 @@
 
 #include "kmaglev.h"
 
-static void kmg_drop(struct kmg_net *kn, struct sk_buff *skb, enum kmg_counter c,
-		     enum skb_drop_reason reason)
-{
-	kmg_count(kn, c);
-	kfree_skb_reason(skb, reason);
-}
-
 /* Reassemble a fragment in place. 0: @skb is now the whole packet; else it was consumed. */
 static int kmg_defrag(struct kmg_net *kn, struct sk_buff *skb, u8 family)
 {

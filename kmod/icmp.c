@@ -105,6 +105,5 @@ void kmg_icmp_echo_reply(struct kmg_net *kn, struct sk_buff *skb, const struct k
 	kmg_local_out(kn, skb);
 	return;
 drop:
-	kmg_count(kn, KMG_C_DROP_NOMEM);
-	kfree_skb_reason(skb, SKB_DROP_REASON_NOMEM);
+	kmg_drop(kn, skb, KMG_C_DROP_NOMEM, SKB_DROP_REASON_NOMEM);
 }

@@ -32,6 +32,7 @@
 #include <linux/percpu.h>
 #include <linux/rhashtable-types.h>
 #include <linux/siphash.h>
+#include <linux/skbuff.h>
 #include <linux/refcount.h>
 #include <linux/types.h>
 #include <linux/u64_stats_sync.h>
@@ -382,6 +383,14 @@ static inline void kmg_count(struct kmg_net *kn, enum kmg_counter c)
 static inline void kmg_count_add(struct kmg_net *kn, enum kmg_counter c, u64 n)
 {
 	this_cpu_add(kn->stats->c[c], n);
+}
+
+/* Drop a packet: count it, and free it with the kernel's drop reason. */
+static inline void kmg_drop(struct kmg_net *kn, struct sk_buff *skb, enum kmg_counter c,
+			    enum skb_drop_reason reason)
+{
+	kmg_count(kn, c);
+	kfree_skb_reason(skb, reason);
 }
 
 /*

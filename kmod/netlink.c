@@ -934,7 +934,8 @@ static int kmg_nl_backend_req(struct genl_info *info, u64 allowed, struct kmg_ba
 	return kmg_nl_backend(info->attrs[KMAGLEV_A_BACKEND], allowed, cfg, info->extack);
 }
 
-int kmaglev_nl_backend_new_doit(struct sk_buff *skb, struct genl_info *info)
+/* backend new (@add) and set: apply one backend's configuration and tell the listeners. */
+static int kmg_nl_backend_apply(struct genl_info *info, bool add)
 {
 	struct nlattr *tb[KMAGLEV_A_SERVICE_MAX + 1];
 	struct kmg_net *kn = kmg_info_kn(info);
@@ -946,25 +947,36 @@ int kmaglev_nl_backend_new_doit(struct sk_buff *skb, struct genl_info *info)
 	err = kmg_nl_backend_req(info, KMG_BE_CFG_ATTRS, &cfg, tb);
 	if (err)
 		return err;
-	err = kmg_nl_backend_new_cfg(info->attrs[KMAGLEV_A_BACKEND], &cfg, info->extack);
-	if (err)
-		return err;
+	if (add) {
+		err = kmg_nl_backend_new_cfg(info->attrs[KMAGLEV_A_BACKEND], &cfg, info->extack);
+		if (err)
+			return err;
+	}
 	mutex_lock(&kn->lock);
 	svc = kmg_nl_find(kn, tb, info->attrs[KMAGLEV_A_SERVICE], info->extack);
 	if (IS_ERR(svc)) {
 		err = PTR_ERR(svc);
 		goto out;
 	}
-	err = kmg_backend_add(svc, &cfg, &rebuilt, info->extack);
+	if (add)
+		err = kmg_backend_add(svc, &cfg, &rebuilt, info->extack);
+	else
+		err = kmg_backend_change(svc, &cfg, &rebuilt, info->extack);
 	if (err)
 		goto out;
 	pos = kmg_backend_find(svc->be, svc->nbe, cfg.addr.b);
-	kmg_notify_backend(svc, svc->be[pos], KMAGLEV_CMD_BACKEND_NEW_NTF);
+	kmg_notify_backend(svc, svc->be[pos],
+			   add ? KMAGLEV_CMD_BACKEND_NEW_NTF : KMAGLEV_CMD_BACKEND_CHANGE_NTF);
 	if (rebuilt)
 		kmg_notify_table(svc);
 out:
 	mutex_unlock(&kn->lock);
 	return err;
+}
+
+int kmaglev_nl_backend_new_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return kmg_nl_backend_apply(info, true);
 }
 
 int kmaglev_nl_backend_del_doit(struct sk_buff *skb, struct genl_info *info)
@@ -1004,32 +1016,7 @@ out:
 
 int kmaglev_nl_backend_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nlattr *tb[KMAGLEV_A_SERVICE_MAX + 1];
-	struct kmg_net *kn = kmg_info_kn(info);
-	struct kmg_backend_cfg cfg;
-	struct kmg_service *svc;
-	bool rebuilt;
-	int err, pos;
-
-	err = kmg_nl_backend_req(info, KMG_BE_CFG_ATTRS, &cfg, tb);
-	if (err)
-		return err;
-	mutex_lock(&kn->lock);
-	svc = kmg_nl_find(kn, tb, info->attrs[KMAGLEV_A_SERVICE], info->extack);
-	if (IS_ERR(svc)) {
-		err = PTR_ERR(svc);
-		goto out;
-	}
-	err = kmg_backend_change(svc, &cfg, &rebuilt, info->extack);
-	if (err)
-		goto out;
-	pos = kmg_backend_find(svc->be, svc->nbe, cfg.addr.b);
-	kmg_notify_backend(svc, svc->be[pos], KMAGLEV_CMD_BACKEND_CHANGE_NTF);
-	if (rebuilt)
-		kmg_notify_table(svc);
-out:
-	mutex_unlock(&kn->lock);
-	return err;
+	return kmg_nl_backend_apply(info, false);
 }
 
 int kmaglev_nl_backend_get_doit(struct sk_buff *skb, struct genl_info *info)

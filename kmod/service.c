@@ -815,11 +815,14 @@ int kmg_backend_add(struct kmg_service *svc, struct kmg_backend_cfg *cfg, bool *
 }
 EXPORT_SYMBOL_IF_KUNIT(kmg_backend_add);
 
-int kmg_backend_del(struct kmg_service *svc, const u8 addr[16], bool *rebuilt,
-		    struct netlink_ext_ack *extack)
+/* Change one backend to @cfg, or delete it (@cfg NULL): one commit of the whole set. */
+static int kmg_backend_edit(struct kmg_service *svc, const u8 addr[16],
+			    const struct kmg_backend_cfg *cfg, bool *rebuilt,
+			    struct netlink_ext_ack *extack)
 {
 	int pos = kmg_backend_find(svc->be, svc->nbe, addr);
 	struct kmg_be_change *set;
+	u32 n = svc->nbe;
 	int err;
 
 	if (pos < 0) {
@@ -829,31 +832,28 @@ int kmg_backend_del(struct kmg_service *svc, const u8 addr[16], bool *rebuilt,
 	set = kmg_chg_current(svc);
 	if (!set)
 		return -ENOMEM;
-	memmove(&set[pos], &set[pos + 1], (svc->nbe - pos - 1) * sizeof(*set));
-	err = kmg_service_commit(svc, &svc->cfg, set, svc->nbe - 1, rebuilt, extack);
+	if (cfg) {
+		set[pos].cfg = cfg;
+	} else {
+		memmove(&set[pos], &set[pos + 1], (n - pos - 1) * sizeof(*set));
+		n--;
+	}
+	err = kmg_service_commit(svc, &svc->cfg, set, n, rebuilt, extack);
 	kvfree(set);
 	return err;
+}
+
+int kmg_backend_del(struct kmg_service *svc, const u8 addr[16], bool *rebuilt,
+		    struct netlink_ext_ack *extack)
+{
+	return kmg_backend_edit(svc, addr, NULL, rebuilt, extack);
 }
 EXPORT_SYMBOL_IF_KUNIT(kmg_backend_del);
 
 int kmg_backend_change(struct kmg_service *svc, const struct kmg_backend_cfg *cfg,
 		       bool *rebuilt, struct netlink_ext_ack *extack)
 {
-	int pos = kmg_backend_find(svc->be, svc->nbe, cfg->addr.b);
-	struct kmg_be_change *set;
-	int err;
-
-	if (pos < 0) {
-		NL_SET_ERR_MSG(extack, "no such backend in this service");
-		return -ENOENT;
-	}
-	set = kmg_chg_current(svc);
-	if (!set)
-		return -ENOMEM;
-	set[pos].cfg = cfg;
-	err = kmg_service_commit(svc, &svc->cfg, set, svc->nbe, rebuilt, extack);
-	kvfree(set);
-	return err;
+	return kmg_backend_edit(svc, cfg->addr.b, cfg, rebuilt, extack);
 }
 EXPORT_SYMBOL_IF_KUNIT(kmg_backend_change);
 
