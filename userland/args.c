@@ -254,51 +254,60 @@ static int find_exact(const char *s, const char *const *names, size_t n)
 	return -1;
 }
 
-int kmg_arg_hash(const char *s, uint32_t *hash)
+/* One of @names, or the usage error "invalid FIELD "S": must be CHOICES". */
+static int arg_name(const char *field, const char *s, const char *const *names, size_t n,
+		    const char *choices, uint32_t *out)
 {
-	int i = find_exact(s, hash_names, KMG_ARRAY_SIZE(hash_names));
+	int i = find_exact(s, names, n);
 
 	if (i < 0)
-		i = find_exact(s, hash_names_long, KMG_ARRAY_SIZE(hash_names_long));
-	if (i < 0)
-		return kmg_err(KMG_EUSAGE, "invalid hash \"%s\": must be 5tuple, 3tuple or src", s);
-	*hash = i;
+		return kmg_err(KMG_EUSAGE, "invalid %s \"%s\": must be %s", field, s, choices);
+	*out = i;
 	return 0;
+}
+
+static const char *fmt_name(uint32_t v, const char *const *names, size_t n)
+{
+	return v < n ? names[v] : "unknown";
+}
+
+int kmg_arg_hash(const char *s, uint32_t *hash)
+{
+	int i = find_exact(s, hash_names_long, KMG_ARRAY_SIZE(hash_names_long));
+
+	if (i >= 0) {
+		*hash = i;
+		return 0;
+	}
+	return arg_name("hash", s, hash_names, KMG_ARRAY_SIZE(hash_names), "5tuple, 3tuple or src",
+			hash);
 }
 
 const char *kmg_fmt_hash(uint32_t hash)
 {
-	return hash < KMG_ARRAY_SIZE(hash_names) ? hash_names[hash] : "unknown";
+	return fmt_name(hash, hash_names, KMG_ARRAY_SIZE(hash_names));
 }
 
 int kmg_arg_state(const char *s, uint32_t *state)
 {
-	int i = find_exact(s, state_names, KMG_ARRAY_SIZE(state_names));
-
-	if (i < 0)
-		return kmg_err(KMG_EUSAGE, "invalid state \"%s\": must be up, drain or down", s);
-	*state = i;
-	return 0;
+	return arg_name("state", s, state_names, KMG_ARRAY_SIZE(state_names), "up, drain or down",
+			state);
 }
 
 const char *kmg_fmt_state(uint32_t state)
 {
-	return state < KMG_ARRAY_SIZE(state_names) ? state_names[state] : "unknown";
+	return fmt_name(state, state_names, KMG_ARRAY_SIZE(state_names));
 }
 
 int kmg_arg_encap(const char *s, uint32_t *encap)
 {
-	int i = find_exact(s, encap_names, KMG_ARRAY_SIZE(encap_names));
-
-	if (i < 0)
-		return kmg_err(KMG_EUSAGE, "invalid encap \"%s\": must be ipip or gre", s);
-	*encap = i;
-	return 0;
+	return arg_name("encap", s, encap_names, KMG_ARRAY_SIZE(encap_names), "ipip or gre",
+			encap);
 }
 
 const char *kmg_fmt_encap(uint32_t encap)
 {
-	return encap < KMG_ARRAY_SIZE(encap_names) ? encap_names[encap] : "unknown";
+	return fmt_name(encap, encap_names, KMG_ARRAY_SIZE(encap_names));
 }
 
 int kmg_arg_flags(const char *s, uint32_t *flags)
