@@ -48,3 +48,23 @@ int kmg_maglev_ref_build(s32 *entry, u32 size, const struct kmg_mg_in *in, u32 n
 		}
 	}
 }
+
+/*
+ * @n backends 10.0.0.1, 10.0.0.2, ... (IPv4-mapped), with @weights, or weight 1 if it is
+ * NULL: the input of the table tests and benchmarks.
+ */
+void kmg_maglev_ref_backends(struct kmg_mg_in *in, u32 n, const u32 *weights)
+{
+	u32 i;
+
+	memset(in, 0, n * sizeof(*in));
+	for (i = 0; i < n; i++) {
+		in[i].addr[10] = 0xff;
+		in[i].addr[11] = 0xff;
+		in[i].addr[12] = 10;
+		in[i].addr[13] = (i + 1) >> 16;
+		in[i].addr[14] = (i + 1) >> 8;
+		in[i].addr[15] = i + 1;
+		in[i].weight = weights ? weights[i] : 1;
+	}
+}

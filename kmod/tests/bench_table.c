@@ -28,22 +28,6 @@ static const struct kmg_bench_case kmg_bench_cases[] = {
 	{ 655373, 1000, 8 },
 };
 
-static void kmg_bench_backends(struct kmg_mg_in *in, u32 n)
-{
-	u32 i;
-
-	memset(in, 0, n * sizeof(*in));
-	for (i = 0; i < n; i++) {
-		in[i].addr[10] = 0xff;
-		in[i].addr[11] = 0xff;
-		in[i].addr[12] = 10;
-		in[i].addr[13] = (i + 1) >> 16;
-		in[i].addr[14] = (i + 1) >> 8;
-		in[i].addr[15] = i + 1;
-		in[i].weight = 1;
-	}
-}
-
 /* Best of @reps runs of each build, alternating so both see the same machine. */
 static int kmg_bench_one(struct seq_file *m, const struct kmg_bench_case *c)
 {
@@ -63,7 +47,7 @@ static int kmg_bench_one(struct seq_file *m, const struct kmg_bench_case *c)
 	ref_scratch = vmalloc(kmg_maglev_ref_scratch_size(c->n));
 	if (!in || !slots || !entry || !scratch || !ref_scratch)
 		goto out;
-	kmg_bench_backends(in, c->n);
+	kmg_maglev_ref_backends(in, c->n, NULL);
 	for (r = 0; r < c->reps; r++) {
 		t = ktime_get_ns();
 		err = kmg_maglev_build(slots, c->size, in, c->n, seed, scratch);

@@ -20,18 +20,9 @@ static const u8 kmg_zero_seed[KMG_SEED_LEN];
 static struct kmg_mg_in *kmg_test_backends(struct kunit *test, u32 n, const u32 *w)
 {
 	struct kmg_mg_in *in = kunit_kcalloc(test, n, sizeof(*in), GFP_KERNEL);
-	u32 i;
 
 	KUNIT_ASSERT_NOT_NULL(test, in);
-	for (i = 0; i < n; i++) {
-		in[i].addr[10] = 0xff;
-		in[i].addr[11] = 0xff;
-		in[i].addr[12] = 10;
-		in[i].addr[13] = (i + 1) >> 16;
-		in[i].addr[14] = (i + 1) >> 8;
-		in[i].addr[15] = i + 1;
-		in[i].weight = w ? w[i] : 1;
-	}
+	kmg_maglev_ref_backends(in, n, w);
 	return in;
 }
 

@@ -36,15 +36,7 @@ static void bench(unsigned int size, unsigned int n, int reps)
 		fprintf(stderr, "table_bench: out of memory\n");
 		exit(1);
 	}
-	for (i = 0; i < n; i++) {
-		in[i].addr[10] = 0xff;
-		in[i].addr[11] = 0xff;
-		in[i].addr[12] = 10;
-		in[i].addr[13] = (i + 1) >> 16;
-		in[i].addr[14] = (i + 1) >> 8;
-		in[i].addr[15] = i + 1;
-		in[i].weight = 1;
-	}
+	kmg_maglev_ref_backends(in, n, NULL);
 	for (r = 0; r < reps; r++) {
 		t = now_us();
 		if (kmg_maglev_build(slots, size, in, n, seed, scratch))
