@@ -23,8 +23,10 @@ tar -C "$TOP" -cf - --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' Kbuild k
 	tar -C "$dir" -xf -
 make -s -C "$("$VM/kernel.sh" stock-kdir)" M="$dir" modules >"$OUT/build.log" 2>&1 ||
 	{ cat "$OUT/build.log"; exit 1; }
-"$VM/run" --kernel stock -- bash -c "
-	insmod $dir/kmod/kmaglev.ko && insmod $dir/kmod/kmaglev_bench.ko &&
+# kmg_load_module (selftests/net/lib.sh) loads the modules kmaglev.ko needs first.
+KMAGLEV_KO=$dir/kmod/kmaglev.ko "$VM/run" --kernel stock -- bash -c "
+	source $TOP/selftests/net/lib.sh &&
+	kmg_load_module && insmod $dir/kmod/kmaglev_bench.ko &&
 	cat /sys/kernel/debug/kmaglev_bench/table; rc=\$?
 	rmmod kmaglev_bench; rmmod kmaglev; exit \$rc"
 echo "target: kmaglev <= 0.5x textbook; 2 bytes per slot"
