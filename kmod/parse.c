@@ -2,9 +2,10 @@
 /*
  * kmaglev packet parsing: from an IPv4 or IPv6 packet to a VIP, the flow it belongs to.
  *
- * TCP, UDP and other protocols give their own flow; ICMP and ICMPv6 errors give the flow of
- * the packet they quote, reversed (the quoted packet went from the VIP to the client, the flow
- * goes from the client to the VIP); echo requests are flagged. Every header is pulled before
+ * TCP, UDP and other protocols give their own flow (other protocols with ports 0); ICMP and
+ * ICMPv6 errors give the flow of the packet they quote, of any protocol, reversed (the quoted
+ * packet went from the VIP to the client, the flow goes from the client to the VIP); echo
+ * requests are flagged. Every header is pulled before
  * it is read, so truncated or malformed packets are refused, never read past their end.
  */
 #include <linux/icmp.h>
@@ -55,6 +56,27 @@ static int kmg_parse_ports(struct sk_buff *skb, unsigned int off, u8 proto, __be
 	return 0;
 }
 
+/*
+ * The ports of the packet an ICMP error quotes, transport header at @off, into the reversed
+ * flow @p. Only TCP and UDP have ports; other protocols' flows have port 0 (as their packets
+ * get from kmg_parse_ports()).
+ */
+static enum kmg_parse kmg_parse_quoted_ports(struct sk_buff *skb, unsigned int off,
+					     struct kmg_pkt *p)
+{
+	__be16 sport, dport;
+
+	if (p->proto != IPPROTO_TCP && p->proto != IPPROTO_UDP)
+		return KMG_PARSE_OK;
+	if (!pskb_may_pull(skb, off + 4))
+		return KMG_PARSE_DROP;
+	memcpy(&sport, skb->data + off, 2);
+	memcpy(&dport, skb->data + off + 2, 2);
+	p->sport = dport;
+	p->dport = sport;
+	return KMG_PARSE_OK;
+}
+
 static bool kmg_icmp4_is_error(u8 type)
 {
 	return type == ICMP_DEST_UNREACH || type == ICMP_TIME_EXCEEDED ||
@@ -66,13 +88,11 @@ static enum kmg_parse kmg_parse_icmp4_inner(struct sk_buff *skb, unsigned int of
 					    struct kmg_pkt *p)
 {
 	const struct iphdr *inner;
-	__be16 sport, dport;
 
 	if (!pskb_may_pull(skb, off + sizeof(*inner)))
 		return KMG_PARSE_DROP;
 	inner = (const struct iphdr *)(skb->data + off);
-	if (inner->version != 4 || inner->ihl < 5 || ip_is_fragment(inner) ||
-	    (inner->protocol != IPPROTO_TCP && inner->protocol != IPPROTO_UDP))
+	if (inner->version != 4 || inner->ihl < 5 || ip_is_fragment(inner))
 		return KMG_PARSE_DROP;
 	/* The error is about a packet the VIP sent. */
 	if (inner->saddr != ip_hdr(skb)->daddr)
@@ -80,16 +100,9 @@ static enum kmg_parse kmg_parse_icmp4_inner(struct sk_buff *skb, unsigned int of
 	p->proto = inner->protocol;
 	p->saddr.v4 = inner->daddr;
 	p->daddr.v4 = inner->saddr;
-	/* RFC 792 quotes only 8 bytes of the transport header: ports, not TCP flags. */
-	off += inner->ihl * 4;
-	if (!pskb_may_pull(skb, off + 4))
-		return KMG_PARSE_DROP;
-	memcpy(&sport, skb->data + off, 2);
-	memcpy(&dport, skb->data + off + 2, 2);
-	p->sport = dport;
-	p->dport = sport;
 	p->icmp_err = true;
-	return KMG_PARSE_OK;
+	/* RFC 792 quotes only 8 bytes of the transport header: ports, not TCP flags. */
+	return kmg_parse_quoted_ports(skb, off + inner->ihl * 4, p);
 }
 
 enum kmg_parse kmg_parse4(struct sk_buff *skb, struct kmg_pkt *p)
@@ -140,7 +153,7 @@ static enum kmg_parse kmg_parse_icmp6_inner(struct sk_buff *skb, unsigned int of
 					    struct kmg_pkt *p)
 {
 	const struct ipv6hdr *inner;
-	__be16 sport, dport, frag_off;
+	__be16 frag_off;
 	u8 nexthdr;
 	int l4;
 
@@ -153,17 +166,11 @@ static enum kmg_parse kmg_parse_icmp6_inner(struct sk_buff *skb, unsigned int of
 	p->daddr.v6 = inner->saddr;
 	nexthdr = inner->nexthdr;
 	l4 = ipv6_skip_exthdr(skb, off + sizeof(*inner), &nexthdr, &frag_off);
-	if (l4 < 0 || frag_off || (nexthdr != IPPROTO_TCP && nexthdr != IPPROTO_UDP))
+	if (l4 < 0 || frag_off)
 		return KMG_PARSE_DROP;
-	if (!pskb_may_pull(skb, l4 + 4))
-		return KMG_PARSE_DROP;
-	memcpy(&sport, skb->data + l4, 2);
-	memcpy(&dport, skb->data + l4 + 2, 2);
 	p->proto = nexthdr;
-	p->sport = dport;
-	p->dport = sport;
 	p->icmp_err = true;
-	return KMG_PARSE_OK;
+	return kmg_parse_quoted_ports(skb, l4, p);
 }
 
 enum kmg_parse kmg_parse6(struct sk_buff *skb, struct kmg_pkt *p)
