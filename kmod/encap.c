@@ -86,6 +86,13 @@ static int kmg_push_encap(struct sk_buff *skb, const struct kmg_pkt *p,
 					    outer6 ? SKB_GSO_IPXIP6 : SKB_GSO_IPXIP4);
 	if (err)
 		return err;
+	/*
+	 * The inner packet starts at its IP header. iptunnel_handle_offloads() copied the inner
+	 * MAC header from the Ethernet header the client's packet arrived with, and software GSO
+	 * (gre_gso_segment()) would take the gap to it for the tunnel header's length (negative:
+	 * every segment dropped).
+	 */
+	skb_set_inner_mac_header(skb, skb_inner_network_offset(skb));
 	if (e->gre) {
 		struct gre_base_hdr *g;
 
