@@ -18,6 +18,7 @@
 
 #include "compat.h"
 #include "kmaglev.h"
+#include "maglev.h"
 #include "netlink-gen.h"
 
 static const struct genl_multicast_group kmg_mcgrps[] = {
@@ -50,6 +51,7 @@ struct kmg_dump_ctx {
 	unsigned long svc_id;		/* next service to dump */
 	u8 be_addr[16];			/* last backend dumped in that service */
 	bool be_started;
+	bool svc_started;		/* stats dump: the service's own counters are sent */
 	u32 filter_id;			/* backend dump of one service */
 };
 
@@ -492,20 +494,6 @@ static int kmg_nl_put_stats(struct sk_buff *skb, int type, const struct kmg_stat
 	return 0;
 }
 
-/* Slots of @be in the service's current table. */
-static u32 kmg_be_slots(const struct kmg_table *t, const u32 *counts,
-			const struct kmg_backend *be)
-{
-	u32 i;
-
-	if (!t || !counts)
-		return 0;
-	for (i = 0; i < t->nbe; i++)
-		if (t->be[i].be == be)
-			return counts[i];
-	return 0;
-}
-
 /* A backend nest of type @type; @slots < 0 leaves slots out, @stats adds counters. */
 static int kmg_nl_put_backend(struct sk_buff *skb, int type, const struct kmg_backend *be,
 			      s64 slots, bool stats)
@@ -551,6 +539,55 @@ static u32 *kmg_nl_slot_counts(const struct kmg_service *svc, const struct kmg_t
 	return counts;
 }
 
+/*
+ * Slots of a service's backends in its current table. svc->be and t->be are both sorted by
+ * address, so a pass over svc->be in order walks t->be once: O(n) for all, not per backend.
+ */
+struct kmg_slot_walk {
+	const struct kmg_table *t;
+	u32 *counts;			/* slots of t->be[i]; NULL without a table */
+	u32 pos;			/* t->be index: every entry before it sorts before */
+};
+
+static int kmg_slot_walk_start(struct kmg_slot_walk *w, const struct kmg_service *svc)
+{
+	w->counts = kmg_nl_slot_counts(svc, &w->t);
+	w->pos = 0;
+	return w->t && w->t->nbe && !w->counts ? -ENOMEM : 0;
+}
+
+/* Slots of @be; backends must come in address order. */
+static u32 kmg_slot_walk_next(struct kmg_slot_walk *w, const struct kmg_backend *be)
+{
+	const struct kmg_table *t = w->t;
+	u32 lo, hi;
+
+	if (!w->counts)
+		return 0;
+	/* Binary search for the first step (a dump resuming mid-service), then a walk. */
+	if (!w->pos) {
+		lo = 0;
+		hi = t->nbe;
+		while (lo < hi) {
+			u32 mid = lo + (hi - lo) / 2;
+
+			if (kmg_mg_addr_cmp(t->be[mid].be->addr.b, be->addr.b) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		w->pos = lo;
+	}
+	while (w->pos < t->nbe && kmg_mg_addr_cmp(t->be[w->pos].be->addr.b, be->addr.b) < 0)
+		w->pos++;
+	return w->pos < t->nbe && t->be[w->pos].be == be ? w->counts[w->pos] : 0;
+}
+
+static void kmg_slot_walk_end(struct kmg_slot_walk *w)
+{
+	kvfree(w->counts);
+}
+
 static void *kmg_nl_hdr(struct sk_buff *skb, u32 portid, u32 seq, int flags, u8 cmd)
 {
 	return genlmsg_put(skb, portid, seq, &kmg_family, flags, cmd);
@@ -588,18 +625,22 @@ static int kmg_nl_fill_backend(struct sk_buff *skb, const struct kmg_service *sv
 	return 0;
 }
 
+/* The table summary and, with @backends, the first kmg_nl_reply_backends() backends' slots. */
 static int kmg_nl_fill_table(struct sk_buff *skb, const struct kmg_service *svc, u32 portid,
-			     u32 seq, u8 cmd)
+			     u32 seq, u8 cmd, bool backends)
 {
 	const struct kmg_table *t;
-	u32 *counts, i, mn = U32_MAX, mx = 0;
+	struct kmg_slot_walk w;
+	u32 i, mn = U32_MAX, mx = 0;
 	struct nlattr *nest;
 	void *hdr;
-	int err = -EMSGSIZE;
+	int err;
 
-	counts = kmg_nl_slot_counts(svc, &t);
-	if (t && t->nbe && !counts)
-		return -ENOMEM;
+	err = kmg_slot_walk_start(&w, svc);
+	if (err)
+		return err;
+	t = w.t;
+	err = -EMSGSIZE;
 	hdr = kmg_nl_hdr(skb, portid, seq, 0, cmd);
 	if (!hdr)
 		goto out;
@@ -609,8 +650,8 @@ static int kmg_nl_fill_table(struct sk_buff *skb, const struct kmg_service *svc,
 	if (!nest)
 		goto cancel;
 	for (i = 0; t && i < t->nbe; i++) {
-		mn = min(mn, counts[i]);
-		mx = max(mx, counts[i]);
+		mn = min(mn, w.counts[i]);
+		mx = max(mx, w.counts[i]);
 	}
 	if (t && (nla_put_u32(skb, KMAGLEV_A_TABLE_SIZE, t->size) ||
 		  nla_put_u32(skb, KMAGLEV_A_TABLE_GENERATION, t->gen) ||
@@ -622,9 +663,9 @@ static int kmg_nl_fill_table(struct sk_buff *skb, const struct kmg_service *svc,
 		  nla_put_u32(skb, KMAGLEV_A_TABLE_MAX_SLOTS, mx)))
 		goto cancel;
 	/* The service's backends, with 0 slots for those not in the table. */
-	for (i = 0; i < kmg_nl_reply_backends(svc); i++)
+	for (i = 0; backends && i < kmg_nl_reply_backends(svc); i++)
 		if (kmg_nl_put_backend(skb, KMAGLEV_A_TABLE_BACKEND, svc->be[i],
-				       kmg_be_slots(t, counts, svc->be[i]), false))
+				       kmg_slot_walk_next(&w, svc->be[i]), false))
 			goto cancel;
 	nla_nest_end(skb, nest);
 	genlmsg_end(skb, hdr);
@@ -633,7 +674,7 @@ static int kmg_nl_fill_table(struct sk_buff *skb, const struct kmg_service *svc,
 cancel:
 	genlmsg_cancel(skb, hdr);
 out:
-	kvfree(counts);
+	kmg_slot_walk_end(&w);
 	return err;
 }
 
@@ -719,7 +760,7 @@ void kmg_notify_table(struct kmg_service *svc)
 	skb = genlmsg_new(kmg_nl_size(svc), GFP_KERNEL);
 	if (!skb)
 		return;
-	if (kmg_nl_fill_table(skb, svc, 0, 0, KMAGLEV_CMD_TABLE_NTF)) {
+	if (kmg_nl_fill_table(skb, svc, 0, 0, KMAGLEV_CMD_TABLE_NTF, true)) {
 		nlmsg_free(skb);
 		return;
 	}
@@ -1024,10 +1065,9 @@ int kmaglev_nl_backend_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *tb[KMAGLEV_A_SERVICE_MAX + 1];
 	struct kmg_net *kn = kmg_info_kn(info);
 	struct kmg_backend_cfg cfg;
-	const struct kmg_table *t;
+	struct kmg_slot_walk w;
 	struct kmg_service *svc;
 	struct sk_buff *msg;
-	u32 *counts;
 	int err, pos;
 
 	err = kmg_nl_backend_req(info, KMG_BE_KEY_ATTRS, &cfg, tb);
@@ -1049,10 +1089,12 @@ int kmaglev_nl_backend_get_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOENT;
 		goto out;
 	}
-	counts = kmg_nl_slot_counts(svc, &t);
-	err = kmg_nl_fill_backend(msg, svc, svc->be[pos], kmg_be_slots(t, counts, svc->be[pos]),
+	err = kmg_slot_walk_start(&w, svc);
+	if (err)
+		goto out;
+	err = kmg_nl_fill_backend(msg, svc, svc->be[pos], kmg_slot_walk_next(&w, svc->be[pos]),
 				  info->snd_portid, info->snd_seq, 0, KMAGLEV_CMD_BACKEND_GET);
-	kvfree(counts);
+	kmg_slot_walk_end(&w);
 out:
 	mutex_unlock(&kn->lock);
 	if (err) {
@@ -1062,23 +1104,32 @@ out:
 	return genlmsg_reply(msg, info);
 }
 
+/* Index in svc->be where a dump of the service resumes: after the last backend sent. */
+static u32 kmg_nl_dump_pos(const struct kmg_service *svc, const struct kmg_dump_ctx *ctx)
+{
+	int pos;
+
+	if (!ctx->be_started)
+		return 0;
+	pos = kmg_backend_find(svc->be, svc->nbe, ctx->be_addr);
+	return pos >= 0 ? pos + 1 : -pos - 1;
+}
+
 /* Dump one service's backends from the position in @ctx; -EMSGSIZE when the skb is full. */
 static int kmg_nl_dump_backends(struct sk_buff *skb, struct netlink_callback *cb,
 				struct kmg_service *svc, struct kmg_dump_ctx *ctx)
 {
-	const struct kmg_table *t;
-	u32 *counts, i = 0;
-	int err = 0, pos;
+	struct kmg_slot_walk w;
+	u32 i;
+	int err;
 
-	if (ctx->be_started) {
-		pos = kmg_backend_find(svc->be, svc->nbe, ctx->be_addr);
-		i = pos >= 0 ? pos + 1 : -pos - 1;
-	}
-	counts = kmg_nl_slot_counts(svc, &t);
-	for (; i < svc->nbe; i++) {
+	err = kmg_slot_walk_start(&w, svc);
+	if (err)
+		return err;
+	for (i = kmg_nl_dump_pos(svc, ctx); i < svc->nbe; i++) {
 		struct kmg_backend *be = svc->be[i];
 
-		err = kmg_nl_fill_backend(skb, svc, be, kmg_be_slots(t, counts, be),
+		err = kmg_nl_fill_backend(skb, svc, be, kmg_slot_walk_next(&w, be),
 					  NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 					  NLM_F_MULTI, KMAGLEV_CMD_BACKEND_GET);
 		if (err)
@@ -1086,7 +1137,7 @@ static int kmg_nl_dump_backends(struct sk_buff *skb, struct netlink_callback *cb
 		memcpy(ctx->be_addr, be->addr.b, sizeof(ctx->be_addr));
 		ctx->be_started = true;
 	}
-	kvfree(counts);
+	kmg_slot_walk_end(&w);
 	return err;
 }
 
@@ -1219,6 +1270,52 @@ err_unlock:
 	return err;
 }
 
+/*
+ * One service's counters in the stats dump, from the position in @ctx: as many messages as it
+ * takes, each with the service key and the next backends; the first also carries the service's
+ * own counters. -EMSGSIZE when the skb is full.
+ */
+static int kmg_nl_dump_stats(struct sk_buff *skb, struct netlink_callback *cb,
+			     struct kmg_service *svc, struct kmg_dump_ctx *ctx)
+{
+	struct kmg_stats_sum sum;
+	u32 i = kmg_nl_dump_pos(svc, ctx);
+	bool more = true;
+	int n = 0;
+	void *hdr;
+
+	while (more) {
+		hdr = kmg_nl_hdr(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq, NLM_F_MULTI,
+				 KMAGLEV_CMD_STATS_GET);
+		if (!hdr || kmg_nl_put_service(skb, svc, false, false))
+			goto cancel;
+		if (!ctx->svc_started) {
+			kmg_service_stats(svc, &sum);
+			if (kmg_nl_put_stats(skb, KMAGLEV_A_STATS, &sum, atomic_read(&svc->conns)))
+				goto cancel;
+		}
+		for (n = 0; i < svc->nbe; i++, n++) {
+			struct kmg_backend *be = svc->be[i];
+
+			if (kmg_nl_put_backend(skb, KMAGLEV_A_BACKEND, be, -1, true))
+				break;
+			memcpy(ctx->be_addr, be->addr.b, sizeof(ctx->be_addr));
+			ctx->be_started = true;
+		}
+		more = i < svc->nbe;
+		/* a continuation without a single backend is no message: the skb is full */
+		if (ctx->svc_started && !n)
+			goto cancel;
+		genlmsg_end(skb, hdr);
+		ctx->svc_started = true;
+	}
+	return 0;
+cancel:
+	if (hdr)
+		genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
 int kmaglev_nl_stats_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct kmg_net *kn = kmg_pernet(sock_net(skb->sk));
@@ -1229,11 +1326,12 @@ int kmaglev_nl_stats_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb
 
 	mutex_lock(&kn->lock);
 	xa_for_each_start(&kn->services, id, svc, ctx->svc_id) {
-		err = kmg_nl_fill_stats(skb, svc, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
-					NLM_F_MULTI);
+		err = kmg_nl_dump_stats(skb, cb, svc, ctx);
 		if (err)
 			break;
 		ctx->svc_id = id + 1;
+		ctx->be_started = false;
+		ctx->svc_started = false;
 	}
 	mutex_unlock(&kn->lock);
 	return err && skb->len ? skb->len : err;
@@ -1262,7 +1360,7 @@ int kmaglev_nl_table_get_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out;
 	}
 	err = kmg_nl_fill_table(msg, svc, info->snd_portid, info->snd_seq,
-				KMAGLEV_CMD_TABLE_GET);
+				KMAGLEV_CMD_TABLE_GET, true);
 out:
 	mutex_unlock(&kn->lock);
 	if (err) {

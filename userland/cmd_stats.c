@@ -97,6 +97,45 @@ void kmg_print_stats_msgs(struct kmg_ctx *ctx, const struct kmg_msgs *l)
 	}
 }
 
+/*
+ * The stats dump continues a service with more backends than fit in one message in further
+ * messages: the service key again, without its counters, and the next backends. Fold those
+ * into the service's first message.
+ */
+static int merge_continued(struct kmg_msgs *l)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < l->n; i++) {
+		struct kmg_msg *m = &l->m[i], *p = n ? &l->m[n - 1] : NULL;
+		struct kmg_backend *be;
+
+		if (p && KMG_HAS(m, KMAGLEV_A_SERVICE) && !KMG_HAS(m, KMAGLEV_A_STATS) &&
+		    KMG_HAS(p, KMAGLEV_A_SERVICE) && KMG_HAS(&m->svc, KMAGLEV_A_SERVICE_ID) &&
+		    KMG_HAS(&p->svc, KMAGLEV_A_SERVICE_ID) && m->svc.id == p->svc.id) {
+			if (m->nbe) {
+				be = realloc(p->be, (p->nbe + m->nbe) * sizeof(*be));
+				if (!be) {
+					while (i < l->n)
+						l->m[n++] = l->m[i++];
+					l->n = n;
+					return kmg_err(KMG_EFAIL, "out of memory");
+				}
+				memcpy(be + p->nbe, m->be, m->nbe * sizeof(*be));
+				p->be = be;
+				p->nbe += m->nbe;
+			}
+			kmg_msg_free(m);
+			continue;
+		}
+		if (i != n)
+			l->m[n] = *m;
+		n++;
+	}
+	l->n = n;
+	return 0;
+}
+
 int kmg_cmd_stats(struct kmg_ctx *ctx, int argc, char **argv)
 {
 	struct kmg_msgs l = { 0 };
@@ -134,9 +173,11 @@ int kmg_cmd_stats(struct kmg_ctx *ctx, int argc, char **argv)
 			kmg_service_req(buf, KMAGLEV_CMD_STATS_GET, NLM_F_DUMP, NULL, &nlh);
 			ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, &l, NULL);
 		}
+		if (!ret)
+			ret = merge_continued(&l);
 	}
-	/* a long backend list is cut in the reply: take it from the backend dump */
-	for (i = 0; !ret && i < l.n; i++) {
+	/* a long backend list is cut in the reply (not in the dump): take it from the backend dump */
+	for (i = 0; !ret && given && i < l.n; i++) {
 		struct kmg_msg *m = &l.m[i];
 
 		if (!KMG_HAS(m, KMAGLEV_A_SERVICE) || m->nbe < KMG_REPLY_BACKENDS_MAX)

@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib.sh"
 kmg_require_root
 kmg_require_cmd ip unshare python3
 ktap_print_header
-ktap_set_plan 48
+ktap_set_plan 50
 
 kmg_load_module || { ktap_test_fail "load kmaglev.ko"; ktap_finished; }
 kmg_netns_add ns
@@ -161,8 +161,20 @@ ktap_test_result "the table has all 1000" bash -c "
 	$PY -c 'import json,sys; assert len(json.load(sys.stdin))==1000'"
 rm -f "$ev"
 
-# --- dumps of 100k objects resume across messages ------------------------------------------
+# --- the stats dump resumes within a service too large for one message --------------------
 K config set max-backends 200000 max-services 200000 >/dev/null
+mapfile -t args <<<"$(awk 'BEGIN {
+	for (i = 0; i < 5000; i++) printf "backend\n10.50.%d.%d\n", int(i / 256), i % 256 }')"
+ktap_test_result "service with 5000 backends" K service add 192.0.2.50:80/tcp "${args[@]}"
+ktap_test_result "stats dump has the counters of all 5000 backends, each once" bash -c "
+	ip netns exec $ns $KMAGLEV -j stats | $PY -c 'import json,sys; d=json.load(sys.stdin)
+s=[x for x in d[\"services\"] if x.get(\"address\")==\"192.0.2.50\"]
+assert len(s)==1, [x.get(\"service\") for x in d[\"services\"]]
+b=s[0][\"backends\"]; a={x[\"address\"] for x in b if \"packets\" in x[\"stats\"]}
+assert len(b)==5000 and len(a)==5000, (len(b), len(a))'"
+K service del 192.0.2.50:80/tcp >/dev/null
+
+# --- dumps of 100k objects resume across messages ------------------------------------------
 dump_ok=1
 for s in 1 2; do
 	# (awk: a 50000-round bash loop takes long under emulation; no <(...): the guest's /dev
