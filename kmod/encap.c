@@ -13,7 +13,13 @@
  * Path MTU: when the encapsulated packet would not fit the route's MTU and the client's packet
  * may not be fragmented (IPv4 with DF, or any IPv6), the client gets ICMP fragmentation
  * needed / Packet Too Big with the MTU left after the encapsulation overhead (icmp.c);
- * otherwise the outer packet is fragmented.
+ * otherwise the outer packet is fragmented. A packet kmaglev reassembled is judged by its
+ * largest fragment, which is what the client sent.
+ *
+ * TTL: for packets from clients (PRE_ROUTING) the LB is a router hop: a packet whose TTL / hop
+ * limit would run out is dropped with ICMP time exceeded, others leave with it decremented, so
+ * that a routing loop (two LBs sending a VIP to each other) ends. Locally generated packets
+ * (LOCAL_OUT) are the LB's own, and keep theirs.
  */
 #include <linux/if_tunnel.h>
 #include <linux/ip.h>
@@ -61,13 +67,45 @@ static u8 kmg_inner_dsfield(const struct sk_buff *skb, const struct kmg_pkt *p)
 }
 
 /*
+ * A client's packet (PRE_ROUTING) whose TTL / hop limit would run out here: send ICMP time
+ * exceeded, drop it, and return true.
+ */
+static bool kmg_hop_expired(struct kmg_net *kn, struct sk_buff *skb, const struct kmg_pkt *p)
+{
+	if (p->family == AF_INET ? ip_hdr(skb)->ttl > 1 : ipv6_hdr(skb)->hop_limit > 1)
+		return false;
+	kmg_icmp_time_exceeded(kn, skb, p);
+	/* no counter of its own (that would be a new netlink attribute): a loop, no route */
+	kmg_drop(kn, skb, KMG_C_DROP_NO_ROUTE, SKB_DROP_REASON_IP_INHDR);
+	return true;
+}
+
+/* Decrement the TTL / hop limit of a client's packet; its headers are writable. */
+static void kmg_hop_dec(struct sk_buff *skb, const struct kmg_pkt *p)
+{
+	if (p->family == AF_INET)
+		ip_decrease_ttl(ip_hdr(skb));
+	else
+		ipv6_hdr(skb)->hop_limit--;
+}
+
+/*
  * Does the packet fit @mtu once encapsulated? If not and it may not be fragmented, tell the
  * client and return true (the caller drops it).
  */
 static bool kmg_too_big(struct kmg_net *kn, struct sk_buff *skb, const struct kmg_pkt *p,
 			unsigned int mtu)
 {
+	unsigned int frag_max;
+
 	if (skb_is_gso(skb) ? skb_gso_validate_network_len(skb, mtu) : skb->len <= mtu)
+		return false;
+	/*
+	 * Reassembled by kmaglev (hook.c): the client sent fragments, the largest this big. If
+	 * each fits, so will the outer packet's fragments: it is fragmented, as the client's was.
+	 */
+	frag_max = p->family == AF_INET ? IPCB(skb)->frag_max_size : IP6CB(skb)->frag_max_size;
+	if (frag_max && frag_max <= mtu)
 		return false;
 	if (p->family == AF_INET && !(ip_hdr(skb)->frag_off & htons(IP_DF)))
 		return false;
@@ -135,7 +173,8 @@ static void kmg_tx(struct kmg_net *kn, struct sk_buff *skb)
 }
 
 static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
-		      struct kmg_backend *be, struct sk_buff *skb, const struct kmg_pkt *p)
+		      struct kmg_backend *be, struct sk_buff *skb, const struct kmg_pkt *p,
+		      bool fwd)
 {
 	__be32 want = READ_ONCE(svc->cfg.encap_src4), saddr = 0;
 	__be32 daddr = kmg_addr_v4(&be->addr);
@@ -143,6 +182,7 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 	struct kmg_encap e;
 	struct iphdr *iph;
 	struct rtable *rt;
+	unsigned int mtu;
 	__be16 df;
 
 	kmg_encap_of(be, p, false, &e);
@@ -168,19 +208,27 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 		dst_cache_set_ip4(&be->dst_cache, &rt->dst, fl4.saddr);
 		saddr = fl4.saddr;
 	}
-	if (kmg_too_big(kn, skb, p, dst_mtu(&rt->dst) - e.hlen)) {
+	mtu = dst_mtu(&rt->dst) - e.hlen;
+	if (kmg_too_big(kn, skb, p, mtu)) {
 		ip_rt_put(rt);
 		kmg_drop(kn, skb, KMG_C_DROP_TOO_BIG, SKB_DROP_REASON_PKT_TOO_BIG);
 		return;
 	}
-	/* IPv6 clients never let routers fragment; IPv4 ones say so with DF. */
-	df = p->family == AF_INET6 || (ip_hdr(skb)->frag_off & htons(IP_DF)) ? htons(IP_DF) : 0;
-	if (skb_cow_head(skb, LL_RESERVED_SPACE(rt->dst.dev) + rt->dst.header_len + e.hlen) ||
-	    kmg_push_encap(skb, p, &e, false)) {
-		ip_rt_put(rt);
-		kmg_drop(kn, skb, KMG_C_DROP_NOMEM, SKB_DROP_REASON_NOMEM);
-		return;
-	}
+	/*
+	 * IPv6 clients never let routers fragment; IPv4 ones say so with DF. A packet that is
+	 * still too big may be fragmented (kmg_too_big()): the outer packet is.
+	 */
+	if (!skb_is_gso(skb) && skb->len > mtu)
+		df = 0;
+	else
+		df = p->family == AF_INET6 || (ip_hdr(skb)->frag_off & htons(IP_DF)) ?
+		     htons(IP_DF) : 0;
+	if (skb_cow_head(skb, LL_RESERVED_SPACE(rt->dst.dev) + rt->dst.header_len + e.hlen))
+		goto nomem;
+	if (fwd)
+		kmg_hop_dec(skb, p);
+	if (kmg_push_encap(skb, p, &e, false))
+		goto nomem;
 	skb_scrub_packet(skb, false);
 	skb_dst_set(skb, &rt->dst);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
@@ -207,12 +255,17 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 	kmg_tx(kn, skb);
 	return;
 
+nomem:
+	ip_rt_put(rt);
+	kmg_drop(kn, skb, KMG_C_DROP_NOMEM, SKB_DROP_REASON_NOMEM);
+	return;
 no_route:
 	kmg_drop(kn, skb, KMG_C_DROP_NO_ROUTE, SKB_DROP_REASON_IP_OUTNOROUTES);
 }
 
 static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
-		      struct kmg_backend *be, struct sk_buff *skb, const struct kmg_pkt *p)
+		      struct kmg_backend *be, struct sk_buff *skb, const struct kmg_pkt *p,
+		      bool fwd)
 {
 	struct in6_addr want = svc->cfg.encap_src6, saddr;
 	__be32 label = htonl(skb_get_hash(skb)) & IPV6_FLOWLABEL_MASK;
@@ -244,14 +297,17 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 		kmg_drop(kn, skb, KMG_C_DROP_TOO_BIG, SKB_DROP_REASON_PKT_TOO_BIG);
 		return;
 	}
-	/* An IPv4 packet without DF may be fragmented: here that means the outer IPv6 packet. */
+	/*
+	 * An IPv4 packet without DF, or one reassembled from fragments that fit, may be
+	 * fragmented: here that means the outer IPv6 packet.
+	 */
 	frag_outer = !skb_is_gso(skb) && skb->len > mtu;
-	if (skb_cow_head(skb, LL_RESERVED_SPACE(dst->dev) + dst->header_len + e.hlen) ||
-	    kmg_push_encap(skb, p, &e, true)) {
-		dst_release(dst);
-		kmg_drop(kn, skb, KMG_C_DROP_NOMEM, SKB_DROP_REASON_NOMEM);
-		return;
-	}
+	if (skb_cow_head(skb, LL_RESERVED_SPACE(dst->dev) + dst->header_len + e.hlen))
+		goto nomem;
+	if (fwd)
+		kmg_hop_dec(skb, p);
+	if (kmg_push_encap(skb, p, &e, true))
+		goto nomem;
 	skb_scrub_packet(skb, false);
 	skb_dst_set(skb, dst);
 	skb_push(skb, sizeof(*ip6h));
@@ -269,6 +325,10 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 	kmg_tx(kn, skb);
 	return;
 
+nomem:
+	dst_release(dst);
+	kmg_drop(kn, skb, KMG_C_DROP_NOMEM, SKB_DROP_REASON_NOMEM);
+	return;
 no_route:
 	kmg_drop(kn, skb, KMG_C_DROP_NO_ROUTE, SKB_DROP_REASON_IP_OUTNOROUTES);
 }
@@ -277,8 +337,16 @@ no_route:
 void kmg_xmit(struct kmg_net *kn, const struct kmg_service *svc, struct kmg_backend *be,
 	      struct sk_buff *skb, const struct kmg_pkt *p)
 {
+	/*
+	 * Packets from clients have no route yet at PRE_ROUTING; locally generated ones always
+	 * have theirs at LOCAL_OUT.
+	 */
+	bool fwd = !skb_dst(skb);
+
+	if (fwd && kmg_hop_expired(kn, skb, p))
+		return;
 	if (be->addr.family == AF_INET)
-		kmg_xmit4(kn, svc, be, skb, p);
+		kmg_xmit4(kn, svc, be, skb, p, fwd);
 	else
-		kmg_xmit6(kn, svc, be, skb, p);
+		kmg_xmit6(kn, svc, be, skb, p, fwd);
 }

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmaglev ICMP: echo replies from a VIP, and fragmentation-needed / Packet Too Big to clients
- * whose packets would not fit the tunnel. (ICMP errors about VIP flows are not answered here:
- * parse.c maps them to their flow and they are forwarded to its backend like its packets.)
+ * kmaglev ICMP: echo replies from a VIP, fragmentation-needed / Packet Too Big to clients
+ * whose packets would not fit the tunnel, and time exceeded for packets whose TTL / hop limit
+ * ran out (encap.c). (ICMP errors about VIP flows are not answered here: parse.c maps them to
+ * their flow and they are forwarded to its backend like its packets.)
  *
- * Too-big messages go through the kernel's icmp_send()/icmpv6_send(), so they are rate limited
- * per destination and globally like every ICMP error the host sends.
+ * Errors go through the kernel's icmp_send()/icmpv6_send(), so they are rate limited per
+ * destination and globally like every ICMP error the host sends.
  */
 #include <linux/icmp.h>
 #include <linux/icmpv6.h>
@@ -18,11 +19,15 @@
 
 #include "kmaglev.h"
 
-void kmg_icmp_too_big(struct kmg_net *kn, struct sk_buff *skb, const struct kmg_pkt *p,
-		      unsigned int mtu)
+/*
+ * Send an ICMP or ICMPv6 error about @skb to its source. False when it could not even be
+ * tried (the kernel may still rate limit it).
+ */
+static bool kmg_icmp_error(struct kmg_net *kn, struct sk_buff *skb, const struct kmg_pkt *p,
+			   u8 type4, u8 code4, u8 type6, u8 code6, u32 info)
 {
 	if (p->icmp_err)	/* never an error about an error */
-		return;
+		return false;
 	if (p->family == AF_INET) {
 		/*
 		 * icmp_send() needs the packet's route; one arriving at PRE_ROUTING has none yet,
@@ -37,14 +42,35 @@ void kmg_icmp_too_big(struct kmg_net *kn, struct sk_buff *skb, const struct kmg_
 			fl4.flowi4_proto = IPPROTO_ICMP;
 			rt = ip_route_output_key(kn->net, &fl4);
 			if (IS_ERR(rt))
-				return;
+				return false;
 			skb_dst_set(skb, &rt->dst);
 		}
-		icmp_send(skb, ICMP_DEST_UNREACH, ICMP_FRAG_NEEDED, htonl(mtu));
+		icmp_send(skb, type4, code4, htonl(info));
 	} else {
-		icmpv6_send(skb, ICMPV6_PKT_TOOBIG, 0, max_t(u32, mtu, IPV6_MIN_MTU));
+		/*
+		 * icmpv6_send() finds the netns through skb->dev, which a locally generated
+		 * packet (LOCAL_OUT) does not have yet: it is the host's own, as from loopback.
+		 */
+		if (!skb->dev)
+			skb->dev = kn->net->loopback_dev;
+		icmpv6_send(skb, type6, code6, info);
 	}
-	kmg_count(kn, KMG_C_ICMP_PTB_SENT);
+	return true;
+}
+
+void kmg_icmp_too_big(struct kmg_net *kn, struct sk_buff *skb, const struct kmg_pkt *p,
+		      unsigned int mtu)
+{
+	if (kmg_icmp_error(kn, skb, p, ICMP_DEST_UNREACH, ICMP_FRAG_NEEDED, ICMPV6_PKT_TOOBIG, 0,
+			   p->family == AF_INET ? mtu : max_t(u32, mtu, IPV6_MIN_MTU)))
+		kmg_count(kn, KMG_C_ICMP_PTB_SENT);
+}
+
+/* The TTL / hop limit of a client's packet ran out at the LB (encap.c). */
+void kmg_icmp_time_exceeded(struct kmg_net *kn, struct sk_buff *skb, const struct kmg_pkt *p)
+{
+	kmg_icmp_error(kn, skb, p, ICMP_TIME_EXCEEDED, ICMP_EXC_TTL, ICMPV6_TIME_EXCEED,
+		       ICMPV6_EXC_HOPLIMIT, 0);
 }
 
 /* Turn an echo request to a VIP into the reply, from the VIP, and send it. Consumes @skb. */

@@ -555,6 +555,7 @@ void kmg_xmit(struct kmg_net *kn, const struct kmg_service *svc, struct kmg_back
 /* icmp.c */
 void kmg_icmp_too_big(struct kmg_net *kn, struct sk_buff *skb, const struct kmg_pkt *p,
 		      unsigned int mtu);
+void kmg_icmp_time_exceeded(struct kmg_net *kn, struct sk_buff *skb, const struct kmg_pkt *p);
 void kmg_icmp_echo_reply(struct kmg_net *kn, struct sk_buff *skb, const struct kmg_pkt *p);
 
 /* hook.c */
