@@ -5,7 +5,8 @@
  *
  * The route to each backend is kept in a per-backend dst_cache, which notices route changes
  * (a stale route fails its dst check and is looked up again). The outer source is the
- * service's encap-src, or the route's preferred source. DSCP is copied and ECN encapsulated as
+ * service's encap-src, or the route's preferred source; the cache remembers which encap-src
+ * setting its routes were made for (kmg_encap_src()). DSCP is copied and ECN encapsulated as
  * RFC 6040 says; an IPv6 outer header carries the flow hash in its flow label so backends can
  * spread flows by RSS. GSO packets get the tunnel's gso_type and inner headers, so they are
  * segmented correctly after encapsulation.
@@ -64,6 +65,39 @@ static void kmg_encap_of(const struct kmg_backend *be, const struct kmg_pkt *p, 
 static u8 kmg_inner_dsfield(const struct sk_buff *skb, const struct kmg_pkt *p)
 {
 	return p->family == AF_INET ? ip_hdr(skb)->tos : ipv6_get_dsfield(ipv6_hdr(skb));
+}
+
+/*
+ * The service's encap-src for @family (0 / :: for none), and the generation of the setting:
+ * svc->esrc_seq (see struct kmg_service). The backend's dst_cache holds routes made for
+ * generation be->dst_src_seq; when the setting changed since, every CPU's cached route is
+ * invalidated (dst_cache_reset()), so that a cleared encap-src does not keep the old source.
+ *
+ * Call after dst_cache_get_*(): a CPU that finds no route after the reset (so that its new
+ * route counts as fresh) then reads the new setting.
+ */
+static unsigned int kmg_encap_src(const struct kmg_service *svc, u8 family,
+				  union kmg_inaddr *want)
+{
+	unsigned int seq;
+
+	do {
+		seq = raw_read_seqcount_begin(&svc->esrc_seq);
+		if (family == AF_INET)
+			want->v4 = svc->cfg.encap_src4;
+		else
+			want->v6 = svc->cfg.encap_src6;
+	} while (read_seqcount_retry(&svc->esrc_seq, seq));
+	return seq;
+}
+
+/* A route for @gen is about to be cached: invalidate routes of an older setting. */
+static void kmg_encap_src_gen(struct kmg_backend *be, unsigned int gen)
+{
+	if (READ_ONCE(be->dst_src_seq) != gen) {
+		dst_cache_reset(&be->dst_cache);
+		WRITE_ONCE(be->dst_src_seq, gen);
+	}
 }
 
 /*
@@ -176,18 +210,20 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 		      struct kmg_backend *be, struct sk_buff *skb, const struct kmg_pkt *p,
 		      bool fwd)
 {
-	__be32 want = READ_ONCE(svc->cfg.encap_src4), saddr = 0;
-	__be32 daddr = kmg_addr_v4(&be->addr);
+	__be32 daddr = kmg_addr_v4(&be->addr), saddr = 0, want;
 	u8 dsfield = kmg_inner_dsfield(skb, p);
+	union kmg_inaddr src;
 	struct kmg_encap e;
 	struct iphdr *iph;
 	struct rtable *rt;
-	unsigned int mtu;
+	unsigned int gen, mtu;
 	__be16 df;
 
 	kmg_encap_of(be, p, false, &e);
 	rt = dst_cache_get_ip4(&be->dst_cache, &saddr);
-	if (!rt || (want && saddr != want)) {
+	gen = kmg_encap_src(svc, AF_INET, &src);
+	want = src.v4;
+	if (!rt || READ_ONCE(be->dst_src_seq) != gen || (want && saddr != want)) {
 		struct flowi4 fl4;
 
 		if (rt)
@@ -205,6 +241,7 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 			ip_rt_put(rt);
 			goto no_route;
 		}
+		kmg_encap_src_gen(be, gen);
 		dst_cache_set_ip4(&be->dst_cache, &rt->dst, fl4.saddr);
 		saddr = fl4.saddr;
 	}
@@ -267,27 +304,32 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 		      struct kmg_backend *be, struct sk_buff *skb, const struct kmg_pkt *p,
 		      bool fwd)
 {
-	struct in6_addr want = svc->cfg.encap_src6, saddr;
 	__be32 label = htonl(skb_get_hash(skb)) & IPV6_FLOWLABEL_MASK;
 	u8 dsfield = kmg_inner_dsfield(skb, p);
+	struct in6_addr saddr, *want;
+	unsigned int gen, mtu;
+	union kmg_inaddr src;
 	struct dst_entry *dst;
 	struct ipv6hdr *ip6h;
 	struct kmg_encap e;
 	bool frag_outer;
-	unsigned int mtu;
 
 	kmg_encap_of(be, p, true, &e);
 	dst = dst_cache_get_ip6(&be->dst_cache, &saddr);
-	if (!dst || (!ipv6_addr_any(&want) && !ipv6_addr_equal(&saddr, &want))) {
+	gen = kmg_encap_src(svc, AF_INET6, &src);
+	want = &src.v6;
+	if (!dst || READ_ONCE(be->dst_src_seq) != gen ||
+	    (!ipv6_addr_any(want) && !ipv6_addr_equal(&saddr, want))) {
 		struct flowi6 fl6;
 
 		dst_release(dst);
 		memset(&fl6, 0, sizeof(fl6));
 		fl6.daddr = be->addr.in6;
-		fl6.saddr = want;
+		fl6.saddr = *want;
 		fl6.flowi6_proto = e.proto;
 		if (ip6_dst_lookup(kn->net, NULL, &dst, &fl6))
 			goto no_route;
+		kmg_encap_src_gen(be, gen);
 		dst_cache_set_ip6(&be->dst_cache, dst, &fl6.saddr);
 		saddr = fl6.saddr;
 	}

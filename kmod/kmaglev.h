@@ -34,6 +34,7 @@
 #include <linux/siphash.h>
 #include <linux/skbuff.h>
 #include <linux/refcount.h>
+#include <linux/seqlock.h>
 #include <linux/types.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
@@ -177,6 +178,7 @@ struct kmg_backend {
 	atomic_t conns;			/* connection entries pinned here */
 	struct kmg_pcpu_stats __percpu *stats;
 	struct dst_cache dst_cache;	/* route to the backend, per CPU */
+	unsigned int dst_src_seq;	/* the svc->esrc_seq its routes were made for (encap.c) */
 	struct rcu_head rcu;
 };
 
@@ -225,6 +227,14 @@ struct kmg_service {
 	u32 id;				/* kn->services */
 	struct kmg_net *kn;
 	struct kmg_service_cfg cfg;	/* under kn->lock; fields read locklessly */
+	/*
+	 * cfg.encap_src4 and cfg.encap_src6 (a 16-byte copy, which READ_ONCE() cannot make
+	 * whole) are changed inside this seqcount's write section, under kn->lock with bottom
+	 * halves off; the packet path reads them in read sections (kmg_encap_src()), and its
+	 * sequence doubles as the generation of the setting that cached routes were made for.
+	 * Zeroed with the service and used with the raw_ accessors: no lockdep map to set up.
+	 */
+	seqcount_t esrc_seq;
 
 	/* Backend set, sorted by address; under kn->lock. */
 	struct kmg_backend **be;

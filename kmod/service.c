@@ -374,8 +374,16 @@ static void kmg_service_cfg_apply(struct kmg_service *svc, const struct kmg_serv
 	WRITE_ONCE(c->window_ms, cfg->window_ms);
 	WRITE_ONCE(c->max_conns, cfg->max_conns);
 	WRITE_ONCE(c->client_rate, cfg->client_rate);
-	WRITE_ONCE(c->encap_src4, cfg->encap_src4);
-	c->encap_src6 = cfg->encap_src6;
+	if (c->encap_src4 != cfg->encap_src4 ||
+	    memcmp(&c->encap_src6, &cfg->encap_src6, sizeof(c->encap_src6))) {
+		/* see struct kmg_service: esrc_seq; no reader may interrupt the writer */
+		local_bh_disable();
+		raw_write_seqcount_begin(&svc->esrc_seq);
+		c->encap_src4 = cfg->encap_src4;
+		c->encap_src6 = cfg->encap_src6;
+		raw_write_seqcount_end(&svc->esrc_seq);
+		local_bh_enable();
+	}
 }
 
 /*

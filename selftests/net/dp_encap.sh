@@ -1,0 +1,276 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Data plane, encapsulation edge cases:
+#  - GSO: uploads through IPIP, GRE and GRE over IPv6 complete when LB 1's egress device cannot
+#    segment tunnels itself (tx-*-segmentation off), so the stack segments the encapsulated
+#    super-packets in software, and nothing is dropped on the way.
+#  - ICMP errors about a flow of a protocol-"any" service that is neither TCP nor UDP (protocol
+#    253, no ports) reach the backend that serves the flow.
+#  - Clearing a service's encap-src takes effect at once (the cached route is not reused).
+#  - Reassembly (LB 2, a 1400-byte link to the backends, a service with the defrag flag): a
+#    datagram the client fragmented so that each fragment fits the tunnel is forwarded, its
+#    outer packet fragmented, rather than answered with Packet Too Big.
+#  - LB 2's own (LOCAL_OUT) IPv6 packet that does not fit the tunnel gets a Packet Too Big.
+#  - TTL: two LBs whose services point at each other do not loop forever: each LB is a router
+#    hop for the client's packet, so it dies when its TTL / hop limit runs out, and the client
+#    gets ICMP time exceeded.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/dp_lib.sh"
+
+kmg_require_cmd ethtool
+dp_test_start 15 2 2
+
+HOP_PY=$DP_TMP/hop.py
+cat >"$HOP_PY" <<'EOF'
+import socket, struct, sys, time
+
+def csum(d):
+    if len(d) % 2:
+        d += b'\0'
+    s = sum(struct.unpack('!%dH' % (len(d) // 2), d))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+cmd, args = sys.argv[1], sys.argv[2:]
+if cmd == 'proto':		# proto VIP PROTO COUNT: raw packets of PROTO to VIP
+    vip, proto, n = args[0], int(args[1]), int(args[2])
+    fam = socket.AF_INET6 if ':' in vip else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_RAW, proto)
+    for _ in range(n):
+        s.sendto(b'kmaglev!', (vip, 0))
+        time.sleep(0.01)
+elif cmd == 'unreach':		# unreach VIP CLIENT PROTO COUNT: "unreachable" about VIP -> CLIENT
+    vip, cl, proto, n = args[0], args[1], int(args[2]), int(args[3])
+    if ':' in vip:
+        inner = struct.pack('!IHBB16s16s', 0x60000000, 8, proto, 64,
+                            socket.inet_pton(socket.AF_INET6, vip),
+                            socket.inet_pton(socket.AF_INET6, cl)) + b'kmaglev!'
+        msg = struct.pack('!BBHI', 1, 3, 0, 0) + inner		# the kernel sums it
+        s = socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_ICMPV6)
+    else:
+        hdr = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 28, 0, 0, 64, proto, 0,
+                          socket.inet_aton(vip), socket.inet_aton(cl))
+        hdr = hdr[:10] + struct.pack('!H', csum(hdr)) + hdr[12:]
+        msg = struct.pack('!BBHI', 3, 1, 0, 0) + hdr + b'kmaglev!'
+        msg = msg[:2] + struct.pack('!H', csum(msg)) + msg[4:]
+        s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+    for _ in range(n):
+        s.sendto(msg, (vip, 0))
+        time.sleep(0.01)
+elif cmd == 'udp':		# udp VIP PORT SIZE: one datagram, no answer awaited
+    vip, port, size = args[0], int(args[1]), int(args[2])
+    fam = socket.AF_INET6 if ':' in vip else socket.AF_INET
+    socket.socket(fam, socket.SOCK_DGRAM).sendto(b'x' * size, (vip, port))
+EOF
+hop() { local ns=$1; shift; ip netns exec "$ns" "$DP_PY" "$HOP_PY" "$@"; }
+svc() { if [[ $1 == *:* ]]; then echo "[$1]/any"; else echo "$1/any"; fi; }
+
+# VIP 1: GSO (LB 1)    VIP 3: protocol 253 (LB 1)    VIP 4: encap-src (LB 1)
+# VIP 5: the loop (LB 1 <-> LB 2)                     VIP 6: fragments, LOCAL_OUT (LB 2)
+bes() { echo "backend $(dp_be"$1" 1) $2 backend $(dp_be"$1" 2) $2"; }
+LB1_SRC4=198.51.100.3
+LB1_SRC6=2001:db8:1:1::3
+cfg1="service add $(dp_vip4 0)/any $(bes 4)
+service add $(dp_vip4 1)/any $(bes 4 'encap gre')
+service add [$(dp_vip6 1)]/any $(bes 6 'encap gre')
+service add $(dp_vip4 3)/any $(bes 4)
+service add [$(dp_vip6 3)]/any $(bes 6)
+service add $(dp_vip4 4)/any encap-src $LB1_SRC4 backend $(dp_be4 1)
+service add [$(dp_vip6 4)]/any encap-src $LB1_SRC6 backend $(dp_be6 1)
+service add $(dp_vip4 5)/any backend $(dp_lb4 2)
+service add [$(dp_vip6 5)]/any backend $(dp_lb6 2)"
+cfg2="service add $(dp_vip4 5)/any backend $(dp_lb4 1)
+service add [$(dp_vip6 5)]/any backend $(dp_lb6 1)
+service add $(dp_vip4 6)/any flags defrag $(bes 4)
+service add [$(dp_vip6 6)]/any flags defrag $(bes 6)"
+setup() {
+	local i
+	dp_km_batch 1 <<<"$cfg1" && dp_km_batch 2 <<<"$cfg2" || return 1
+	dp_lb_mtu_link 2 1400 || return 1
+	# LB 1: no tunnel segmentation on its egress, GRO on its ingress (the same veth)
+	dp_lb 1 ethtool -K eth0 gro on tx-gre-segmentation off tx-gre-csum-segmentation off \
+		tx-ipxip4-segmentation off tx-ipxip6-segmentation off || return 1
+	# LB 1: second addresses for encap-src (the IPv6 one deprecated, so that it is never the
+	# preferred source); b1: tunnels that take only packets from them
+	ip -n "${DP_LB[1]}" -b - <<-EOF || return 1
+		addr add $LB1_SRC4/29 dev eth0
+		addr add $LB1_SRC6/64 dev eth0 nodad preferred_lft 0
+	EOF
+	ip -n "${DP_BE[1]}" -b - <<-EOF || return 1
+		link add esrc type ipip local $(dp_be4 1) remote $LB1_SRC4
+		link set esrc up
+		link add esrc6 type ip6tnl mode any local $(dp_be6 1) remote $LB1_SRC6
+		link set esrc6 up
+	EOF
+	dp_sysctl "${DP_BE[1]}" net.ipv4.conf.esrc.rp_filter=0 || return 1
+	# the LBs decapsulate what the other sends them (the loop)
+	for i in 1 2; do
+		ip -n "${DP_LB[i]}" -b - <<-EOF || return 1
+			link set tunl0 up
+			link set ip6tnl0 up
+		EOF
+	done
+	# VIP 6 is routed to LB 2; the client sends it small fragments
+	ip -n "$DP_RT" -b - <<-EOF || return 1
+		route add $(dp_vip4 6)/32 via $(dp_lb4 2) dev l2
+		route add $(dp_vip6 6)/128 via $(dp_lb6 2) dev l2
+	EOF
+	ip -n "$DP_CL" -b - <<-EOF || return 1
+		route add $(dp_vip4 6)/32 via $DP_RT_CL4 mtu 1000
+		route add $(dp_vip6 6)/128 via $DP_RT_CL6 mtu 1280
+	EOF
+}
+if ! out=$(setup 2>&1); then
+	echo "$out" | sed 's/^/# /'
+	dp_fail_rest "configure" 1
+	dp_test_end
+fi
+ktap_test_pass "configure: services on both LBs, LB 1 without tunnel segmentation offload"
+
+# kmaglev's drops, but for drop-too-big (PMTU discovery: the client's first full-size segments
+# do not fit the tunnel)
+drops() {
+	awk '$1 ~ /^drop-/ && $1 != "drop-too-big" { n += $2 } END { print n + 0 }' <<<"$1"
+}
+txdrop() { dp_lb 1 cat /sys/class/net/eth0/statistics/tx_dropped; }
+
+# --- GSO through software segmentation --------------------------------------------------------
+upload() {
+	local desc=$1 vip=$2 out g0 g1 t0 t1 d
+	g0=$(dp_gstats 1)
+	t0=$(txdrop)
+	out=$(head -c 2097152 /dev/zero | dp_cl curl -s --connect-timeout 5 --max-time 60 \
+		-H 'Expect:' --data-binary @- "http://$(dp_hostport "$vip" "$DP_SINK_PORT")/" 2>&1)
+	g1=$(dp_gstats 1)
+	t1=$(txdrop)
+	d=$(($(drops "$g1") - $(drops "$g0")))
+	if [[ $out == *"received 2097152 bytes"* && $d -eq 0 && $t1 -eq $t0 ]]; then
+		ktap_test_pass "$desc: 2 MiB uploaded through $vip, no drops (kmaglev +$d, LB tx +$((t1 - t0)))"
+	else
+		echo "# sink: ${out:-no answer}"
+		ktap_test_fail "$desc: 2 MiB uploaded through $vip, no drops (kmaglev +$d, LB tx +$((t1 - t0)))"
+	fi
+}
+upload "IPIP, software GSO" "$(dp_vip4 0)"
+upload "GRE, software GSO" "$(dp_vip4 1)"
+upload "GRE over IPv6, software GSO" "$(dp_vip6 1)"
+
+# --- ICMP errors about protocol-253 flows -----------------------------------------------------
+icmp_any() {
+	local vip=$1 cl=$2 ctr=IcmpInDestUnreachs owner="" i d msg="" ok=1 g0 g1
+	local -A B=() A=()
+	[[ $vip == *:* ]] && ctr=Icmp6InDestUnreachs
+	dp_snap_all B
+	hop "$DP_CL" proto "$vip" 253 3
+	dp_sleep 0.5
+	dp_snap_all A
+	for ((i = 1; i <= DP_NBE; i++)); do
+		[[ $(dp_tun_delta B A "b$i") -ge 3 ]] && owner=b$i
+	done
+	B=()
+	A=()
+	g0=$(dp_gstats 1)
+	dp_snap_all B
+	hop "$DP_RT" unreach "$vip" "$cl" 253 3
+	dp_sleep 0.5
+	dp_snap_all A
+	g1=$(dp_gstats 1)
+	for ((i = 1; i <= DP_NBE; i++)); do
+		d=$(dp_delta B A "b$i/$ctr")
+		msg+=" b$i:+$d"
+		if [[ b$i == "$owner" ]]; then [[ $d -ge 3 ]] || ok=0; else [[ $d -eq 0 ]] || ok=0; fi
+	done
+	msg+=", icmp-forwarded +$(dp_gdelta "$g0" "$g1" icmp-forwarded)"
+	msg+=", drop-malformed +$(dp_gdelta "$g0" "$g1" drop-malformed)"
+	if [[ $ok -eq 1 && -n $owner ]]; then
+		ktap_test_pass "ICMP errors about a protocol-253 flow to $vip reach its backend ${owner:-?} ($ctr$msg)"
+	else
+		ktap_test_fail "ICMP errors about a protocol-253 flow to $vip reach its backend ${owner:-?} ($ctr$msg)"
+	fi
+}
+icmp_any "$(dp_vip4 3)" "$DP_CL4"
+icmp_any "$(dp_vip6 3)" "$DP_CL6"
+
+# --- clearing encap-src -----------------------------------------------------------------------
+encap_src() {
+	local vip=$1 any=$2 dev=$3 src=$4 d1 d2 ans
+	local -A B=() A=() C=()
+	dp_snap_all B
+	ans=$(dp_udp "$vip" --count 10 --tries 2 2>&1 | grep -c ' b1$')
+	dp_snap_all A
+	dp_km 1 service set "$(svc "$vip")" encap-src "$any" >/dev/null
+	ans=$((ans + $(dp_udp "$vip" --count 10 --tries 2 2>&1 | grep -c ' b1$')))
+	dp_snap_all C
+	d1=$(dp_delta B A "b1/$dev:rx_packets")
+	d2=$(dp_delta A C "b1/$dev:rx_packets")
+	if [[ $ans -eq 20 && $d1 -ge 10 && $d2 -eq 0 ]]; then
+		ktap_test_pass "encap-src $src cleared: 20 of 20 answered, from $src +$d1 before, +$d2 after"
+	else
+		ktap_test_fail "encap-src $src cleared: $ans of 20 answered, from $src +$d1 before, +$d2 after (want 0)"
+	fi
+}
+encap_src "$(dp_vip4 4)" 0.0.0.0 esrc "$LB1_SRC4"
+encap_src "$(dp_vip6 4)" :: esrc6 "$LB1_SRC6"
+
+# --- reassembled datagrams whose fragments fit ------------------------------------------------
+frags() {
+	local vip=$1 g0 g1 out
+	g0=$(dp_gstats 2)
+	out=$(dp_udp "$vip" --count 1 --tries 3 --payload "$(head -c 2000 /dev/zero | tr '\0' x)" 2>&1)
+	g1=$(dp_gstats 2)
+	if [[ $out =~ \ b[0-9]+$ ]] && [[ $(dp_gdelta "$g0" "$g1" drop-too-big) -eq 0 ]]; then
+		ktap_test_pass "2000-byte datagram to $vip in small fragments forwarded (reassembled +$(dp_gdelta "$g0" "$g1" frag-reassembled))"
+	else
+		echo "# $out"
+		ktap_test_fail "2000-byte datagram to $vip in small fragments forwarded (reassembled +$(dp_gdelta "$g0" "$g1" frag-reassembled), drop-too-big +$(dp_gdelta "$g0" "$g1" drop-too-big), icmp-ptb-sent +$(dp_gdelta "$g0" "$g1" icmp-ptb-sent))"
+	fi
+}
+frags "$(dp_vip4 6)"
+frags "$(dp_vip6 6)"
+
+# --- a LOCAL_OUT IPv6 packet too big for the tunnel -------------------------------------------
+declare -A B=() A=()
+g0=$(dp_gstats 2)
+dp_snap B lb2 "${DP_LB[2]}"
+hop "${DP_LB[2]}" udp "$(dp_vip6 6)" 9 1400
+dp_sleep 0.5
+dp_snap A lb2 "${DP_LB[2]}"
+g1=$(dp_gstats 2)
+d=$(dp_delta B A lb2/Icmp6OutPktTooBigs)
+c=$(dp_gdelta "$g0" "$g1" icmp-ptb-sent)
+if [[ $d -ge 1 && $d -eq $c ]]; then
+	ktap_test_pass "LB 2's own 1400-byte datagram to $(dp_vip6 6): Packet Too Big sent (Icmp6OutPktTooBigs +$d, icmp-ptb-sent +$c)"
+else
+	ktap_test_fail "LB 2's own 1400-byte datagram to $(dp_vip6 6): Packet Too Big sent (Icmp6OutPktTooBigs +$d, icmp-ptb-sent +$c)"
+fi
+
+# --- two LBs pointing at each other -----------------------------------------------------------
+loop() {
+	local vip=$1 ctr=IcmpInTimeExcds g0 g1 g2 d1 d2 t
+	local -A B=() A=()
+	[[ $vip == *:* ]] && ctr=Icmp6InTimeExcds
+	g0=$(dp_gstats 1)
+	dp_snap B cl "$DP_CL"
+	hop "$DP_CL" udp "$vip" 9 10
+	dp_sleep 2
+	g1=$(dp_gstats 1)
+	dp_sleep 1
+	g2=$(dp_gstats 1)
+	dp_snap A cl "$DP_CL"
+	d1=$(dp_gdelta "$g0" "$g1" rx-packets)
+	d2=$(dp_gdelta "$g0" "$g2" rx-packets)
+	t=$(dp_delta B A "cl/$ctr")
+	if [[ $d1 -eq $d2 && $d2 -le 64 && $t -eq 1 ]]; then
+		ktap_test_pass "loop through $vip ends: LB 1 forwarded it $d2 times, the client got time exceeded ($ctr +$t)"
+	else
+		ktap_test_fail "loop through $vip ends: LB 1 forwarded it $d1, then $d2 times, the client got $ctr +$t"
+	fi
+}
+loop "$(dp_vip4 5)"
+loop "$(dp_vip6 5)"
+# whatever happened, break the loop
+dp_km 2 service del "$(svc "$(dp_vip4 5)")" >/dev/null 2>&1
+dp_km 2 service del "$(svc "$(dp_vip6 5)")" >/dev/null 2>&1
+
+dp_test_end
