@@ -11,7 +11,11 @@
 
 #include "kmaglev.h"
 
-/* A new backend of a service in @kn, with an id for probe marks. */
+/*
+ * A new backend of a service in @kn, with an id for probe marks. The id is only reserved:
+ * probes find the backend once kmg_backend_list() publishes it, when the change that adds it
+ * commits, so a failed request never exposes it.
+ */
 struct kmg_backend *kmg_backend_alloc(struct kmg_net *kn, const struct kmg_backend_cfg *cfg)
 {
 	struct kmg_backend *be;
@@ -24,7 +28,7 @@ struct kmg_backend *kmg_backend_alloc(struct kmg_net *kn, const struct kmg_backe
 		goto err_be;
 	if (dst_cache_init(&be->dst_cache, GFP_KERNEL_ACCOUNT))
 		goto err_stats;
-	if (xa_alloc_cyclic(&kn->backend_ids, &be->id, be, xa_limit_31b, &kn->next_backend_id,
+	if (xa_alloc_cyclic(&kn->backend_ids, &be->id, NULL, xa_limit_31b, &kn->next_backend_id,
 			    GFP_KERNEL_ACCOUNT) < 0)
 		goto err_dst;
 	be->addr = cfg->addr;
@@ -46,7 +50,17 @@ err_be:
 	return NULL;
 }
 
-/* The backend left its service's set: no more probes find it. It lives on for its flows. */
+/* The backend joined its service's set: probes find it by its id. Under kn->lock. */
+void kmg_backend_list(struct kmg_net *kn, struct kmg_backend *be)
+{
+	/* The id is reserved: storing to it allocates nothing and cannot fail. */
+	WARN_ON_ONCE(xa_is_err(xa_store(&kn->backend_ids, be->id, be, GFP_KERNEL)));
+}
+
+/*
+ * The backend left its service's set, or never made it in: no more probes find it (and its
+ * id is free again). It lives on for its flows. Under kn->lock.
+ */
 void kmg_backend_unlist(struct kmg_net *kn, struct kmg_backend *be)
 {
 	xa_erase(&kn->backend_ids, be->id);

@@ -10,11 +10,20 @@
  * (hlist_nulls with SLAB_TYPESAFE_BY_RCU, as conntrack does, would save the 16-byte rcu_head
  * per entry but needs a reference count or a re-check on every lookup and a fixed-size table.)
  *
- * Lifetime: an entry holds a reference on its backend and on its service. Entries have no
- * timers: each carries an expiry time that packets push forward, and an incremental GC worker
- * walks the tables in bounded chunks, removing expired entries and entries of deleted
- * services. A removed entry is freed after an RCU grace period; the counters it was part of
- * are settled then too.
+ * Lifetime: an entry holds a reference on its backend and on its service, taken before it is
+ * published in the table. Entries have no timers: each carries an expiry time that packets
+ * push forward, and an incremental GC worker walks the tables in bounded chunks, removing
+ * expired entries and entries of deleted services. A removed entry is freed after an RCU
+ * grace period; the backend and service counters it was part of are settled then too. The
+ * RCU callback touches only the entry, its backend and service (which it holds references
+ * on) and module-global data, never the netns' struct kmg_net: the netns core frees that
+ * right after kmg_net_exit(), without waiting for RCU callbacks. Module unload waits for them
+ * with rcu_barrier().
+ *
+ * Memory: entries are allocated in softirq context, where nothing is charged to a memory
+ * cgroup by default. They are charged to the memory cgroup of the task that started
+ * balancing in the netns (see kmg_conn_memcg_set()), so root in a user namespace is bounded
+ * by its own cgroup as well as by conn-max.
  *
  * Limits: conn-max per netns. At the limit an insert first evicts a SYN-only entry from the
  * buckets near its own (as conntrack's early drop does); failing that the flow is not tracked
@@ -22,7 +31,9 @@
  * beyond a service's max-conns, flows are not tracked either.
  */
 #include <linux/jiffies.h>
+#include <linux/memcontrol.h>
 #include <linux/rhashtable.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <net/tcp.h>
 
@@ -89,6 +100,27 @@ static const struct rhashtable_params kmg_conn6_params = {
 /* Entries examined per GC run, and buckets searched for a SYN-only entry to evict. */
 #define KMG_GC_BUDGET		8192
 #define KMG_EVICT_BUCKETS	8
+/* Entries removed by a flush between two chances to reschedule. */
+#define KMG_FLUSH_BATCH		1024
+
+/* Live entries in all netns (for leak checks), per CPU: no shared cache line per new flow. */
+static DEFINE_PER_CPU(long, kmg_conn_live);
+
+long kmg_conn_objects(void)
+{
+	long n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += per_cpu(kmg_conn_live, cpu);
+	return n;
+}
+
+/* Entries in the netns' tables (rhashtable counts them anyway). */
+u32 kmg_conn_count(struct kmg_net *kn)
+{
+	return atomic_read(&kn->conns.ht4.nelems) + atomic_read(&kn->conns.ht6.nelems);
+}
 
 int kmg_conn_caches_init(void)
 {
@@ -266,9 +298,8 @@ static void kmg_conn_free(struct kmg_conn *c)
 	atomic_dec(&c->be->conns);
 	kmg_backend_put(c->be);
 	atomic_dec(&svc->conns);
-	atomic_dec(&svc->kn->conns.count);
 	kmg_service_put(svc);
-	atomic_long_dec(&kmg_objects.conns);
+	this_cpu_dec(kmg_conn_live);
 	kmem_cache_free(c->family == AF_INET ? kmg_conn4_cache : kmg_conn6_cache, c);
 }
 
@@ -349,9 +380,11 @@ struct kmg_conn *kmg_conn_insert(struct kmg_net *kn, struct kmg_service *svc,
 				 const struct kmg_pkt *p, struct kmg_backend *be,
 				 enum kmg_counter *why)
 {
+	struct kmem_cache *cache = p->family == AF_INET ? kmg_conn4_cache : kmg_conn6_cache;
 	struct kmg_conns *cs = &kn->conns;
 	u32 max = READ_ONCE(kn->ccfg.conn_max);
 	u32 svc_max = READ_ONCE(svc->cfg.max_conns);
+	struct mem_cgroup *old_memcg;
 	struct kmg_conn *c, *old;
 	u8 state;
 
@@ -363,19 +396,21 @@ struct kmg_conn *kmg_conn_insert(struct kmg_net *kn, struct kmg_service *svc,
 		*why = KMG_C_CONN_FLOOD;
 		return NULL;
 	}
-	if (atomic_read(&cs->count) >= max && !kmg_conn_evict_syn(kn, p)) {
+	if (kmg_conn_count(kn) >= max && !kmg_conn_evict_syn(kn, p)) {
 		*why = KMG_C_CONN_TABLE_FULL;
 		return NULL;
 	}
-	c = kmem_cache_alloc(p->family == AF_INET ? kmg_conn4_cache : kmg_conn6_cache,
-			     GFP_ATOMIC);
+	old_memcg = set_active_memcg(READ_ONCE(cs->memcg));
+	/* Not GFP_ATOMIC: its __GFP_HIGH would let the charge exceed the cgroup's limit. */
+	c = kmem_cache_alloc(cache, GFP_NOWAIT | __GFP_NOWARN);
+	set_active_memcg(old_memcg);
 	if (!c) {
 		*why = KMG_C_CONN_TABLE_FULL;
 		return NULL;
 	}
 	/* The service is being deleted: its flows are no longer tracked. */
 	if (!refcount_inc_not_zero(&svc->ref)) {
-		kmem_cache_free(p->family == AF_INET ? kmg_conn4_cache : kmg_conn6_cache, c);
+		kmem_cache_free(cache, c);
 		*why = KMG_C_CONN_SVC_LIMIT;
 		return NULL;
 	}
@@ -383,32 +418,37 @@ struct kmg_conn *kmg_conn_insert(struct kmg_net *kn, struct kmg_service *svc,
 		kmg_conn_key4(&c->k4, p);
 	else
 		kmg_conn_key6(&c->k6, p);
-	atomic_inc(&cs->count);
 	state = kmg_conn_next_state(KMG_CS_OTHER, p, true);
 	c->family = p->family;
 	c->svc = svc;
 	c->state = state;
 	c->expires = (u32)jiffies + kmg_conn_timeout(kn, state);
+	/*
+	 * Every reference the entry holds is taken before it is published: from then on another
+	 * CPU may find it, move it to another backend (dropping this one) or remove it.
+	 */
 	c->be = be;
+	kmg_backend_get(be);
+	atomic_inc(&be->conns);
+	atomic_inc(&svc->conns);
 	if (p->family == AF_INET)
 		old = rhashtable_lookup_get_insert_fast(&cs->ht4, &c->node, kmg_conn4_params);
 	else
 		old = rhashtable_lookup_get_insert_fast(&cs->ht6, &c->node, kmg_conn6_params);
 	if (old) {
 		/* Lost a race for the same flow (or out of memory): use the winner. */
-		atomic_dec(&cs->count);
+		atomic_dec(&svc->conns);
+		atomic_dec(&be->conns);
+		kmg_backend_put(be);
 		kmg_service_put(svc);
-		kmem_cache_free(p->family == AF_INET ? kmg_conn4_cache : kmg_conn6_cache, c);
+		kmem_cache_free(cache, c);
 		if (IS_ERR(old)) {
 			*why = KMG_C_CONN_TABLE_FULL;
 			return NULL;
 		}
 		return old;
 	}
-	kmg_backend_get(be);
-	atomic_inc(&be->conns);
-	atomic_inc(&svc->conns);
-	atomic_long_inc(&kmg_objects.conns);
+	this_cpu_inc(kmg_conn_live);
 	kmg_count(kn, KMG_C_CONN_NEW);
 	return c;
 }
@@ -460,33 +500,59 @@ static void kmg_conn_gc_work(struct work_struct *work)
 	queue_delayed_work(kmg_wq, &cs->gc, done4 && done6 ? HZ : 1);
 }
 
+/*
+ * Remove every entry (no packet path may run: hooks unregistered and synchronize_net()
+ * done). A table may hold millions of entries: the walk pauses to reschedule between
+ * batches. A walk that pauses right after removing its current entry may skip some when it
+ * resumes (it finds its place again by position in the bucket), so passes repeat until the
+ * table is empty; nothing else inserts meanwhile.
+ */
+static void kmg_conn_flush_table(struct kmg_net *kn, struct rhashtable_iter *iter)
+{
+	unsigned int n = 0;
+	struct kmg_conn *c;
+
+	do {
+		rhashtable_walk_exit(iter);
+		rhashtable_walk_enter(iter->ht, iter);
+		rhashtable_walk_start(iter);
+		while ((c = rhashtable_walk_next(iter))) {
+			if (IS_ERR(c))
+				continue;
+			kmg_conn_unlink(kn, c);
+			if (++n % KMG_FLUSH_BATCH == 0) {
+				rhashtable_walk_stop(iter);
+				cond_resched();
+				rhashtable_walk_start(iter);
+			}
+		}
+		rhashtable_walk_stop(iter);
+	} while (atomic_read(&iter->ht->nelems));
+}
+
+/*
+ * Balancing starts in the netns (first service, process context, under kn->lock): new entries
+ * are charged to the memory cgroup of the task doing this, and GC starts.
+ */
 void kmg_conn_gc_start(struct kmg_net *kn)
 {
+	WRITE_ONCE(kn->conns.memcg, get_mem_cgroup_from_mm(current->mm));
 	queue_delayed_work(kmg_wq, &kn->conns.gc, HZ);
 }
 
-/* Remove every entry (no packet path may run: hooks unregistered, or netns exiting). */
-static void kmg_conn_flush_table(struct kmg_net *kn, struct rhashtable_iter *iter)
-{
-	struct kmg_conn *c;
-
-	rhashtable_walk_exit(iter);
-	rhashtable_walk_enter(iter->ht, iter);
-	rhashtable_walk_start(iter);
-	while ((c = rhashtable_walk_next(iter))) {
-		if (IS_ERR(c))
-			continue;
-		kmg_conn_unlink(kn, c);
-	}
-	rhashtable_walk_stop(iter);
-}
-
-/* Stop GC and drop every entry; called when the netns' hooks go away. */
+/*
+ * Stop GC and drop every entry; called when the netns' hooks go away, after
+ * synchronize_net(), so no packet can insert an entry any more.
+ */
 void kmg_conn_gc_stop(struct kmg_net *kn)
 {
+	struct mem_cgroup *memcg = kn->conns.memcg;
+
 	cancel_delayed_work_sync(&kn->conns.gc);
 	kmg_conn_flush_table(kn, &kn->conns.iter4);
 	kmg_conn_flush_table(kn, &kn->conns.iter6);
+	WRITE_ONCE(kn->conns.memcg, NULL);
+	mem_cgroup_put(memcg);
 }
 
 int kmg_conns_init(struct kmg_net *kn)
@@ -505,7 +571,6 @@ int kmg_conns_init(struct kmg_net *kn)
 	rhashtable_walk_enter(&cs->ht4, &cs->iter4);
 	rhashtable_walk_enter(&cs->ht6, &cs->iter6);
 	INIT_DELAYED_WORK(&cs->gc, kmg_conn_gc_work);
-	atomic_set(&cs->count, 0);
 	return 0;
 }
 

@@ -31,7 +31,7 @@ static int kmg_objects_show(struct seq_file *m, void *v)
 		   atomic_long_read(&kmg_objects.services),
 		   atomic_long_read(&kmg_objects.backends),
 		   atomic_long_read(&kmg_objects.tables),
-		   atomic_long_read(&kmg_objects.conns), bytes);
+		   kmg_conn_objects(), bytes);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(kmg_objects);

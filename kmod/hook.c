@@ -177,18 +177,27 @@ static bool kmg_vip_maybe(struct kmg_net *kn, u32 bucket)
 	return f && READ_ONCE(f->count[bucket]);
 }
 
+/*
+ * A packet kmaglev itself is sending (kmg_local_out() sets the flag around ip_local_out(),
+ * with bottom halves off). Call with bottom halves off: then nothing else runs on this CPU.
+ */
+static bool kmg_own_output(const struct nf_hook_state *state)
+{
+	return state->hook == NF_INET_LOCAL_OUT && __this_cpu_read(kmg_in_xmit);
+}
+
 static unsigned int kmg_hook4(void *priv, struct sk_buff *skb, const struct nf_hook_state *state)
 {
 	struct kmg_net *kn = kmg_pernet(state->net);
 	__be32 daddr = ip_hdr(skb)->daddr;
-	unsigned int verdict;
+	unsigned int verdict = NF_ACCEPT;
 
-	if (state->hook == NF_INET_LOCAL_OUT && __this_cpu_read(kmg_in_xmit))
-		return NF_ACCEPT;	/* kmaglev's own output */
 	if (!kmg_vip_maybe(kn, kmg_vipf_hash4(daddr)))
 		return NF_ACCEPT;
 	local_bh_disable();
-	verdict = kmg_rcv(kn, skb, state, AF_INET, &daddr);
+	/* LOCAL_OUT may be preemptible: the per-CPU flag is read with bottom halves off. */
+	if (!kmg_own_output(state))
+		verdict = kmg_rcv(kn, skb, state, AF_INET, &daddr);
 	local_bh_enable();
 	return verdict;
 }
@@ -197,14 +206,13 @@ static unsigned int kmg_hook6(void *priv, struct sk_buff *skb, const struct nf_h
 {
 	struct kmg_net *kn = kmg_pernet(state->net);
 	struct in6_addr daddr = ipv6_hdr(skb)->daddr;
-	unsigned int verdict;
+	unsigned int verdict = NF_ACCEPT;
 
-	if (state->hook == NF_INET_LOCAL_OUT && __this_cpu_read(kmg_in_xmit))
-		return NF_ACCEPT;	/* kmaglev's own output */
 	if (!kmg_vip_maybe(kn, kmg_vipf_hash6(&daddr)))
 		return NF_ACCEPT;
 	local_bh_disable();
-	verdict = kmg_rcv(kn, skb, state, AF_INET6, &daddr);
+	if (!kmg_own_output(state))
+		verdict = kmg_rcv(kn, skb, state, AF_INET6, &daddr);
 	local_bh_enable();
 	return verdict;
 }
@@ -256,13 +264,20 @@ int kmg_hooks_register(struct kmg_net *kn)
 	return 0;
 }
 
-/* The netns has no services left: stop, and drop every connection entry. Under kn->lock. */
+/*
+ * The netns has no services left: stop, and drop every connection entry. Under kn->lock.
+ *
+ * nf_unregister_net_hooks() does not wait for packets already inside the hooks: one could
+ * still insert a connection entry (after the flush, leaking it and its references) or, on
+ * module unload, touch freed memory. synchronize_net() waits for them.
+ */
 void kmg_hooks_unregister(struct kmg_net *kn)
 {
 	lockdep_assert_held(&kn->lock);
 	if (!kn->hooks)
 		return;
 	nf_unregister_net_hooks(kn->net, kmg_nf_ops, ARRAY_SIZE(kmg_nf_ops));
+	synchronize_net();
 	kn->hooks = false;
 	kmg_conn_gc_stop(kn);
 }

@@ -331,7 +331,7 @@ struct kmg_conn_cfg {
 struct kmg_conns {
 	struct rhashtable ht4;
 	struct rhashtable ht6;
-	atomic_t count;
+	struct mem_cgroup *memcg;	/* charged for entries; set while the hooks are */
 	struct rhashtable_iter iter4;	/* GC position, kept between runs */
 	struct rhashtable_iter iter6;
 	struct delayed_work gc;
@@ -378,6 +378,7 @@ struct kmg_net {
 	u32 nbackends;
 	u32 max_services;
 	u32 max_backends;
+	u32 cfg_gen;			/* counts configuration changes, for dumps */
 	bool hooks;			/* netfilter hooks registered (while services exist) */
 	bool dead;			/* netns is exiting */
 	struct kmg_conn_cfg ccfg;	/* under kn->lock; read locklessly */
@@ -405,13 +406,12 @@ static inline void kmg_drop(struct kmg_net *kn, struct sk_buff *skb, enum kmg_co
 
 /*
  * Live objects in all netns, for leak checks: debugfs kmaglev/objects shows them and module
- * unload warns if any is left.
+ * unload warns if any is left. Connection entries are counted per CPU (kmg_conn_objects()).
  */
 struct kmg_objects {
 	atomic_long_t services;
 	atomic_long_t backends;
 	atomic_long_t tables;
-	atomic_long_t conns;
 };
 
 extern struct kmg_objects kmg_objects;
@@ -445,6 +445,7 @@ static inline __be32 kmg_addr_v4(const struct kmg_addr *a)
 
 /* backend.c */
 struct kmg_backend *kmg_backend_alloc(struct kmg_net *kn, const struct kmg_backend_cfg *cfg);
+void kmg_backend_list(struct kmg_net *kn, struct kmg_backend *be);
 void kmg_backend_unlist(struct kmg_net *kn, struct kmg_backend *be);
 void kmg_backend_apply(struct kmg_backend *be, const struct kmg_backend_cfg *cfg);
 void kmg_backend_put(struct kmg_backend *be);
@@ -455,6 +456,20 @@ static inline void kmg_backend_get(struct kmg_backend *be)
 
 void kmg_backend_stats(const struct kmg_backend *be, struct kmg_stats_sum *sum);
 int kmg_backend_find(struct kmg_backend *const *be, u32 n, const u8 addr[16]);
+
+/* limits.c: caps for netns owned by non-initial user namespaces */
+enum kmg_limit {
+	KMG_LIMIT_SERVICES,
+	KMG_LIMIT_BACKENDS,
+	KMG_LIMIT_CONNS,
+	KMG_LIMIT_TABLE_SIZE,
+};
+
+struct nlattr;
+u32 kmg_limit(const struct kmg_net *kn, enum kmg_limit l);
+void kmg_limits_init(struct kmg_net *kn);
+int kmg_limit_check(const struct kmg_net *kn, enum kmg_limit l, u32 val,
+		    const struct nlattr *attr, struct netlink_ext_ack *extack);
 
 /* stats.c */
 struct kmg_pcpu_stats __percpu *kmg_stats_alloc(void);
@@ -523,6 +538,9 @@ enum kmg_conn_state {
 };
 
 struct kmg_conn;
+struct mem_cgroup;
+long kmg_conn_objects(void);
+u32 kmg_conn_count(struct kmg_net *kn);
 int kmg_conn_caches_init(void);
 void kmg_conn_caches_exit(void);
 size_t kmg_conn_entry_bytes(u8 family);

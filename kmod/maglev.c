@@ -22,10 +22,14 @@
  */
 #ifdef __KERNEL__
 #include <linux/errno.h>
+#include <linux/sched.h>
 #include <linux/siphash.h>
 #include <linux/sort.h>
 #include <linux/string.h>
+/* A table of up to 16M slots is built under the netns' config mutex: let others run. */
+#define kmg_mg_resched(left)	do { if (!((left) & 0xffff)) cond_resched(); } while (0)
 #else
+#define kmg_mg_resched(left)	do { } while (0)
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,13 +338,19 @@ int kmg_maglev_build(u16 *slots, u32 size, const struct kmg_mg_in *in, u32 n,
 
 	if (equal) {
 		/* Round robin; quotas differ by at most one, so only the last round is partial. */
-		for (i = 0; c.left > c.tail_at; i = i + 1 == n ? 0 : i + 1)
-			if (st[i].taken < st[i].quota)
+		for (i = 0; c.left > c.tail_at; i = i + 1 == n ? 0 : i + 1) {
+			if (st[i].taken < st[i].quota) {
 				kmg_mg_probe_claim(&c, i);
+				kmg_mg_resched(c.left);
+			}
+		}
 		kmg_mg_enter_tail(&c);
-		for (; c.left; i = i + 1 == n ? 0 : i + 1)
-			if (st[i].taken < st[i].quota)
+		for (; c.left; i = i + 1 == n ? 0 : i + 1) {
+			if (st[i].taken < st[i].quota) {
 				kmg_mg_tail_claim(&c, i);
+				kmg_mg_resched(c.left);
+			}
+		}
 		return 0;
 	}
 
@@ -355,6 +365,7 @@ int kmg_maglev_build(u16 *slots, u32 size, const struct kmg_mg_in *in, u32 n,
 		u32 b = heap[0];
 
 		kmg_mg_claim(&c, b);
+		kmg_mg_resched(c.left);
 		if (st[b].taken == st[b].quota)
 			heap[0] = heap[--i];	/* quota reached: leave the heap */
 		if (i)

@@ -29,6 +29,9 @@ static __net_init int kmg_net_init(struct net *net)
 	cc->timeout_tcp_est = KMG_DEFAULT_TIMEOUT_TCP_EST;
 	cc->timeout_tcp_fin = KMG_DEFAULT_TIMEOUT_TCP_FIN;
 	cc->timeout_udp = KMG_DEFAULT_TIMEOUT_UDP;
+	kn->max_services = KMG_DEFAULT_MAX_SERVICES;
+	kn->max_backends = KMG_DEFAULT_MAX_BACKENDS;
+	kmg_limits_init(kn);
 	kn->stats = alloc_percpu_gfp(struct kmg_net_stats, GFP_KERNEL_ACCOUNT);
 	if (!kn->stats)
 		return -ENOMEM;
@@ -103,10 +106,10 @@ static void __exit kmg_exit(void)
 	rcu_barrier();
 	kmg_conn_caches_exit();
 	WARN(atomic_long_read(&kmg_objects.services) || atomic_long_read(&kmg_objects.backends) ||
-	     atomic_long_read(&kmg_objects.tables) || atomic_long_read(&kmg_objects.conns),
+	     atomic_long_read(&kmg_objects.tables) || kmg_conn_objects(),
 	     "kmaglev: leaked %ld services, %ld backends, %ld tables, %ld connections\n",
 	     atomic_long_read(&kmg_objects.services), atomic_long_read(&kmg_objects.backends),
-	     atomic_long_read(&kmg_objects.tables), atomic_long_read(&kmg_objects.conns));
+	     atomic_long_read(&kmg_objects.tables), kmg_conn_objects());
 }
 
 module_init(kmg_init);

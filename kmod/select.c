@@ -175,14 +175,15 @@ struct kmg_backend *kmg_select(struct kmg_net *kn, struct kmg_service *svc,
 	enum kmg_counter nowhy;
 
 	*is_new = false;
-	/* An entry of a deleted service, or of another one: the flow starts over. */
+	*why = KMG_C_DROP_NO_BACKEND;
+	/*
+	 * An entry of a deleted service, or of another one: the flow starts over (if another
+	 * CPU removed the entry first, the flow starts over all the same).
+	 */
 	if (c && (kmg_conn_service(c) != svc || READ_ONCE(svc->dead))) {
-		if (p->icmp_err)
-			c = NULL;
-		else if (kmg_conn_unlink(kn, c))
-			c = NULL;
-		else
-			return NULL;	/* raced with its removal; the next packet will do */
+		if (!p->icmp_err)
+			kmg_conn_unlink(kn, c);
+		c = NULL;
 	}
 	if (c && kmg_conn_usable(c, new_flow)) {
 		kmg_count(kn, KMG_C_CONN_HIT);

@@ -48,8 +48,6 @@ int kmg_net_services_init(struct kmg_net *kn)
 	mutex_init(&kn->lock);
 	xa_init_flags(&kn->services, XA_FLAGS_ALLOC1);
 	xa_init_flags(&kn->backend_ids, XA_FLAGS_ALLOC);
-	kn->max_services = KMG_DEFAULT_MAX_SERVICES;
-	kn->max_backends = KMG_DEFAULT_MAX_BACKENDS;
 	err = rhashtable_init(&kn->svc_ht, &kmg_svc_params);
 	if (err)
 		return err;
@@ -418,6 +416,11 @@ static int kmg_service_commit(struct kmg_service *svc, const struct kmg_service_
 		NL_SET_ERR_MSG(extack, "netns backend limit (max-backends) reached");
 		return -ENOSPC;
 	}
+	if (!cur || cfg->table_size != svc->cfg.table_size) {
+		err = kmg_limit_check(kn, KMG_LIMIT_TABLE_SIZE, cfg->table_size, NULL, extack);
+		if (err)
+			return err;
+	}
 
 	if (n) {
 		arr = kvcalloc(n, sizeof(*arr), GFP_KERNEL_ACCOUNT);
@@ -455,7 +458,6 @@ static int kmg_service_commit(struct kmg_service *svc, const struct kmg_service_
 		if (IS_ERR(t)) {
 			err = PTR_ERR(t);
 			NL_SET_ERR_MSG(extack, "out of memory building the Maglev table");
-			kfree(cl);
 			goto out;
 		}
 	}
@@ -464,13 +466,17 @@ static int kmg_service_commit(struct kmg_service *svc, const struct kmg_service_
 	kmg_service_cfg_apply(svc, cfg);
 	if (cl) {
 		rcu_assign_pointer(svc->climit, cl);
+		cl = NULL;
 	} else if (!cfg->client_rate && oldcl) {
 		RCU_INIT_POINTER(svc->climit, NULL);
 		kfree_rcu(oldcl, rcu);
 	}
-	for (i = 0; i < n; i++)
-		if (set[i].cfg && !set[i].is_new)
+	for (i = 0; i < n; i++) {
+		if (set[i].is_new)
+			kmg_backend_list(kn, set[i].be);
+		else if (set[i].cfg)
 			kmg_backend_apply(set[i].be, set[i].cfg);
+	}
 	/* Drop the set's reference on backends that left it. */
 	for (i = 0; i < nold; i++) {
 		int pos = kmg_backend_find(arr, n, old[i]->addr.b);
@@ -490,6 +496,7 @@ static int kmg_service_commit(struct kmg_service *svc, const struct kmg_service_
 		kmg_service_sched_retire(svc);	/* ramp settings may have changed */
 	err = 0;
 out:
+	kfree(cl);
 	kvfree(in);
 	kvfree(arr);
 	return err;
@@ -817,7 +824,7 @@ int kmg_backend_add(struct kmg_service *svc, struct kmg_backend_cfg *cfg, bool *
 	}
 	err = kmg_service_commit(svc, &svc->cfg, set, svc->nbe + 1, rebuilt, extack);
 	if (err)
-		kmg_backend_put(set[at].be);
+		kmg_chg_free_new(svc->kn, &set[at], 1);
 	kvfree(set);
 	return err;
 }
