@@ -4,6 +4,8 @@
 #
 #   kernel.sh src           extracted Debian linux-source-6.12 tree (checkpatch, ynl-gen, kunit.py)
 #   kernel.sh test          build dir of the 6.12 test kernel (KDIR; bzImage in arch/x86/boot)
+#   kernel.sh debug         build dir of the 6.12 debug kernel: the test kernel plus KASAN,
+#                           KMEMLEAK, UBSAN, full preemption and fault injection
 #   kernel.sh stock         release string of Debian's stock kernel (linux-image-amd64)
 #   kernel.sh stock-kdir    its headers (KDIR)
 #   kernel.sh stock-initrd  busybox initrd that mounts the host root over 9p
@@ -55,21 +57,24 @@ cmd_src() {
 
 # Build progress: count objects as they appear, one line updated in place.
 progress() {
-	local out=$1 pid=$2 start=$SECONDS n
+	local flavour=$1 out=$2 pid=$3 start=$SECONDS n
 	while kill -0 "$pid" 2>/dev/null; do
 		n=$(find "$out" -name '*.o' 2>/dev/null | wc -l)
-		printf '\rkernel: building 6.12 test kernel: %d objects, %ds ' "$n" $((SECONDS - start)) >&2
+		printf '\rkernel: building 6.12 %s kernel: %d objects, %ds ' "$flavour" "$n" $((SECONDS - start)) >&2
 		sleep 5
 	done
 	printf '\n' >&2
 }
 
-cmd_test() {
-	local src ver key out tmp rc
+# build_kernel FLAVOUR FRAGMENT...: tinyconfig + the fragments, cached under a key that hashes
+# the recipe and every fragment.
+build_kernel() {
+	local flavour=$1 src ver key out rc f
+	shift
 	src=$(cmd_src)
 	ver=$(srcver)
-	key=$( (echo "recipe $RECIPE"; cat "$HERE/config") | sha256sum | cut -c1-12)
-	out=$CACHE/test-$ver-$key
+	key=$( (echo "recipe $RECIPE"; cat "$@") | sha256sum | cut -c1-12)
+	out=$CACHE/$flavour-$ver-$key
 	if [[ ! -f $out/.kmaglev-built ]]; then
 		rm -rf "$out"
 		mkdir -p "$out"
@@ -77,24 +82,27 @@ cmd_test() {
 			cd "$src"
 			quiet "$out/build.log" make O="$out" tinyconfig
 			quiet "$out/build.log" scripts/kconfig/merge_config.sh -m -O "$out" \
-				"$out/.config" "$HERE/config"
+				"$out/.config" "$@"
 			quiet "$out/build.log" make O="$out" olddefconfig
 		)
-		# Every =y line of the fragment must have survived olddefconfig.
+		# Every =y line of the fragments must have survived olddefconfig.
 		local missing
-		missing=$(grep -E '^CONFIG_[A-Z0-9_]+=y' "$HERE/config" | grep -vxFf "$out/.config" || true)
+		missing=$(cat "$@" | grep -E '^CONFIG_[A-Z0-9_]+=y' | grep -vxFf "$out/.config" || true)
 		[[ -z $missing ]] || die "fragment options dropped by olddefconfig: $missing"
 		make -C "$src" O="$out" -j"$JOBS" bzImage modules_prepare modules >"$out/build.log" 2>&1 &
-		progress "$out" $!
+		progress "$flavour" "$out" $!
 		wait $! && rc=0 || rc=$?
 		if [[ $rc -ne 0 ]]; then
 			grep -E 'error|Error' "$out/build.log" | head -n 20 >&2
-			die "test kernel build failed (log: $out/build.log)"
+			die "$flavour kernel build failed (log: $out/build.log)"
 		fi
 		touch "$out/.kmaglev-built"
 	fi
 	echo "$out"
 }
+
+cmd_test() { build_kernel test "$HERE/config"; }
+cmd_debug() { build_kernel debug "$HERE/config" "$HERE/config-debug"; }
 
 cmd_stock() {
 	local k
@@ -159,8 +167,9 @@ INIT
 case "${1:-}" in
 src) cmd_src ;;
 test) cmd_test ;;
+debug) cmd_debug ;;
 stock) cmd_stock ;;
 stock-kdir) cmd_stock_kdir ;;
 stock-initrd) cmd_stock_initrd ;;
-*) die "usage: kernel.sh src|test|stock|stock-kdir|stock-initrd" ;;
+*) die "usage: kernel.sh src|test|debug|stock|stock-kdir|stock-initrd" ;;
 esac

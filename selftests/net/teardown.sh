@@ -1,0 +1,228 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Object lifetimes at the edges: failed requests that allocated a backend, the last service
+# deleted, a netns deleted and the module unloaded while packets flow, and many netns with
+# live connection entries destroyed in a row. Written for the debug kernel (KASAN, KMEMLEAK):
+# there a use-after-free is a splat that fails the run; on every kernel the object counters
+# in debugfs and the probe counter show what was left behind.
+#
+#   cl (pktgen, UDP to the VIP from many ports) --veth--> lb (kmaglev) --> dummy0 (backends)
+#
+# KMAGLEV_TEARDOWN_NETNS: how many netns the destroy loop creates (default 200).
+source "$(dirname "$0")/lib.sh"
+
+kmg_require_root
+kmg_require_cmd ip python3
+ktap_print_header
+ktap_set_plan 9
+
+NNS=${KMAGLEV_TEARDOWN_NETNS:-200}
+VIP=192.0.2.1
+VIP2=192.0.2.2
+DBG=/sys/kernel/debug/kmaglev/objects
+PY=/usr/bin/python3
+
+modprobe -q pktgen 2>/dev/null
+[[ -e /proc/net/pktgen/pgctrl ]] || ktap_skip_all "no pktgen"
+kmg_load_module || { ktap_test_fail "load kmaglev.ko"; ktap_finished; }
+[[ -r $DBG ]] || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+
+obj() { awk -v k="$1" '$1 == k { print $2 }' "$DBG"; }
+# wait_objects: every service, backend, table and connection entry freed (RCU and the table
+# workqueue take a moment).
+wait_objects() {
+	local i
+	for i in $(seq 1 60); do
+		[[ $(obj services) == 0 && $(obj backends) == 0 && $(obj tables) == 0 &&
+		   $(obj conns) == 0 ]] && return 0
+		sleep 0.5
+	done
+	cat "$DBG"
+	return 1
+}
+
+kmg_netns_add lb
+kmg_netns_add cl
+K() { ip netns exec "$lb" "$KMAGLEV" "$@"; }
+# gstat NAME: a global counter of the LB.
+gstat() {
+	K stats | awk -v k="$1" '$1 == "global" { g = 1 } g { for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' |
+		head -n1
+}
+
+ip link add in0 netns "$lb" type veth peer name cl0 netns "$cl"
+ip -n "$lb" link add dummy0 type dummy
+ip -n "$lb" addr add 198.51.100.1/24 dev in0
+ip -n "$lb" addr add 10.0.0.254/8 dev dummy0
+ip -n "$cl" addr add 198.51.100.2/24 dev cl0
+for l in "$lb in0" "$lb dummy0" "$cl cl0"; do
+	set -- $l
+	ip -n "$1" link set "$2" up
+done
+ip -n "$lb" route add $VIP/32 dev dummy0
+ip -n "$lb" route add $VIP2/32 dev dummy0
+ip -n "$cl" route add 192.0.2.0/24 via 198.51.100.1
+ip netns exec "$lb" sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.in0.rp_filter=0
+
+# send_marked MARK...: one UDP datagram to VIP:53 from the LB itself per mark.
+send_marked() {
+	ip netns exec "$lb" "$PY" - "$VIP" "$@" <<'EOF'
+import socket, sys
+for m in sys.argv[2:]:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_MARK, int(m))
+    s.sendto(b'probe', (sys.argv[1], 53))
+    s.close()
+EOF
+}
+
+# --- 1, 2: a failed backend add must not leave its backend where probes find it ----------
+# Before the fix the freed backend stayed in the netns' probe-id map: a probe for its id sent
+# a packet through freed memory (KASAN), and the probe counter counted it.
+K config set probe-mark-min 1000 probe-mark-max 1063 >/dev/null
+K service add $VIP:53/udp >/dev/null && K backend add $VIP:53/udp 10.0.0.1 >/dev/null &&
+	K service add $VIP2:53/udp >/dev/null
+failed_add_case() {
+	local desc=$1 before after
+	shift
+	before=$(gstat probe)
+	if "$@" >/dev/null 2>&1; then
+		ktap_test_fail "$desc: the add was accepted"
+		return
+	fi
+	# ids are 31-bit and handed out cyclically: the failed one is among the next few
+	send_marked $(seq 1000 1063)
+	after=$(gstat probe)
+	# only the one live backend (10.0.0.1) takes a probe
+	if [[ $((after - before)) -eq 1 ]]; then
+		ktap_test_pass "$desc: no probe reaches the discarded backend"
+	else
+		ktap_print_msg "probe counter grew by $((after - before)), expected 1"
+		ktap_test_fail "$desc: no probe reaches the discarded backend"
+	fi
+}
+failed_add_case "backend add of a VIP address fails" K backend add $VIP:53/udp $VIP2
+K config set max-backends 1 >/dev/null
+failed_add_case "backend add beyond max-backends fails" K backend add $VIP:53/udp 10.0.0.2
+K config set max-backends 1000 >/dev/null
+K config set probe-mark-min 0 probe-mark-max 0 >/dev/null
+K service del $VIP2:53/udp >/dev/null
+
+# --- pktgen in cl: UDP to the VIP, a new source port (new flow) every packet --------------
+PGDIR=/proc/net/pktgen
+pg() { ip netns exec "$cl" sh -c "echo '$2' > $PGDIR/$1"; }
+pg_setup() {
+	local mac
+	mac=$(ip netns exec "$lb" cat /sys/class/net/in0/address)
+	pg kpktgend_0 rem_device_all
+	pg kpktgend_0 "add_device cl0"
+	for c in "count 0" "delay 0" "pkt_size 64" "dst $VIP" "dst_mac $mac" \
+		"udp_dst_min 53" "udp_dst_max 53" "udp_src_min 1024" "udp_src_max 65000" \
+		"flag UDPSRC_RND"; do
+		pg cl0 "$c"
+	done
+}
+PG_PID=
+pg_start() { ip netns exec "$cl" sh -c "echo start > $PGDIR/pgctrl" 2>/dev/null & PG_PID=$!; }
+pg_stop() {
+	ip netns exec "$cl" sh -c "echo stop > $PGDIR/pgctrl" 2>/dev/null
+	wait "$PG_PID" 2>/dev/null
+	PG_PID=
+}
+trap '[[ -n $PG_PID ]] && pg_stop; kmg_netns_cleanup' EXIT
+pg_setup
+
+# --- 3: the last service deleted under traffic, again and again ---------------------------
+# Deleting the last service unregisters the hooks and flushes the connection table. A packet
+# still inside the hook could insert an entry after the flush: it would never be freed.
+pg_start
+sleep 2
+ok=1
+for i in $(seq 1 10); do
+	K service del $VIP:53/udp >/dev/null || ok=0
+	wait_objects || {
+		ktap_print_msg "round $i: objects left after the last service went"
+		ok=0
+	}
+	K service add $VIP:53/udp >/dev/null && K backend add $VIP:53/udp 10.0.0.1 >/dev/null ||
+		ok=0
+	sleep 0.5
+done
+news=$(gstat conn-new)
+[[ ${news:-0} -gt 0 ]] || { ktap_print_msg "no flow was tracked: is traffic flowing?"; ok=0; }
+[[ $ok == 1 ]] && ktap_test_pass "last service deleted under traffic 10 times: no entry left" ||
+	ktap_test_fail "last service deleted under traffic 10 times: no entry left"
+
+# --- 4: the LB's netns deleted under traffic, with live entries ---------------------------
+ip netns del "$lb"
+sleep 2
+pg_stop
+if wait_objects; then
+	ktap_test_pass "netns deleted under traffic: every object freed"
+else
+	ktap_test_fail "netns deleted under traffic: every object freed"
+fi
+
+# --- 5: module unload under traffic -------------------------------------------------------
+kmg_netns_add lb
+ip -n "$cl" link del cl0 2>/dev/null
+ip link add in0 netns "$lb" type veth peer name cl0 netns "$cl"
+ip -n "$lb" link add dummy0 type dummy
+ip -n "$lb" addr add 198.51.100.1/24 dev in0
+ip -n "$lb" addr add 10.0.0.254/8 dev dummy0
+ip -n "$cl" addr add 198.51.100.2/24 dev cl0
+ip -n "$lb" link set in0 up
+ip -n "$lb" link set dummy0 up
+ip -n "$cl" link set cl0 up
+ip -n "$lb" route add $VIP/32 dev dummy0
+ip -n "$cl" route add 192.0.2.0/24 via 198.51.100.1
+pg_setup
+K service add $VIP:53/udp >/dev/null && K backend add $VIP:53/udp 10.0.0.1 >/dev/null
+pg_start
+sleep 3
+if rmmod kmaglev; then
+	ktap_test_pass "module unloaded under traffic"
+else
+	ktap_test_fail "module unloaded under traffic"
+fi
+sleep 1
+pg_stop
+kmg_load_module || { ktap_test_fail "reload kmaglev.ko"; ktap_finished; }
+ktap_test_result "module reloaded, nothing left over" wait_objects
+
+# --- 6: many netns with live connection entries destroyed in a row ------------------------
+# Entries are freed by RCU callbacks after their netns' per-netns memory is gone: the
+# callbacks must not touch it. Each netns balances a VIP and holds 20 UDP entries when it is
+# deleted.
+churn() {
+	local n=$1 i
+	for i in $(seq 1 "$n"); do
+		ip netns add kmg-churn-$i || return 1
+		ip -n kmg-churn-$i link set lo up
+		ip -n kmg-churn-$i link add d0 type dummy
+		ip -n kmg-churn-$i addr add 10.0.0.254/8 dev d0
+		ip -n kmg-churn-$i link set d0 up
+		ip -n kmg-churn-$i route add $VIP/32 dev d0
+		printf 'service add %s:53/udp\nbackend add %s:53/udp 10.0.0.1\nbackend add %s:53/udp 10.0.0.2\n' \
+			$VIP $VIP $VIP | ip netns exec kmg-churn-$i "$KMAGLEV" -b - >/dev/null || return 1
+		ip netns exec kmg-churn-$i "$PY" -c "
+import socket
+for p in range(20):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(('0.0.0.0', 30000 + p))
+    s.sendto(b'x', ('$VIP', 53))
+    s.close()" || return 1
+		ip netns del kmg-churn-$i
+	done
+}
+start=$SECONDS
+if churn "$NNS"; then
+	ktap_test_pass "$NNS netns with 20 live entries each created and destroyed ($((SECONDS - start))s)"
+else
+	ktap_test_fail "$NNS netns with 20 live entries each created and destroyed"
+fi
+ktap_test_result "every object of the destroyed netns freed" wait_objects
+
+# Unloading warns (a splat) if any object is left.
+ktap_test_result "module unloads cleanly" rmmod kmaglev
+ktap_finished
