@@ -82,7 +82,7 @@ static unsigned int kmg_encap_src(const struct kmg_service *svc, u8 family,
 	unsigned int seq;
 
 	do {
-		seq = raw_read_seqcount_begin(&svc->esrc_seq);
+		seq = read_seqcount_begin(&svc->esrc_seq);
 		if (family == AF_INET)
 			want->v4 = svc->cfg.encap_src4;
 		else

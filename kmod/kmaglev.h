@@ -232,7 +232,7 @@ struct kmg_service {
 	 * whole) are changed inside this seqcount's write section, under kn->lock with bottom
 	 * halves off; the packet path reads them in read sections (kmg_encap_src()), and its
 	 * sequence doubles as the generation of the setting that cached routes were made for.
-	 * Zeroed with the service and used with the raw_ accessors: no lockdep map to set up.
+	 * Initialised in kmg_service_create(), so lockdep checks the writers.
 	 */
 	seqcount_t esrc_seq;
 
@@ -502,12 +502,33 @@ u32 kmg_mig_ramp_pct(const struct kmg_mig *m);
 unsigned long kmg_mig_length_ms(u32 ramp_pct, u32 ramp_ms, u32 window_ms);
 void kmg_service_mig(const struct kmg_service *svc, struct kmg_mig *m);
 
+/* vip.c */
+/* Which wildcard lookups a service's VIP needs: bit 1 = proto any, bit 0 = every port. */
+static inline unsigned int kmg_svc_kind(const struct kmg_svc_key *key)
+{
+	return (key->proto ? 0 : 2) + (key->port ? 0 : 1);
+}
+
+int kmg_vips_init(struct kmg_net *kn);
+void kmg_vips_exit(struct kmg_net *kn);
+int kmg_vip_attach(struct kmg_net *kn, struct kmg_service *svc);
+void kmg_vip_detach(struct kmg_service *svc);
+void kmg_vip_flags(struct kmg_vip *vip, u32 flags, int sign);
+bool kmg_vip_exists(struct kmg_net *kn, u8 family, const u8 addr[16]);
+struct kmg_vip *kmg_vip_lookup_rcu(struct kmg_net *kn, u8 family, const void *daddr);
+
 /* service.c */
+struct kmg_service_events {
+	int (*start)(struct kmg_net *kn);		/* the netns' first service */
+	void (*stop)(struct kmg_net *kn);		/* its last service is gone */
+	void (*table_changed)(struct kmg_service *svc);	/* a migration ended */
+};
+
+void kmg_service_events_set(const struct kmg_service_events *ev);
 int kmg_net_services_init(struct kmg_net *kn);
 void kmg_net_services_exit(struct kmg_net *kn);
 void kmg_service_cfg_default(struct kmg_service_cfg *cfg);
 struct kmg_service *kmg_service_find(struct kmg_net *kn, const struct kmg_svc_key *key);
-struct kmg_vip *kmg_vip_lookup_rcu(struct kmg_net *kn, u8 family, const void *daddr);
 struct kmg_service *kmg_vip_service_rcu(struct kmg_vip *vip, u8 proto, __be16 dport);
 struct kmg_service *kmg_service_lookup_rcu(struct kmg_net *kn, u8 family, const void *daddr,
 					   u8 proto, __be16 dport);

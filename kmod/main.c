@@ -60,6 +60,13 @@ static __net_exit void kmg_net_exit(struct net *net)
 	free_percpu(kn->stats);
 }
 
+/* The packet path and netlink, told about services coming and going (service.c). */
+static const struct kmg_service_events kmg_events = {
+	.start		= kmg_hooks_register,
+	.stop		= kmg_hooks_unregister,
+	.table_changed	= kmg_notify_table,
+};
+
 static struct pernet_operations kmg_net_ops = {
 	.init = kmg_net_init,
 	.exit = kmg_net_exit,
@@ -74,6 +81,7 @@ static int __init kmg_init(void)
 	kmg_wq = alloc_workqueue("kmaglev", WQ_UNBOUND, 0);
 	if (!kmg_wq)
 		return -ENOMEM;
+	kmg_service_events_set(&kmg_events);
 	err = kmg_conn_caches_init();
 	if (err)
 		goto err_wq;

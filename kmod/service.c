@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmaglev services: the per-netns service and VIP tables, service lifetime, backend set
- * changes and table publication.
+ * kmaglev services: the per-netns service table, service lifetime, backend set changes and
+ * table publication. VIP address entries are vip.c's.
  *
  * Every change goes through kmg_service_commit(): it takes a complete proposed backend set,
  * allocates everything it may need and builds the new table first, and only then, when nothing
@@ -27,19 +27,35 @@ static const struct rhashtable_params kmg_svc_params = {
 	.automatic_shrinking = true,
 };
 
-static const struct rhashtable_params kmg_vip_params = {
-	.key_len	= sizeof(struct kmg_vip_key),
-	.key_offset	= offsetof(struct kmg_vip, key),
-	.head_offset	= offsetof(struct kmg_vip, node),
-	.automatic_shrinking = true,
-};
-
 /* One entry of a proposed backend set. */
 struct kmg_be_change {
 	struct kmg_backend *be;
 	const struct kmg_backend_cfg *cfg;	/* applied at commit, or NULL */
 	bool is_new;				/* allocated for this change */
 };
+
+/*
+ * What the layers above do when services come and go (the packet path starts with the first
+ * service of a netns and stops after the last; netlink announces table changes): set once at
+ * module init, so that this file does not call up into them.
+ */
+static const struct kmg_service_events *kmg_events;
+
+void kmg_service_events_set(const struct kmg_service_events *ev)
+{
+	kmg_events = ev;
+}
+
+static int kmg_services_start(struct kmg_net *kn)
+{
+	return kmg_events && kmg_events->start ? kmg_events->start(kn) : 0;
+}
+
+static void kmg_services_stop(struct kmg_net *kn)
+{
+	if (kmg_events && kmg_events->stop)
+		kmg_events->stop(kn);
+}
 
 int kmg_net_services_init(struct kmg_net *kn)
 {
@@ -51,7 +67,7 @@ int kmg_net_services_init(struct kmg_net *kn)
 	err = rhashtable_init(&kn->svc_ht, &kmg_svc_params);
 	if (err)
 		return err;
-	err = rhashtable_init(&kn->vip_ht, &kmg_vip_params);
+	err = kmg_vips_init(kn);
 	if (err)
 		rhashtable_destroy(&kn->svc_ht);
 	return err;
@@ -66,149 +82,6 @@ void kmg_service_cfg_default(struct kmg_service_cfg *cfg)
 	cfg->window_ms = KMG_DEFAULT_WINDOW_MS;
 }
 EXPORT_SYMBOL_IF_KUNIT(kmg_service_cfg_default);
-
-static void kmg_vip_key(struct kmg_vip_key *vk, u8 family, const u8 addr[16])
-{
-	memset(vk, 0, sizeof(*vk));
-	memcpy(vk->addr, addr, sizeof(vk->addr));
-	vk->family = family;
-}
-
-/* Which wildcard lookups a VIP needs: bit 1 = proto any, bit 0 = every port. */
-static unsigned int kmg_svc_kind(const struct kmg_svc_key *key)
-{
-	return (key->proto ? 0 : 2) + (key->port ? 0 : 1);
-}
-
-/* The VIP counts services with the echo and defrag flags; ICMP echo and fragments have no port. */
-static void kmg_vip_flags(struct kmg_vip *vip, u32 flags, int sign)
-{
-	if (flags & KMAGLEV_SERVICE_FLAGS_ECHO)
-		WRITE_ONCE(vip->echo, vip->echo + sign);
-	if (flags & KMAGLEV_SERVICE_FLAGS_DEFRAG)
-		WRITE_ONCE(vip->defrag, vip->defrag + sign);
-}
-
-/*
- * Publish the VIP's services for the packet path: up to KMG_VIP_DIRECT in an array sorted
- * from the most specific kind, so most VIPs need no second hash lookup; with more, or when the
- * allocation fails, the packet path looks them up in svc_ht instead.
- */
-static void kmg_vip_publish(struct kmg_vip *vip)
-{
-	struct kmg_vip_direct *d = NULL, *old;
-	struct kmg_service *svc;
-	unsigned int kind;
-
-	if (vip->nservices && vip->nservices <= KMG_VIP_DIRECT)
-		d = kzalloc(sizeof(*d), GFP_KERNEL_ACCOUNT);
-	if (d) {
-		for (kind = 0; kind < ARRAY_SIZE(vip->kinds); kind++)
-			list_for_each_entry(svc, &vip->services, vip_node)
-				if (kmg_svc_kind(&svc->key) == kind)
-					d->svc[d->n++] = svc;
-	}
-	old = rcu_replace_pointer(vip->direct, d, lockdep_is_held(&vip->kn->lock));
-	if (old)
-		kfree_rcu(old, rcu);
-}
-
-/* The VIP filter bucket of an address (in the IPv4-mapped form of struct kmg_vip_key). */
-static u32 kmg_vipf_bucket(u8 family, const u8 addr[16])
-{
-	const __be32 *a = (const __be32 *)addr;
-
-	if (family == AF_INET)
-		return kmg_vipf_hash4(a[3]);
-	return kmg_vipf_hash6((const struct in6_addr *)addr);
-}
-
-/* A VIP address appears or goes: update the filter the packet path checks first. */
-static void kmg_vipf_count(struct kmg_net *kn, const struct kmg_vip *vip, int sign)
-{
-	struct kmg_vip_filter *f = rcu_dereference_protected(kn->vipf,
-							     lockdep_is_held(&kn->lock));
-	u16 *c = &f->count[kmg_vipf_bucket(vip->key.family, vip->key.addr)];
-
-	/* A saturated bucket stays set: only a cost (a hash lookup), never a wrong answer. */
-	if (*c != U16_MAX)
-		WRITE_ONCE(*c, *c + sign);
-}
-
-/* Add a service to its VIP address entry, creating that on the first service. */
-static int kmg_vip_attach(struct kmg_net *kn, struct kmg_service *svc)
-{
-	struct kmg_vip_key vk;
-	struct kmg_vip *vip;
-	unsigned int kind = kmg_svc_kind(&svc->key);
-	int err;
-
-	if (!rcu_access_pointer(kn->vipf)) {
-		struct kmg_vip_filter *f = kvzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
-
-		if (!f)
-			return -ENOMEM;
-		rcu_assign_pointer(kn->vipf, f);
-	}
-	kmg_vip_key(&vk, svc->key.family, svc->key.addr);
-	vip = rhashtable_lookup_fast(&kn->vip_ht, &vk, kmg_vip_params);
-	if (!vip) {
-		vip = kzalloc(sizeof(*vip), GFP_KERNEL_ACCOUNT);
-		if (!vip)
-			return -ENOMEM;
-		vip->key = vk;
-		vip->kn = kn;
-		INIT_LIST_HEAD(&vip->services);
-		err = rhashtable_insert_fast(&kn->vip_ht, &vip->node, kmg_vip_params);
-		if (err) {
-			kfree(vip);
-			return err;
-		}
-		kmg_vipf_count(kn, vip, 1);
-	}
-	list_add_tail(&svc->vip_node, &vip->services);
-	vip->nservices++;
-	WRITE_ONCE(vip->kinds[kind], vip->kinds[kind] + 1);
-	kmg_vip_flags(vip, svc->cfg.flags, 1);
-	svc->vip = vip;
-	kmg_vip_publish(vip);
-	return 0;
-}
-
-static void kmg_vip_detach(struct kmg_service *svc)
-{
-	struct kmg_vip *vip = svc->vip;
-	unsigned int kind = kmg_svc_kind(&svc->key);
-
-	list_del(&svc->vip_node);
-	vip->nservices--;
-	WRITE_ONCE(vip->kinds[kind], vip->kinds[kind] - 1);
-	kmg_vip_flags(vip, svc->cfg.flags, -1);
-	svc->vip = NULL;
-	kmg_vip_publish(vip);
-	if (vip->nservices)
-		return;
-	kmg_vipf_count(vip->kn, vip, -1);
-	rhashtable_remove_fast(&vip->kn->vip_ht, &vip->node, kmg_vip_params);
-	kfree_rcu(vip, rcu);
-}
-
-/* Packet path: the VIP entry of a destination address, or NULL. Under RCU. */
-struct kmg_vip *kmg_vip_lookup_rcu(struct kmg_net *kn, u8 family, const void *daddr)
-{
-	struct kmg_vip_key vk;
-
-	memset(&vk, 0, sizeof(vk));
-	if (family == AF_INET) {
-		vk.addr[10] = 0xff;
-		vk.addr[11] = 0xff;
-		memcpy(&vk.addr[12], daddr, 4);
-	} else {
-		memcpy(vk.addr, daddr, 16);
-	}
-	vk.family = family;
-	return rhashtable_lookup(&kn->vip_ht, &vk, kmg_vip_params);
-}
 
 struct kmg_service *kmg_service_find(struct kmg_net *kn, const struct kmg_svc_key *key)
 {
@@ -280,15 +153,13 @@ static int kmg_chg_validate(struct kmg_net *kn, const struct kmg_be_change *c,
 			    struct netlink_ext_ack *extack)
 {
 	const struct kmg_backend_cfg *cfg = c->cfg;
-	struct kmg_vip_key vk;
 	u32 encap;
 	bool keyed;
 
 	if (!cfg)
 		return 0;
 	/* A backend that is a VIP of this netns would loop. */
-	kmg_vip_key(&vk, cfg->addr.family, cfg->addr.b);
-	if (rhashtable_lookup_fast(&kn->vip_ht, &vk, kmg_vip_params)) {
+	if (kmg_vip_exists(kn, cfg->addr.family, cfg->addr.b)) {
 		NL_SET_ERR_MSG(extack, "backend address is a VIP of this netns");
 		return -EINVAL;
 	}
@@ -332,7 +203,8 @@ static void kmg_service_retire_work(struct work_struct *work)
 		prev = rcu_replace_pointer(svc->prev, NULL, lockdep_is_held(&kn->lock));
 		if (prev) {
 			kmg_table_free_rcu(prev);
-			kmg_notify_table(svc);
+			if (kmg_events && kmg_events->table_changed)
+				kmg_events->table_changed(svc);
 		}
 	}
 	mutex_unlock(&kn->lock);
@@ -376,10 +248,10 @@ static void kmg_service_cfg_apply(struct kmg_service *svc, const struct kmg_serv
 	    memcmp(&c->encap_src6, &cfg->encap_src6, sizeof(c->encap_src6))) {
 		/* see struct kmg_service: esrc_seq; no reader may interrupt the writer */
 		local_bh_disable();
-		raw_write_seqcount_begin(&svc->esrc_seq);
+		write_seqcount_begin(&svc->esrc_seq);
 		c->encap_src4 = cfg->encap_src4;
 		c->encap_src6 = cfg->encap_src6;
-		raw_write_seqcount_end(&svc->esrc_seq);
+		write_seqcount_end(&svc->esrc_seq);
 		local_bh_enable();
 	}
 }
@@ -650,6 +522,7 @@ int kmg_service_create(struct kmg_net *kn, const struct kmg_svc_key *key,
 	svc->kn = kn;
 	kmg_service_cfg_default(&svc->cfg);
 	INIT_DELAYED_WORK(&svc->retire, kmg_service_retire_work);
+	seqcount_init(&svc->esrc_seq);
 	refcount_set(&svc->ref, 1);
 
 	set = kmg_chg_from_list(kn, NULL, bcfg, nbcfg, extack);
@@ -675,7 +548,7 @@ int kmg_service_create(struct kmg_net *kn, const struct kmg_svc_key *key,
 	err = kmg_vip_attach(kn, svc);
 	if (err)
 		goto err_ht;
-	err = kmg_hooks_register(kn);
+	err = kmg_services_start(kn);
 	if (err)
 		goto err_vip;
 	kn->nservices++;
@@ -749,7 +622,7 @@ void kmg_service_destroy(struct kmg_service *svc)
 
 	kmg_service_unlink(svc);
 	if (!kn->nservices)
-		kmg_hooks_unregister(kn);
+		kmg_services_stop(kn);
 	mutex_unlock(&kn->lock);
 	kmg_service_free(svc);
 	mutex_lock(&kn->lock);
@@ -767,7 +640,7 @@ void kmg_service_flush(struct kmg_net *kn)
 		kmg_service_unlink(svc);
 		list_add(&svc->dead_list, &dead);
 	}
-	kmg_hooks_unregister(kn);
+	kmg_services_stop(kn);
 	if (list_empty(&dead))
 		return;
 	mutex_unlock(&kn->lock);
@@ -783,17 +656,12 @@ EXPORT_SYMBOL_IF_KUNIT(kmg_service_flush);
 
 void kmg_net_services_exit(struct kmg_net *kn)
 {
-	struct kmg_vip_filter *f;
-
 	mutex_lock(&kn->lock);
 	kn->dead = true;
 	kmg_service_flush(kn);
-	f = rcu_replace_pointer(kn->vipf, NULL, lockdep_is_held(&kn->lock));
+	kmg_vips_exit(kn);
 	mutex_unlock(&kn->lock);
-	if (f)
-		kvfree_rcu(f, rcu);
 	rhashtable_destroy(&kn->svc_ht);
-	rhashtable_destroy(&kn->vip_ht);
 	xa_destroy(&kn->services);
 	xa_destroy(&kn->backend_ids);
 }
