@@ -79,28 +79,22 @@ static bool kmg_probing(struct kmg_net *kn, const struct nf_hook_state *state)
 static unsigned int kmg_rcv(struct kmg_net *kn, struct sk_buff *skb,
 			    const struct nf_hook_state *state, u8 family, const void *daddr)
 {
-	struct kmg_conn *c = NULL;
+	struct kmg_flow f = { };
 	struct kmg_backend *be;
 	struct kmg_service *svc;
-	enum kmg_counter why;
 	enum kmg_parse res;
 	struct kmg_vip *vip;
 	struct kmg_pkt p;
-	bool is_new = false;
 
 	res = family == AF_INET ? kmg_parse4(skb, &p) : kmg_parse6(skb, &p);
 
 	/* A packet of a tracked flow: its entry names service and backend. */
 	if (res == KMG_PARSE_OK && !p.frag && !p.echo && !p.icmp_err &&
 	    !kmg_probing(kn, state)) {
-		c = kmg_conn_lookup(kn, &p);
-		if (c) {
-			be = kmg_conn_fast(kn, c, &p);
-			if (be) {
-				svc = kmg_conn_service(c);
-				kmg_count(kn, KMG_C_RX_PACKETS);
-				goto xmit;
-			}
+		be = kmg_flow_fast(kn, &f, &p, &svc);
+		if (be) {
+			kmg_count(kn, KMG_C_RX_PACKETS);
+			goto xmit;
 		}
 	}
 
@@ -115,8 +109,6 @@ static unsigned int kmg_rcv(struct kmg_net *kn, struct sk_buff *skb,
 		if (kmg_defrag(kn, skb, family))
 			return NF_STOLEN;
 		res = family == AF_INET ? kmg_parse4(skb, &p) : kmg_parse6(skb, &p);
-		if (res == KMG_PARSE_OK && !p.echo && !p.icmp_err)
-			c = kmg_conn_lookup(kn, &p);
 	}
 	if (res == KMG_PARSE_PASS)
 		return NF_ACCEPT;
@@ -148,23 +140,18 @@ static unsigned int kmg_rcv(struct kmg_net *kn, struct sk_buff *skb,
 		if (be)
 			kmg_count(kn, KMG_C_PROBE);
 	}
+	if (!be)
+		be = kmg_flow_decide(kn, &f, svc, &p);
 	if (!be) {
-		if (p.icmp_err)
-			c = kmg_conn_lookup(kn, &p);
-		else if (kmg_probing(kn, state))
-			c = kmg_conn_lookup(kn, &p);
-		be = kmg_select(kn, svc, &p, c, &is_new, &why);
-	}
-	if (!be) {
-		kmg_drop(kn, skb, p.icmp_err ? KMG_C_ICMP_DROP : why,
+		kmg_drop(kn, skb, p.icmp_err ? KMG_C_ICMP_DROP : f.why,
 			 SKB_DROP_REASON_NETFILTER_DROP);
 		return NF_STOLEN;
 	}
 	if (p.icmp_err)
 		kmg_count(kn, KMG_C_ICMP_FORWARDED);
 xmit:
-	kmg_account(svc->stats, skb->len, is_new);
-	kmg_account(be->stats, skb->len, is_new);
+	kmg_account(svc->stats, skb->len, f.is_new);
+	kmg_account(be->stats, skb->len, f.is_new);
 	kmg_xmit(kn, svc, be, skb, &p);
 	return NF_STOLEN;
 }

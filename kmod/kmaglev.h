@@ -587,13 +587,19 @@ void kmg_conn_set_backend(struct kmg_net *kn, struct kmg_conn *c, struct kmg_bac
 enum kmg_parse kmg_parse4(struct sk_buff *skb, struct kmg_pkt *p);
 enum kmg_parse kmg_parse6(struct sk_buff *skb, struct kmg_pkt *p);
 
-/* select.c */
+/* select.c: the per-flow decision of one packet */
+struct kmg_flow {
+	struct kmg_conn *c;	/* the flow's entry, once looked up */
+	bool looked_up;
+	bool is_new;		/* the packet started a flow */
+	enum kmg_counter why;	/* no backend: the drop counter */
+};
+
 u64 kmg_flow_hash(const struct kmg_table *t, u32 mode, const struct kmg_pkt *p);
-struct kmg_backend *kmg_select(struct kmg_net *kn, struct kmg_service *svc,
-			       const struct kmg_pkt *p, struct kmg_conn *c, bool *is_new,
-			       enum kmg_counter *why);
-struct kmg_backend *kmg_conn_fast(struct kmg_net *kn, struct kmg_conn *c,
-				  const struct kmg_pkt *p);
+struct kmg_backend *kmg_flow_fast(struct kmg_net *kn, struct kmg_flow *f,
+				  const struct kmg_pkt *p, struct kmg_service **svcp);
+struct kmg_backend *kmg_flow_decide(struct kmg_net *kn, struct kmg_flow *f,
+				    struct kmg_service *svc, const struct kmg_pkt *p);
 
 /* encap.c */
 DECLARE_PER_CPU(bool, kmg_in_xmit);

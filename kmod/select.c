@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmaglev backend selection: the connection entry first; on a miss the two-table migration
- * rules (migrate.c) pick the current or previous Maglev table, the flow hash picks a slot,
- * connection limits may pass the flow on, and the flow is then tracked if the table allows.
+ * kmaglev backend selection, the one owner of the per-flow decision: the connection entry
+ * first (looked up once per packet, checked by kmg_entry_check() alone); on a miss the
+ * two-table migration rules (migrate.c) pick the current or previous Maglev table, the flow
+ * hash picks a slot, connection limits may pass the flow on, and the flow is then tracked if
+ * the table allows.
  *
  * The flow hash is SipHash-2-4 under the service seed (from the table, so the hash always
  * matches the table that uses it) over the fields the service hashes on. Its low 32 bits pick
@@ -139,79 +141,113 @@ static struct kmg_backend *kmg_choose(struct kmg_net *kn, struct kmg_service *sv
 	return be;
 }
 
-/*
- * The fast path: a packet of a tracked flow. Returns its backend, or NULL when the flow needs
- * the full decision: the entry expired or a new connection reuses a closed one's 5-tuple, the
- * service was deleted, or the resched policy moves the flow off its backend.
- */
-struct kmg_backend *kmg_conn_fast(struct kmg_net *kn, struct kmg_conn *c,
-				  const struct kmg_pkt *p)
+/* What a packet may do with its flow's entry. */
+enum kmg_entry {
+	KMG_ENTRY_USE,		/* keep to its backend */
+	KMG_ENTRY_RESCHED,	/* its backend is down or gone and the service reschedules */
+	KMG_ENTRY_REUSE,	/* expired, or a new connection on a closed one's 5-tuple */
+	KMG_ENTRY_STALE,	/* of a deleted service, or of another one than the packet's */
+};
+
+static enum kmg_entry kmg_entry_check(const struct kmg_conn *c, const struct kmg_service *svc,
+				      bool new_flow)
 {
-	struct kmg_service *svc = kmg_conn_service(c);
 	struct kmg_backend *be;
 
-	if (READ_ONCE(svc->dead) || !kmg_conn_usable(c, kmg_new_flow(p)))
-		return NULL;
+	if (kmg_conn_service(c) != svc || READ_ONCE(svc->dead))
+		return KMG_ENTRY_STALE;
+	if (!kmg_conn_usable(c, new_flow))
+		return KMG_ENTRY_REUSE;
 	be = kmg_conn_backend(c);
 	if ((READ_ONCE(svc->cfg.flags) & KMAGLEV_SERVICE_FLAGS_RESCHED) &&
 	    (READ_ONCE(be->state) == KMAGLEV_BACKEND_STATE_DOWN || READ_ONCE(be->removed)))
-		return NULL;
-	kmg_count(kn, KMG_C_CONN_HIT);
-	kmg_conn_refresh(kn, c, p);
-	return be;
+		return KMG_ENTRY_RESCHED;
+	return KMG_ENTRY_USE;
+}
+
+static void kmg_flow_lookup(struct kmg_net *kn, struct kmg_flow *f, const struct kmg_pkt *p)
+{
+	if (!f->looked_up) {
+		f->c = kmg_conn_lookup(kn, p);
+		f->looked_up = true;
+	}
 }
 
 /*
- * The backend for a packet of @svc, or NULL (*why names the drop counter). @c is the flow's
- * entry, if it has one. *@is_new says whether the packet started a flow (for the new-flow
- * counters).
+ * The fast path, before the VIP and service lookups: a packet of a tracked flow whose entry
+ * it may keep to. Returns its backend (and *@svcp its service), or NULL when the flow needs
+ * kmg_flow_decide(), which then uses the entry found here.
  */
-struct kmg_backend *kmg_select(struct kmg_net *kn, struct kmg_service *svc,
-			       const struct kmg_pkt *p, struct kmg_conn *c, bool *is_new,
-			       enum kmg_counter *why)
+struct kmg_backend *kmg_flow_fast(struct kmg_net *kn, struct kmg_flow *f,
+				  const struct kmg_pkt *p, struct kmg_service **svcp)
+{
+	struct kmg_service *svc;
+
+	kmg_flow_lookup(kn, f, p);
+	if (!f->c)
+		return NULL;
+	svc = kmg_conn_service(f->c);
+	if (kmg_entry_check(f->c, svc, kmg_new_flow(p)) != KMG_ENTRY_USE)
+		return NULL;
+	kmg_count(kn, KMG_C_CONN_HIT);
+	kmg_conn_refresh(kn, f->c, p);
+	*svcp = svc;
+	return kmg_conn_backend(f->c);
+}
+
+/*
+ * The backend for a packet of @svc: the flow's entry if it may keep to it; else the Maglev
+ * table the migration rules choose, and a new or reused entry for the flow. Returns NULL
+ * when no backend takes it (f->why names the drop counter). f->is_new says whether the packet
+ * started a flow (for the new-flow counters). Looks the entry up once per packet.
+ */
+struct kmg_backend *kmg_flow_decide(struct kmg_net *kn, struct kmg_flow *f,
+				    struct kmg_service *svc, const struct kmg_pkt *p)
 {
 	bool new_flow = kmg_new_flow(p);
 	struct kmg_backend *be, *nbe;
 	enum kmg_counter nowhy;
+	struct kmg_conn *c;
 
-	*is_new = false;
-	*why = KMG_C_DROP_NO_BACKEND;
-	/*
-	 * An entry of a deleted service, or of another one: the flow starts over (if another
-	 * CPU removed the entry first, the flow starts over all the same).
-	 */
-	if (c && (kmg_conn_service(c) != svc || READ_ONCE(svc->dead))) {
+	f->is_new = false;
+	f->why = KMG_C_DROP_NO_BACKEND;
+	kmg_flow_lookup(kn, f, p);
+	c = f->c;
+	switch (c ? kmg_entry_check(c, svc, new_flow) : KMG_ENTRY_REUSE) {
+	case KMG_ENTRY_STALE:
+		/* the flow starts over (also when another CPU removed the entry first) */
 		if (!p->icmp_err)
 			kmg_conn_unlink(kn, c);
 		c = NULL;
-	}
-	if (c && kmg_conn_usable(c, new_flow)) {
-		kmg_count(kn, KMG_C_CONN_HIT);
+		break;
+	case KMG_ENTRY_RESCHED:
 		be = kmg_conn_backend(c);
-		if ((READ_ONCE(svc->cfg.flags) & KMAGLEV_SERVICE_FLAGS_RESCHED) &&
-		    (READ_ONCE(be->state) == KMAGLEV_BACKEND_STATE_DOWN ||
-		     READ_ONCE(be->removed))) {
-			nbe = kmg_choose(kn, svc, p, new_flow, &nowhy);
-			if (nbe && nbe != be) {
-				kmg_conn_set_backend(kn, c, nbe, p, false);
-				kmg_count(kn, KMG_C_CONN_RESCHED);
-				return nbe;
-			}
+		nbe = kmg_choose(kn, svc, p, new_flow, &nowhy);
+		if (nbe && nbe != be) {
+			kmg_count(kn, KMG_C_CONN_HIT);
+			kmg_conn_set_backend(kn, c, nbe, p, false);
+			kmg_count(kn, KMG_C_CONN_RESCHED);
+			return nbe;
 		}
+		fallthrough;
+	case KMG_ENTRY_USE:
+		kmg_count(kn, KMG_C_CONN_HIT);
 		if (!p->icmp_err)
 			kmg_conn_refresh(kn, c, p);
-		return be;
+		return kmg_conn_backend(c);
+	case KMG_ENTRY_REUSE:
+		break;
 	}
 
 	/* ICMP errors follow flows; they never create one. */
 	if (p->icmp_err)
-		return kmg_choose(kn, svc, p, false, why);
+		return kmg_choose(kn, svc, p, false, &f->why);
 
-	be = kmg_choose(kn, svc, p, new_flow, why);
+	be = kmg_choose(kn, svc, p, new_flow, &f->why);
 	if (!be)
 		return NULL;
 	if (new_flow && kmg_client_over(svc, p)) {
-		*why = KMG_C_DROP_CLIENT_LIMIT;
+		f->why = KMG_C_DROP_CLIENT_LIMIT;
 		return NULL;
 	}
 	if (c) {
@@ -226,6 +262,6 @@ struct kmg_backend *kmg_select(struct kmg_net *kn, struct kmg_service *svc,
 			be = kmg_conn_backend(c);
 		}
 	}
-	*is_new = new_flow;
+	f->is_new = new_flow;
 	return be;
 }
