@@ -286,6 +286,6 @@ const struct genl_split_ops kmaglev_nl_ops[16] = {
 	},
 };
 
-static const struct genl_multicast_group kmaglev_nl_mcgrps[] = {
+const struct genl_multicast_group kmaglev_nl_mcgrps[1] = {
 	[KMAGLEV_NLGRP_EVENTS] = { "events", },
 };

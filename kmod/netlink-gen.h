@@ -19,6 +19,7 @@ extern const struct nla_policy kmaglev_stats_nl_policy[KMAGLEV_A_STATS_PAD + 1];
 
 /* Ops table for kmaglev */
 extern const struct genl_split_ops kmaglev_nl_ops[16];
+extern const struct genl_multicast_group kmaglev_nl_mcgrps[1];
 
 int kmaglev_nl_service_new_doit(struct sk_buff *skb, struct genl_info *info);
 int kmaglev_nl_service_del_doit(struct sk_buff *skb, struct genl_info *info);

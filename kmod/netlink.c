@@ -21,10 +21,6 @@
 #include "maglev.h"
 #include "netlink-gen.h"
 
-static const struct genl_multicast_group kmg_mcgrps[] = {
-	[KMAGLEV_NLGRP_EVENTS] = { .name = KMAGLEV_MCGRP_EVENTS, },
-};
-
 #ifdef KMG_COMPAT_GENL_OPS
 static struct genl_ops kmg_compat_ops[ARRAY_SIZE(kmaglev_nl_ops)] __ro_after_init;
 #endif
@@ -42,8 +38,8 @@ static struct genl_family kmg_family __ro_after_init = {
 	.split_ops	= kmaglev_nl_ops,
 	.n_split_ops	= ARRAY_SIZE(kmaglev_nl_ops),
 #endif
-	.mcgrps		= kmg_mcgrps,
-	.n_mcgrps	= ARRAY_SIZE(kmg_mcgrps),
+	.mcgrps		= kmaglev_nl_mcgrps,	/* generated, as are the ops */
+	.n_mcgrps	= ARRAY_SIZE(kmaglev_nl_mcgrps),
 };
 
 /* Dump position, kept in cb->ctx between the messages of a dump. */
@@ -62,45 +58,49 @@ static struct kmg_dump_ctx *kmg_dump_ctx(struct netlink_callback *cb)
 }
 
 /*
- * Table and stats replies list the service's backends up to this many; beyond, per-backend
- * slots and counters come from the backend dump, which resumes across messages.
+ * Table and stats replies list the service's backends up to this many, so that every reply
+ * fits in NLMSG_GOODSIZE (a page); beyond, per-backend slots and counters come from the
+ * backend and stats dumps, which resume across messages.
  */
 static u32 kmg_nl_reply_backends(const struct kmg_service *svc)
 {
+	BUILD_BUG_ON(KMAGLEV_REPLY_BACKENDS_MAX * 160 > NLMSG_GOODSIZE - 512);
 	return min_t(u32, svc->nbe, KMAGLEV_REPLY_BACKENDS_MAX);
 }
 
-static size_t kmg_nl_size(const struct kmg_service *svc)
+/* A configuration change: dumps that span it are flagged (kmg_nl_dump_check()). */
+static void kmg_nl_changed(struct kmg_net *kn)
 {
-	return NLMSG_GOODSIZE + (size_t)kmg_nl_reply_backends(svc) * 128;
+	lockdep_assert_held(&kn->lock);
+	kn->cfg_gen++;
+}
+
+/*
+ * At the end of a dump part, under kn->lock: the dump's sequence is the netns' change count,
+ * so netlink flags NLM_F_DUMP_INTR on the first part (and the NLMSG_DONE) after a change.
+ */
+static void kmg_nl_dump_check(struct sk_buff *skb, struct netlink_callback *cb,
+			      const struct kmg_net *kn)
+{
+	cb->seq = kn->cfg_gen + 1 ?: 1;		/* 0 is "not tracked" */
+	if (skb->len)
+		nl_dump_check_consistent(cb, nlmsg_hdr(skb));
 }
 
 /* ---- request parsing --------------------------------------------------------------------- */
 
-/* Like NL_SET_ERR_MSG_ATTR(), for messages chosen at run time (all static strings). */
-static void kmg_nl_err(struct netlink_ext_ack *extack, const struct nlattr *attr,
-		       const char *msg)
-{
-	if (!extack)
-		return;
-	extack->_msg = msg;
-	if (attr)
-		NL_SET_BAD_ATTR(extack, attr);
-}
-
-/* Reject attributes a request may not carry, such as read-only ones, naming the first. */
-static int kmg_nl_only(struct nlattr **tb, int max, u64 allowed, const char *msg,
-		       struct netlink_ext_ack *extack)
+/*
+ * The first attribute of a parsed nest that a request may not carry, such as a read-only one
+ * (the generated policies describe whole nests, replies included); NULL if there is none.
+ */
+static struct nlattr *kmg_nl_extra(struct nlattr **tb, int max, u64 allowed)
 {
 	int i;
 
-	for (i = 1; i <= max; i++) {
-		if (tb[i] && !(allowed & BIT_ULL(i))) {
-			kmg_nl_err(extack, tb[i], msg);
-			return -EINVAL;
-		}
-	}
-	return 0;
+	for (i = 1; i <= max; i++)
+		if (tb[i] && !(allowed & BIT_ULL(i)))
+			return tb[i];
+	return NULL;
 }
 
 static bool kmg_v4_unicast(__be32 a)
@@ -116,11 +116,11 @@ static bool kmg_v6_unicast(const struct in6_addr *a)
 }
 
 /*
- * An address from a pair of addr4/addr6 attributes: exactly one must be present. @miss is
- * the nest to blame when both are absent.
+ * An address from a pair of addr4/addr6 attributes: exactly one must be present. -ENOENT,
+ * for the caller to explain, when both are absent.
  */
-static int kmg_nl_addr(struct nlattr *a4, struct nlattr *a6, struct nlattr *miss, int miss_type,
-		       const char *what, struct kmg_addr *addr, struct netlink_ext_ack *extack)
+static int kmg_nl_addr(struct nlattr *a4, struct nlattr *a6, struct kmg_addr *addr,
+		       struct netlink_ext_ack *extack)
 {
 	if (a4 && a6) {
 		NL_SET_ERR_MSG_ATTR(extack, a6, "addr4 and addr6 are mutually exclusive");
@@ -145,9 +145,7 @@ static int kmg_nl_addr(struct nlattr *a4, struct nlattr *a6, struct nlattr *miss
 		}
 		return 0;
 	}
-	NL_SET_ERR_ATTR_MISS(extack, miss, miss_type);
-	kmg_nl_err(extack, NULL, what);
-	return -EINVAL;
+	return -ENOENT;
 }
 
 static int kmg_nl_parse_nest(struct nlattr **tb, int max, struct nlattr *nest,
@@ -168,9 +166,12 @@ static int kmg_nl_svc_key(struct nlattr **tb, struct nlattr *nest, struct kmg_sv
 	*id = tb[KMAGLEV_A_SERVICE_ID] ? nla_get_u32(tb[KMAGLEV_A_SERVICE_ID]) : 0;
 	if (*id && !tb[KMAGLEV_A_SERVICE_ADDR4] && !tb[KMAGLEV_A_SERVICE_ADDR6])
 		return 0;
-	err = kmg_nl_addr(tb[KMAGLEV_A_SERVICE_ADDR4], tb[KMAGLEV_A_SERVICE_ADDR6], nest,
-			  KMAGLEV_A_SERVICE_ADDR4, "missing service address (addr4 or addr6)",
-			  &addr, extack);
+	err = kmg_nl_addr(tb[KMAGLEV_A_SERVICE_ADDR4], tb[KMAGLEV_A_SERVICE_ADDR6], &addr, extack);
+	if (err == -ENOENT) {
+		NL_SET_ERR_ATTR_MISS(extack, nest, KMAGLEV_A_SERVICE_ADDR4);
+		NL_SET_ERR_MSG(extack, "missing service address (addr4 or addr6)");
+		return -EINVAL;
+	}
 	if (err)
 		return err;
 	if (tb[KMAGLEV_A_SERVICE_PROTO])
@@ -287,20 +288,27 @@ static int kmg_nl_backend(struct nlattr *nest, u64 allowed, struct kmg_backend_c
 			  struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[KMAGLEV_A_BACKEND_MAX + 1];
+	struct nlattr *a;
 	int err;
 
 	err = kmg_nl_parse_nest(tb, KMAGLEV_A_BACKEND_MAX, nest, kmaglev_backend_nl_policy,
 				extack);
 	if (err)
 		return err;
-	err = kmg_nl_only(tb, KMAGLEV_A_BACKEND_MAX, allowed,
-			  "backend attribute not allowed in this request (read-only?)", extack);
-	if (err)
-		return err;
+	a = kmg_nl_extra(tb, KMAGLEV_A_BACKEND_MAX, allowed);
+	if (a) {
+		NL_SET_ERR_MSG_ATTR(extack, a,
+				    "backend attribute not allowed in this request (read-only?)");
+		return -EINVAL;
+	}
 	memset(cfg, 0, sizeof(*cfg));
-	err = kmg_nl_addr(tb[KMAGLEV_A_BACKEND_ADDR4], tb[KMAGLEV_A_BACKEND_ADDR6], nest,
-			  KMAGLEV_A_BACKEND_ADDR4, "missing backend address (addr4 or addr6)",
-			  &cfg->addr, extack);
+	err = kmg_nl_addr(tb[KMAGLEV_A_BACKEND_ADDR4], tb[KMAGLEV_A_BACKEND_ADDR6], &cfg->addr,
+			  extack);
+	if (err == -ENOENT) {
+		NL_SET_ERR_ATTR_MISS(extack, nest, KMAGLEV_A_BACKEND_ADDR4);
+		NL_SET_ERR_MSG(extack, "missing backend address (addr4 or addr6)");
+		return -EINVAL;
+	}
 	if (err)
 		return err;
 	if (tb[KMAGLEV_A_BACKEND_WEIGHT]) {
@@ -333,19 +341,26 @@ static int kmg_nl_backend(struct nlattr *nest, u64 allowed, struct kmg_backend_c
 	return 0;
 }
 
-/* A backend being created (or fully replaced): settings not given take their defaults. */
+/*
+ * A backend being created (or fully replaced), as kmg_nl_backend() parsed it: settings not
+ * given take their defaults (those not set are zero).
+ */
+static void kmg_nl_backend_defaults(struct kmg_backend_cfg *cfg)
+{
+	if (!(cfg->set & KMG_BE_SET_WEIGHT))
+		cfg->weight = 1;
+	cfg->set |= KMG_BE_SET_WEIGHT | KMG_BE_SET_STATE | KMG_BE_SET_ENCAP | KMG_BE_SET_KEY |
+		    KMG_BE_SET_MAX_CONNS;
+}
+
 static int kmg_nl_backend_new_cfg(struct nlattr *nest, struct kmg_backend_cfg *cfg,
 				  struct netlink_ext_ack *extack)
 {
 	int err = kmg_nl_backend(nest, KMG_BE_CFG_ATTRS, cfg, extack);
 
-	if (err)
-		return err;
-	cfg->set |= KMG_BE_SET_WEIGHT | KMG_BE_SET_STATE | KMG_BE_SET_ENCAP | KMG_BE_SET_KEY |
-		    KMG_BE_SET_MAX_CONNS;
-	if (!nla_find_nested(nest, KMAGLEV_A_BACKEND_WEIGHT))
-		cfg->weight = 1;
-	return 0;
+	if (!err)
+		kmg_nl_backend_defaults(cfg);
+	return err;
 }
 
 /*
@@ -723,6 +738,7 @@ static void kmg_notify_service(struct kmg_service *svc, u8 cmd)
 {
 	struct sk_buff *skb;
 
+	kmg_nl_changed(svc->kn);
 	if (!kmg_nl_listeners(svc->kn))
 		return;
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
@@ -739,6 +755,7 @@ static void kmg_notify_backend(struct kmg_service *svc, const struct kmg_backend
 {
 	struct sk_buff *skb;
 
+	kmg_nl_changed(svc->kn);
 	if (!kmg_nl_listeners(svc->kn))
 		return;
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
@@ -751,16 +768,18 @@ static void kmg_notify_backend(struct kmg_service *svc, const struct kmg_backend
 	kmg_nl_multicast(svc->kn, skb);
 }
 
+/* The table summary only: per-backend slots are for table-get and the backend dump. */
 void kmg_notify_table(struct kmg_service *svc)
 {
 	struct sk_buff *skb;
 
+	kmg_nl_changed(svc->kn);
 	if (!kmg_nl_listeners(svc->kn))
 		return;
-	skb = genlmsg_new(kmg_nl_size(svc), GFP_KERNEL);
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!skb)
 		return;
-	if (kmg_nl_fill_table(skb, svc, 0, 0, KMAGLEV_CMD_TABLE_NTF, true)) {
+	if (kmg_nl_fill_table(skb, svc, 0, 0, KMAGLEV_CMD_TABLE_NTF, false)) {
 		nlmsg_free(skb);
 		return;
 	}
@@ -777,6 +796,7 @@ static struct kmg_net *kmg_info_kn(struct genl_info *info)
 /* Parse the SERVICE nest of a request into @tb (required). */
 static int kmg_nl_svc_tb(struct genl_info *info, struct nlattr **tb, u64 allowed)
 {
+	struct nlattr *a;
 	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, KMAGLEV_A_SERVICE))
@@ -785,9 +805,13 @@ static int kmg_nl_svc_tb(struct genl_info *info, struct nlattr **tb, u64 allowed
 				kmaglev_service_nl_policy, info->extack);
 	if (err)
 		return err;
-	return kmg_nl_only(tb, KMAGLEV_A_SERVICE_MAX, allowed,
-			   "service attribute not allowed in this request (read-only?)",
-			   info->extack);
+	a = kmg_nl_extra(tb, KMAGLEV_A_SERVICE_MAX, allowed);
+	if (a) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a,
+				    "service attribute not allowed in this request (read-only?)");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int kmaglev_nl_service_new_doit(struct sk_buff *skb, struct genl_info *info)
@@ -897,6 +921,7 @@ int kmaglev_nl_service_flush_doit(struct sk_buff *skb, struct genl_info *info)
 
 	mutex_lock(&kn->lock);
 	kmg_service_flush(kn);
+	kmg_nl_changed(kn);
 	mutex_unlock(&kn->lock);
 	return 0;
 }
@@ -949,6 +974,7 @@ int kmaglev_nl_service_get_dumpit(struct sk_buff *skb, struct netlink_callback *
 			break;
 		ctx->svc_id = id + 1;
 	}
+	kmg_nl_dump_check(skb, cb, kn);
 	mutex_unlock(&kn->lock);
 	return err && skb->len ? skb->len : err;
 }
@@ -988,11 +1014,8 @@ static int kmg_nl_backend_apply(struct genl_info *info, bool add)
 	err = kmg_nl_backend_req(info, KMG_BE_CFG_ATTRS, &cfg, tb);
 	if (err)
 		return err;
-	if (add) {
-		err = kmg_nl_backend_new_cfg(info->attrs[KMAGLEV_A_BACKEND], &cfg, info->extack);
-		if (err)
-			return err;
-	}
+	if (add)
+		kmg_nl_backend_defaults(&cfg);
 	mutex_lock(&kn->lock);
 	svc = kmg_nl_find(kn, tb, info->attrs[KMAGLEV_A_SERVICE], info->extack);
 	if (IS_ERR(svc)) {
@@ -1170,6 +1193,7 @@ int kmaglev_nl_backend_get_dumpit(struct sk_buff *skb, struct netlink_callback *
 		ctx->be_started = false;
 	}
 out:
+	kmg_nl_dump_check(skb, cb, kn);
 	mutex_unlock(&kn->lock);
 	if (err == -EMSGSIZE && skb->len)
 		return skb->len;
@@ -1229,7 +1253,7 @@ int kmaglev_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 			err = PTR_ERR(svc);
 			goto err_unlock;
 		}
-		msg = genlmsg_new(kmg_nl_size(svc), GFP_KERNEL);
+		msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 		if (!msg) {
 			err = -ENOMEM;
 			goto err_unlock;
@@ -1333,6 +1357,7 @@ int kmaglev_nl_stats_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb
 		ctx->be_started = false;
 		ctx->svc_started = false;
 	}
+	kmg_nl_dump_check(skb, cb, kn);
 	mutex_unlock(&kn->lock);
 	return err && skb->len ? skb->len : err;
 }
@@ -1354,7 +1379,7 @@ int kmaglev_nl_table_get_doit(struct sk_buff *skb, struct genl_info *info)
 		err = PTR_ERR(svc);
 		goto out;
 	}
-	msg = genlmsg_new(kmg_nl_size(svc), GFP_KERNEL);
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg) {
 		err = -ENOMEM;
 		goto out;
@@ -1392,7 +1417,7 @@ int kmaglev_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, KMAGLEV_A_CONFIG_SERVICES, kn->nservices) ||
 	    nla_put_u32(msg, KMAGLEV_A_CONFIG_BACKENDS, kn->nbackends) ||
 	    nla_put_u32(msg, KMAGLEV_A_CONFIG_CONN_MAX, kn->ccfg.conn_max) ||
-	    nla_put_u32(msg, KMAGLEV_A_CONFIG_CONNS, atomic_read(&kn->conns.count)) ||
+	    nla_put_u32(msg, KMAGLEV_A_CONFIG_CONNS, kmg_conn_count(kn)) ||
 	    nla_put_u32(msg, KMAGLEV_A_CONFIG_TIMEOUT_TCP_SYN, kn->ccfg.timeout_tcp_syn) ||
 	    nla_put_u32(msg, KMAGLEV_A_CONFIG_TIMEOUT_TCP_EST, kn->ccfg.timeout_tcp_est) ||
 	    nla_put_u32(msg, KMAGLEV_A_CONFIG_TIMEOUT_TCP_FIN, kn->ccfg.timeout_tcp_fin) ||
@@ -1418,11 +1443,35 @@ static void kmg_nl_cfg_u32(struct nlattr **tb, int type, u32 *v)
 		*v = nla_get_u32(tb[type]);
 }
 
+/* Sizes a user namespace's root may ask for are capped (limits.c). */
+static int kmg_nl_cfg_limits(struct kmg_net *kn, struct nlattr **tb,
+			     const struct kmg_conn_cfg *cc, struct netlink_ext_ack *extack)
+{
+	struct nlattr *a;
+	int err;
+
+	a = tb[KMAGLEV_A_CONFIG_MAX_SERVICES];
+	if (a) {
+		err = kmg_limit_check(kn, KMG_LIMIT_SERVICES, nla_get_u32(a), a, extack);
+		if (err)
+			return err;
+	}
+	a = tb[KMAGLEV_A_CONFIG_MAX_BACKENDS];
+	if (a) {
+		err = kmg_limit_check(kn, KMG_LIMIT_BACKENDS, nla_get_u32(a), a, extack);
+		if (err)
+			return err;
+	}
+	a = tb[KMAGLEV_A_CONFIG_CONN_MAX];
+	return a ? kmg_limit_check(kn, KMG_LIMIT_CONNS, cc->conn_max, a, extack) : 0;
+}
+
 int kmaglev_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[KMAGLEV_A_CONFIG_MAX + 1];
 	struct kmg_net *kn = kmg_info_kn(info);
 	struct kmg_conn_cfg cc;
+	struct nlattr *a;
 	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, KMAGLEV_A_CONFIG))
@@ -1431,13 +1480,13 @@ int kmaglev_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 				kmaglev_config_nl_policy, info->extack);
 	if (err)
 		return err;
-	err = kmg_nl_only(tb, KMAGLEV_A_CONFIG_MAX,
-			  ~(BIT_ULL(KMAGLEV_A_CONFIG_SERVICES) |
-			    BIT_ULL(KMAGLEV_A_CONFIG_BACKENDS) |
-			    BIT_ULL(KMAGLEV_A_CONFIG_CONNS)),
-			  "config attribute is read-only", info->extack);
-	if (err)
-		return err;
+	a = kmg_nl_extra(tb, KMAGLEV_A_CONFIG_MAX, ~(BIT_ULL(KMAGLEV_A_CONFIG_SERVICES) |
+						     BIT_ULL(KMAGLEV_A_CONFIG_BACKENDS) |
+						     BIT_ULL(KMAGLEV_A_CONFIG_CONNS)));
+	if (a) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a, "config attribute is read-only");
+		return -EINVAL;
+	}
 	mutex_lock(&kn->lock);
 	cc = kn->ccfg;
 	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_CONN_MAX, &cc.conn_max);
@@ -1455,6 +1504,11 @@ int kmaglev_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 		mutex_unlock(&kn->lock);
 		return -EINVAL;
 	}
+	err = kmg_nl_cfg_limits(kn, tb, &cc, info->extack);
+	if (err) {
+		mutex_unlock(&kn->lock);
+		return err;
+	}
 	if (tb[KMAGLEV_A_CONFIG_MAX_SERVICES])
 		kn->max_services = nla_get_u32(tb[KMAGLEV_A_CONFIG_MAX_SERVICES]);
 	if (tb[KMAGLEV_A_CONFIG_MAX_BACKENDS])
@@ -1468,6 +1522,7 @@ int kmaglev_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 	/* the range is read as two words; a probe during the change may be balanced normally */
 	WRITE_ONCE(kn->ccfg.probe_mark_min, cc.probe_mark_min);
 	WRITE_ONCE(kn->ccfg.probe_mark_max, cc.probe_mark_max);
+	kmg_nl_changed(kn);
 	mutex_unlock(&kn->lock);
 	return 0;
 }

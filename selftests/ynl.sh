@@ -35,6 +35,13 @@ gen kernel source netlink-gen.c
 
 # The generated source includes its header by the spec's name; point it at ours.
 sed -i 's|#include "kmaglev-nl-gen.h"|#include "netlink-gen.h"|' "$WORK/out/netlink-gen.c"
+# ynl-gen-c.py writes the family struct only for genetlink (not -legacy) specs and keeps the
+# multicast group table static for it; export the table for netlink.c's family struct.
+ngrp=$(grep -c '^	KMAGLEV_NLGRP_[A-Z0-9_]*,$' "$WORK/out/netlink-gen.h")
+sed -i 's|^static const struct genl_multicast_group kmaglev_nl_mcgrps\[\] =|const struct genl_multicast_group kmaglev_nl_mcgrps['"$ngrp"'] =|' \
+	"$WORK/out/netlink-gen.c"
+sed -i 's|^\(extern const struct genl_split_ops kmaglev_nl_ops\[[0-9]*\];\)$|\1\nextern const struct genl_multicast_group kmaglev_nl_mcgrps['"$ngrp"'];|' \
+	"$WORK/out/netlink-gen.h"
 
 declare -A DEST=(
 	[kmaglev.h]=uapi/linux/kmaglev.h

@@ -49,6 +49,8 @@ struct nlmsghdr *kmg_req_start(void *buf, uint8_t cmd, uint16_t flags)
 int kmg_ctx_talk(struct kmg_ctx *ctx, struct nlmsghdr *nlh, mnl_cb_t cb, void *data, int *errp)
 {
 	struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);
+	struct kmg_msgs *l = cb == kmg_collect_cb ? data : NULL;
+	unsigned int n0 = l ? l->n : 0, tries;
 	char buf[1024];
 	int ret;
 
@@ -61,12 +63,22 @@ int kmg_ctx_talk(struct kmg_ctx *ctx, struct nlmsghdr *nlh, mnl_cb_t cb, void *d
 	nlh->nlmsg_seq = ++ctx->nl.seq;
 	if (ctx->nl.family_version)
 		g->version = ctx->nl.family_version;
-	kmg_err_clear();
-	ret = kmg_nl_talk(&ctx->nl, nlh, cb, data);
+	for (tries = 1;; tries++) {
+		kmg_err_clear();
+		ret = kmg_nl_talk(&ctx->nl, nlh, cb, data);
+		/* a dump that spanned a configuration change: collect it again */
+		if (ret != -EINTR || !l || tries == 5)
+			break;
+		while (l->n > n0)
+			kmg_msg_free(&l->m[--l->n]);
+		nlh->nlmsg_seq = ++ctx->nl.seq;
+	}
 	if (errp)
 		*errp = ret;
 	if (!ret)
 		return 0;
+	if (ret == -EINTR)
+		return kmg_err(KMG_EFAIL, "the configuration kept changing during the dump; retry");
 	/* a reply we could not decode has its own message already */
 	if (ret == -EBADMSG && kmg_errmsg()[0])
 		return KMG_EFAIL;

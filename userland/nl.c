@@ -330,10 +330,26 @@ static void ensure_sndbuf(int fd, size_t len)
 		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &want, sizeof(want));
 }
 
+bool kmg_nl_dump_intr(void *buf, size_t len)
+{
+	struct nlmsghdr *nlh = buf;
+	int rem = (int)len;
+	bool intr = false;
+
+	for (; mnl_nlmsg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
+		if (nlh->nlmsg_flags & NLM_F_DUMP_INTR) {
+			nlh->nlmsg_flags &= ~NLM_F_DUMP_INTR;
+			intr = true;
+		}
+	}
+	return intr;
+}
+
 int kmg_nl_talk(struct kmg_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 {
 	unsigned int portid = mnl_socket_get_portid(nl->sk);
 	size_t cap = KMG_NL_RCVBUF;
+	bool intr = false;
 	int ret = 1;
 	char *buf;
 
@@ -355,10 +371,12 @@ int kmg_nl_talk(struct kmg_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data
 			ret = -errno;
 			break;
 		}
+		if (kmg_nl_dump_intr(buf, n))
+			intr = true;
 		ret = kmg_nl_process(nl, buf, n, nlh->nlmsg_seq, portid, cb, data);
 	} while (ret > 0);
 	free(buf);
-	return ret;
+	return !ret && intr ? -EINTR : ret;
 }
 
 struct nlmsghdr *kmg_nl_msg(struct kmg_nl *nl, void *buf, uint8_t cmd, uint16_t flags)

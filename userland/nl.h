@@ -93,6 +93,13 @@ struct nlmsghdr *kmg_nl_msg(struct kmg_nl *nl, void *buf, uint8_t cmd, uint16_t 
 int kmg_nl_talk(struct kmg_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data);
 
 /*
+ * Clear NLM_F_DUMP_INTR on the messages of a received buffer (libmnl would stop at the first
+ * one, leaving the rest of the dump unread); true if any had it. kmg_nl_talk() reads such a
+ * dump to its end and then returns -EINTR: the kernel's configuration changed during the dump.
+ */
+bool kmg_nl_dump_intr(void *buf, size_t len);
+
+/*
  * Process one received buffer of replies to the request with @seq (what kmg_nl_talk() does
  * with each datagram). Returns 1 to wait for more, 0 at the ack or dump end, or a negative
  * errno (extack in nl).

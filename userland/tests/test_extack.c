@@ -380,6 +380,24 @@ static void test_config_path(void **state)
 	free(rq);
 }
 
+/* A dump part flagged NLM_F_DUMP_INTR: the flag is taken off so that the dump is read on. */
+static void test_dump_intr(void **state)
+{
+	char buf[2 * MNL_ALIGN(sizeof(struct nlmsghdr))] = { 0 };
+	struct nlmsghdr *a = (struct nlmsghdr *)buf;
+	struct nlmsghdr *b = (struct nlmsghdr *)(buf + MNL_ALIGN(sizeof(*a)));
+
+	(void)state;
+	a->nlmsg_len = sizeof(*a);
+	b->nlmsg_len = sizeof(*b);
+	a->nlmsg_flags = NLM_F_MULTI;
+	b->nlmsg_flags = NLM_F_MULTI | NLM_F_DUMP_INTR;
+	assert_true(kmg_nl_dump_intr(buf, sizeof(buf)));
+	assert_int_equal(a->nlmsg_flags, NLM_F_MULTI);
+	assert_int_equal(b->nlmsg_flags, NLM_F_MULTI);
+	assert_false(kmg_nl_dump_intr(buf, sizeof(buf)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -390,6 +408,7 @@ int main(void)
 		cmocka_unit_test(test_missing_attr),
 		cmocka_unit_test(test_plain_errors),
 		cmocka_unit_test(test_dump_done_error),
+		cmocka_unit_test(test_dump_intr),
 		cmocka_unit_test(test_big_request_refused),
 		cmocka_unit_test(test_config_path),
 	};
