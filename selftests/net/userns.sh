@@ -132,26 +132,26 @@ else
 	ip netns exec "$ns2" "$KMAGLEV" backend add 192.0.2.1:53/udp 10.0.0.1 >/dev/null
 	cur=$(cat $CG/kmg-test/memory.current)
 	# Room for a few thousand 64-byte entries, no more.
-	echo $((cur + 256 * 1024)) >$CG/kmg-test/memory.max
-	flows 20000
+	echo $((cur + 128 * 1024)) >$CG/kmg-test/memory.max
+	flows 10000
 	n=$(conns)
-	ktap_print_msg "tracked $n of 20000 flows under memory.max = current + 256 KiB"
-	[[ ${n:-0} -gt 0 && $n -lt 20000 ]] &&
+	ktap_print_msg "tracked $n of 10000 flows under memory.max = current + 128 KiB"
+	[[ ${n:-0} -gt 0 && $n -lt 10000 ]] &&
 		ktap_test_pass "connection entries stop at the memory cgroup's limit" ||
 		ktap_test_fail "connection entries stop at the memory cgroup's limit"
 	echo max >$CG/kmg-test/memory.max
-	flows 20000
+	flows 10000
 	n2=$(conns)
-	ktap_print_msg "tracked $n2 of 20000 flows without a limit"
-	[[ ${n2:-0} -eq 20000 ]] &&
+	ktap_print_msg "tracked $n2 of 10000 flows without a limit"
+	[[ ${n2:-0} -eq 10000 ]] &&
 		ktap_test_pass "the same number of flows without a limit are all tracked" ||
 		ktap_test_fail "the same number of flows without a limit are all tracked"
 	charged=$(cat $CG/kmg-test/memory.current)
 	ip netns exec "$ns2" "$KMAGLEV" service del 192.0.2.1:53/udp >/dev/null
 	sleep 3
 	after=$(cat $CG/kmg-test/memory.current)
-	ktap_print_msg "memory.current: $charged with 20000 entries, $after after they went"
-	[[ $((charged - after)) -gt $((20000 * 48)) ]] &&
+	ktap_print_msg "memory.current: $charged with 10000 entries, $after after they went"
+	[[ $((charged - after)) -gt $((10000 * 48)) ]] &&
 		ktap_test_pass "the cgroup's charge goes when the entries go" ||
 		ktap_test_fail "the cgroup's charge goes when the entries go"
 	grep -q '^oom_kill 0' $CG/kmg-test/memory.events &&
