@@ -22,7 +22,7 @@
  *
  * Memory: entries are allocated in softirq context, where nothing is charged to a memory
  * cgroup by default. They are charged to the memory cgroup of the task that started
- * balancing in the netns (see kmg_conn_memcg_set()), so root in a user namespace is bounded
+ * balancing in the netns (see kmg_conn_gc_start()), so root in a user namespace is bounded
  * by its own cgroup as well as by conn-max.
  *
  * Limits: conn-max per netns. At the limit an insert first evicts a SYN-only entry from the

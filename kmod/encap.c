@@ -82,12 +82,12 @@ static unsigned int kmg_encap_src(const struct kmg_service *svc, u8 family,
 	unsigned int seq;
 
 	do {
-		seq = read_seqcount_begin(&svc->esrc_seq);
+		seq = read_seqbegin(&svc->esrc_seq);
 		if (family == AF_INET)
 			want->v4 = svc->cfg.encap_src4;
 		else
 			want->v6 = svc->cfg.encap_src6;
-	} while (read_seqcount_retry(&svc->esrc_seq, seq));
+	} while (read_seqretry(&svc->esrc_seq, seq));
 	return seq;
 }
 
@@ -379,11 +379,8 @@ no_route:
 void kmg_xmit(struct kmg_net *kn, const struct kmg_service *svc, struct kmg_backend *be,
 	      struct sk_buff *skb, const struct kmg_pkt *p)
 {
-	/*
-	 * Packets from clients have no route yet at PRE_ROUTING; locally generated ones always
-	 * have theirs at LOCAL_OUT.
-	 */
-	bool fwd = !skb_dst(skb);
+	/* A client's packet is forwarded (a router hop); a locally generated one is not. */
+	bool fwd = !p->local;
 
 	if (fwd && kmg_hop_expired(kn, skb, p))
 		return;

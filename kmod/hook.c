@@ -87,6 +87,7 @@ static unsigned int kmg_rcv(struct kmg_net *kn, struct sk_buff *skb,
 	struct kmg_pkt p;
 
 	res = family == AF_INET ? kmg_parse4(skb, &p) : kmg_parse6(skb, &p);
+	p.local = state->hook == NF_INET_LOCAL_OUT;
 
 	/* A packet of a tracked flow: its entry names service and backend. */
 	if (res == KMG_PARSE_OK && !p.frag && !p.echo && !p.icmp_err &&
@@ -109,6 +110,7 @@ static unsigned int kmg_rcv(struct kmg_net *kn, struct sk_buff *skb,
 		if (kmg_defrag(kn, skb, family))
 			return NF_STOLEN;
 		res = family == AF_INET ? kmg_parse4(skb, &p) : kmg_parse6(skb, &p);
+		p.local = state->hook == NF_INET_LOCAL_OUT;
 	}
 	if (res == KMG_PARSE_PASS)
 		return NF_ACCEPT;
@@ -256,15 +258,29 @@ int kmg_hooks_register(struct kmg_net *kn)
  *
  * nf_unregister_net_hooks() does not wait for packets already inside the hooks: one could
  * still insert a connection entry (after the flush, leaking it and its references) or, on
- * module unload, touch freed memory. synchronize_net() waits for them.
+ * module unload, touch freed memory. synchronize_net() waits for them. A dying netns had its
+ * hooks unregistered in pre_exit (kmg_hooks_pre_exit()), and the netns core waits for a grace
+ * period after every pre_exit, once for all the netns it dismantles: no wait here then.
  */
 void kmg_hooks_unregister(struct kmg_net *kn)
 {
 	lockdep_assert_held(&kn->lock);
 	if (!kn->hooks)
 		return;
-	nf_unregister_net_hooks(kn->net, kmg_nf_ops, ARRAY_SIZE(kmg_nf_ops));
-	synchronize_net();
+	if (!kn->dead) {
+		nf_unregister_net_hooks(kn->net, kmg_nf_ops, ARRAY_SIZE(kmg_nf_ops));
+		synchronize_net();
+	}
 	kn->hooks = false;
 	kmg_conn_gc_stop(kn);
+}
+
+/* The netns is exiting: stop the packet path; kmg_net_exit() flushes after a grace period. */
+void kmg_hooks_pre_exit(struct kmg_net *kn)
+{
+	mutex_lock(&kn->lock);
+	kn->dead = true;
+	if (kn->hooks)
+		nf_unregister_net_hooks(kn->net, kmg_nf_ops, ARRAY_SIZE(kmg_nf_ops));
+	mutex_unlock(&kn->lock);
 }

@@ -11,6 +11,7 @@
 #include <linux/icmp.h>
 #include <linux/icmpv6.h>
 #include <net/checksum.h>
+#include <net/dst_metadata.h>
 #include <net/icmp.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
@@ -33,7 +34,7 @@ static bool kmg_icmp_error(struct kmg_net *kn, struct sk_buff *skb, const struct
 		 * icmp_send() needs the packet's route; one arriving at PRE_ROUTING has none yet,
 		 * so give it the route back to the client.
 		 */
-		if (!skb_dst(skb)) {
+		if (!skb_valid_dst(skb)) {
 			struct flowi4 fl4;
 			struct rtable *rt;
 
@@ -43,6 +44,7 @@ static bool kmg_icmp_error(struct kmg_net *kn, struct sk_buff *skb, const struct
 			rt = ip_route_output_key(kn->net, &fl4);
 			if (IS_ERR(rt))
 				return false;
+			skb_dst_drop(skb);	/* a tunnel's metadata dst, if any */
 			skb_dst_set(skb, &rt->dst);
 		}
 		icmp_send(skb, type4, code4, htonl(info));

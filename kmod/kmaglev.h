@@ -103,6 +103,7 @@ struct kmg_pkt {
 	bool frag;		/* a fragment, not reassembled */
 	bool echo;		/* an echo request */
 	bool icmp_err;		/* an ICMP error; the flow is the quoted one, reversed */
+	bool local;		/* locally generated (LOCAL_OUT), not forwarded for a client */
 	unsigned int l4off;
 	union kmg_inaddr saddr;
 	union kmg_inaddr daddr;
@@ -229,12 +230,12 @@ struct kmg_service {
 	struct kmg_service_cfg cfg;	/* under kn->lock; fields read locklessly */
 	/*
 	 * cfg.encap_src4 and cfg.encap_src6 (a 16-byte copy, which READ_ONCE() cannot make
-	 * whole) are changed inside this seqcount's write section, under kn->lock with bottom
-	 * halves off; the packet path reads them in read sections (kmg_encap_src()), and its
-	 * sequence doubles as the generation of the setting that cached routes were made for.
-	 * Initialised in kmg_service_create(), so lockdep checks the writers.
+	 * whole) are changed under this seqlock (write_seqlock_bh(), under kn->lock); the packet
+	 * path reads them in read sections (kmg_encap_src()), and its sequence doubles as the
+	 * generation of the setting that cached routes were made for. A seqlock rather than a
+	 * bare seqcount: its writer is not preemptible on PREEMPT_RT either.
 	 */
-	seqcount_t esrc_seq;
+	seqlock_t esrc_seq;
 
 	/* Backend set, sorted by address; under kn->lock. */
 	struct kmg_backend **be;
@@ -379,8 +380,8 @@ struct kmg_net {
 	u32 max_services;
 	u32 max_backends;
 	u32 cfg_gen;			/* counts configuration changes, for dumps */
-	bool hooks;			/* netfilter hooks registered (while services exist) */
-	bool dead;			/* netns is exiting */
+	bool hooks;			/* balancing (hooks registered while services exist) */
+	bool dead;			/* netns is exiting: pre_exit unregistered the hooks */
 	struct kmg_conn_cfg ccfg;	/* under kn->lock; read locklessly */
 	struct kmg_conns conns;
 	struct kmg_net_stats __percpu *stats;
@@ -616,6 +617,7 @@ void kmg_icmp_echo_reply(struct kmg_net *kn, struct sk_buff *skb, const struct k
 /* hook.c */
 int kmg_hooks_register(struct kmg_net *kn);
 void kmg_hooks_unregister(struct kmg_net *kn);
+void kmg_hooks_pre_exit(struct kmg_net *kn);
 
 /* debugfs.c */
 void kmg_debugfs_init(void);

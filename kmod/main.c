@@ -50,6 +50,12 @@ err_stats:
 	return err;
 }
 
+/* Before any netns exit: no new packets in kmaglev's hooks (see kmg_hooks_unregister()). */
+static __net_exit void kmg_net_pre_exit(struct net *net)
+{
+	kmg_hooks_pre_exit(kmg_pernet(net));
+}
+
 static __net_exit void kmg_net_exit(struct net *net)
 {
 	struct kmg_net *kn = kmg_pernet(net);
@@ -67,9 +73,24 @@ static const struct kmg_service_events kmg_events = {
 	.table_changed	= kmg_notify_table,
 };
 
+/*
+ * After the netns' services are gone, finish freeing what they held before the next pernet
+ * subsystems exit: a backend's cached routes (dst_cache) must be released while the netns'
+ * IPv6 routing (its dst_ops, inside struct net) still exists. Backends are freed by RCU
+ * callbacks, some queued from connection-entry callbacks, others by the table workqueue.
+ */
+static __net_exit void kmg_net_exit_batch(struct list_head *net_exit_list)
+{
+	rcu_barrier();
+	flush_workqueue(kmg_wq);
+	rcu_barrier();
+}
+
 static struct pernet_operations kmg_net_ops = {
 	.init = kmg_net_init,
+	.pre_exit = kmg_net_pre_exit,
 	.exit = kmg_net_exit,
+	.exit_batch = kmg_net_exit_batch,
 	.id   = &kmg_net_id,
 	.size = sizeof(struct kmg_net),
 };

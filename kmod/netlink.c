@@ -44,7 +44,7 @@ static struct genl_family kmg_family __ro_after_init = {
 
 /* Dump position, kept in cb->ctx between the messages of a dump. */
 struct kmg_dump_ctx {
-	unsigned long svc_id;		/* next service to dump */
+	unsigned long svc_id;		/* service being dumped, or the next one */
 	u8 be_addr[16];			/* last backend dumped in that service */
 	bool be_started;
 	bool svc_started;		/* stats dump: the service's own counters are sent */
@@ -1186,6 +1186,10 @@ int kmaglev_nl_backend_get_dumpit(struct sk_buff *skb, struct netlink_callback *
 		goto out;
 	}
 	xa_for_each_start(&kn->services, id, svc, ctx->svc_id) {
+		if (id != ctx->svc_id) {	/* a new service (or the one in progress is gone) */
+			ctx->svc_id = id;
+			ctx->be_started = false;
+		}
 		err = kmg_nl_dump_backends(skb, cb, svc, ctx);
 		if (err)
 			break;
@@ -1350,6 +1354,11 @@ int kmaglev_nl_stats_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb
 
 	mutex_lock(&kn->lock);
 	xa_for_each_start(&kn->services, id, svc, ctx->svc_id) {
+		if (id != ctx->svc_id) {	/* a new service (or the one in progress is gone) */
+			ctx->svc_id = id;
+			ctx->be_started = false;
+			ctx->svc_started = false;
+		}
 		err = kmg_nl_dump_stats(skb, cb, svc, ctx);
 		if (err)
 			break;

@@ -247,12 +247,10 @@ static void kmg_service_cfg_apply(struct kmg_service *svc, const struct kmg_serv
 	if (c->encap_src4 != cfg->encap_src4 ||
 	    memcmp(&c->encap_src6, &cfg->encap_src6, sizeof(c->encap_src6))) {
 		/* see struct kmg_service: esrc_seq; no reader may interrupt the writer */
-		local_bh_disable();
-		write_seqcount_begin(&svc->esrc_seq);
+		write_seqlock_bh(&svc->esrc_seq);
 		c->encap_src4 = cfg->encap_src4;
 		c->encap_src6 = cfg->encap_src6;
-		write_seqcount_end(&svc->esrc_seq);
-		local_bh_enable();
+		write_sequnlock_bh(&svc->esrc_seq);
 	}
 }
 
@@ -522,7 +520,7 @@ int kmg_service_create(struct kmg_net *kn, const struct kmg_svc_key *key,
 	svc->kn = kn;
 	kmg_service_cfg_default(&svc->cfg);
 	INIT_DELAYED_WORK(&svc->retire, kmg_service_retire_work);
-	seqcount_init(&svc->esrc_seq);
+	seqlock_init(&svc->esrc_seq);
 	refcount_set(&svc->ref, 1);
 
 	set = kmg_chg_from_list(kn, NULL, bcfg, nbcfg, extack);
@@ -562,6 +560,8 @@ err_ht:
 err_xa:
 	xa_erase(&kn->services, svc->id);
 err_unwind:
+	/* packets may have found it in svc_ht meanwhile: their entries must go with it */
+	WRITE_ONCE(svc->dead, true);
 	kmg_service_unlist_backends(svc);
 	kmg_service_free(svc);
 	return err;
@@ -657,7 +657,6 @@ EXPORT_SYMBOL_IF_KUNIT(kmg_service_flush);
 void kmg_net_services_exit(struct kmg_net *kn)
 {
 	mutex_lock(&kn->lock);
-	kn->dead = true;
 	kmg_service_flush(kn);
 	kmg_vips_exit(kn);
 	mutex_unlock(&kn->lock);

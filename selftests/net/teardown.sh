@@ -197,28 +197,54 @@ ktap_test_result "module reloaded, nothing left over" wait_objects
 
 # --- 6: many netns with live connection entries destroyed in a row ------------------------
 # Entries are freed by RCU callbacks after their netns' per-netns memory is gone: the
-# callbacks must not touch it. Each netns balances a VIP and holds 20 UDP entries when it is
-# deleted.
+# callbacks must not touch it, and backends must release their cached routes before the
+# netns' IPv6 routing goes. Each netns balances a VIP (on lo, so the netns needs no more
+# set-up) to two backends, IPv4 and IPv6, and holds 20 UDP entries when it goes: a child process unshares a netns, configures
+# it, sends, and exits, which destroys the netns. One fork and one exec per netns.
 churn() {
-	local n=$1 i
-	for i in $(seq 1 "$n"); do
-		ip netns add kmg-churn-$i || return 1
-		ip -n kmg-churn-$i link set lo up
-		ip -n kmg-churn-$i link add d0 type dummy
-		ip -n kmg-churn-$i addr add 10.0.0.254/8 dev d0
-		ip -n kmg-churn-$i link set d0 up
-		ip -n kmg-churn-$i route add $VIP/32 dev d0
-		printf 'service add %s:53/udp\nbackend add %s:53/udp 10.0.0.1\nbackend add %s:53/udp 10.0.0.2\n' \
-			$VIP $VIP $VIP | ip netns exec kmg-churn-$i "$KMAGLEV" -b - >/dev/null || return 1
-		ip netns exec kmg-churn-$i "$PY" -c "
-import socket
-for p in range(20):
+	"$PY" - "$1" "$KMAGLEV" <<'EOF'
+import ctypes, fcntl, os, socket, struct, subprocess, sys
+libc = ctypes.CDLL(None, use_errno=True)
+CLONE_NEWNET = 0x40000000
+SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 1
+n, cli = int(sys.argv[1]), sys.argv[2]
+# backends reachable through lo, IPv4 and IPv6, so that each caches its route (dst_cache)
+batch = (b'service add 127.0.0.5:53/udp\n'
+         b'backend add 127.0.0.5:53/udp 127.0.0.2\n'
+         b'backend add 127.0.0.5:53/udp ::1\n')
+
+def child(first):
+    if libc.unshare(CLONE_NEWNET):
+        return 'unshare: errno %d' % ctypes.get_errno()
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind(('0.0.0.0', 30000 + p))
-    s.sendto(b'x', ('$VIP', 53))
-    s.close()" || return 1
-		ip netns del kmg-churn-$i
-	done
+    flags = struct.unpack('16sH', fcntl.ioctl(s, SIOCGIFFLAGS, struct.pack('16sH', b'lo', 0)))[1]
+    fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack('16sH', b'lo', flags | IFF_UP))
+    if subprocess.run([cli, '-b', '-'], input=batch, stdout=subprocess.DEVNULL).returncode:
+        return 'kmaglev -b failed'
+    for p in range(20):
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        u.bind(('127.0.0.1', 30000 + p))
+        u.sendto(b'x', ('127.0.0.5', 53))
+        u.close()
+    if first:
+        out = subprocess.run([cli, 'config', 'show'], capture_output=True, text=True).stdout
+        if ' conns 20 ' not in out + ' ':
+            return 'expected 20 entries: ' + out
+    return None
+
+for i in range(n):
+    pid = os.fork()
+    if pid == 0:
+        try:
+            err = child(i == 0)
+        except Exception as e:
+            err = repr(e)
+        if err:
+            print('# netns %d: %s' % (i, err), flush=True)
+        os._exit(1 if err else 0)
+    if os.waitpid(pid, 0)[1]:
+        sys.exit(1)
+EOF
 }
 start=$SECONDS
 if churn "$NNS"; then
