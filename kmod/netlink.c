@@ -1331,9 +1331,16 @@ static int kmg_nl_dump_stats(struct sk_buff *skb, struct netlink_callback *cb,
 			ctx->be_started = true;
 		}
 		more = i < svc->nbe;
-		/* a continuation without a single backend is no message: the skb is full */
-		if (ctx->svc_started && !n)
-			goto cancel;
+		/*
+		 * A continuation without a single backend is no message: the skb is full, or
+		 * (the backends after the last one sent were deleted meanwhile) the service is done.
+		 */
+		if (ctx->svc_started && !n) {
+			if (more)
+				goto cancel;
+			genlmsg_cancel(skb, hdr);
+			return 0;
+		}
 		genlmsg_end(skb, hdr);
 		ctx->svc_started = true;
 	}
