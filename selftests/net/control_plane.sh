@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib.sh"
 kmg_require_root
 kmg_require_cmd ip unshare python3
 ktap_print_header
-ktap_set_plan 51
+ktap_set_plan 52
 
 kmg_load_module || { ktap_test_fail "load kmaglev.ko"; ktap_finished; }
 kmg_netns_add ns
@@ -198,6 +198,17 @@ ktap_test_result "backend dump returns all 100000, each once ($uniq unique)" \
 	test "$uniq" -eq 100000
 ktap_test_result "service dump after 100k backends" bash -c "
 	test \$(ip netns exec $ns $KMAGLEV -j service show | $PY -c 'import json,sys; print(len(json.load(sys.stdin)))') -eq 4"
+
+# --- a refused change allocates nothing that outlives it (kmemleak on the debug kernel) ----
+# The client-limit block used to leak when the table-size check failed after it was allocated.
+awk 'BEGIN { printf "service add 192.0.2.99:80/tcp";
+	for (i = 1; i <= 252; i++) printf " backend 10.1.%d.%d", int(i / 256), i % 256; print "" }' |
+	ip netns exec "$ns" "$KMAGLEV" -b - >/dev/null
+ktap_test_result "client-rate with more backends than table-size slots: refused, unchanged" bash -c "
+	! ip netns exec $ns $KMAGLEV service set 192.0.2.99:80/tcp table-size 251 client-rate 10 \
+		2>/dev/null &&
+	ip netns exec $ns $KMAGLEV service show 192.0.2.99:80/tcp | grep -q 'table-size 65537'"
+ip netns exec "$ns" "$KMAGLEV" service del 192.0.2.99:80/tcp
 
 # --- a deleted netns frees everything -----------------------------------------------------
 objects() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/kmaglev/objects; }
