@@ -1333,7 +1333,8 @@ static int kmg_nl_dump_stats(struct sk_buff *skb, struct netlink_callback *cb,
 		more = i < svc->nbe;
 		/*
 		 * A continuation without a single backend is no message: the skb is full, or
-		 * (the backends after the last one sent were deleted meanwhile) the service is done.
+		 * (the backends after the last one sent were deleted meanwhile) the service is
+		 * done.
 		 */
 		if (ctx->svc_started && !n) {
 			if (more)
