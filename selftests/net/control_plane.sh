@@ -10,6 +10,12 @@ kmg_require_cmd ip unshare python3
 ktap_print_header
 ktap_set_plan 52
 
+# Object counts of the large cases; the debug kernel (KASAN, about ten times slower) runs them
+# smaller, still several dump messages each.
+NSTATS=${KMAGLEV_CP_STATS_BACKENDS:-5000}
+NDUMP=${KMAGLEV_CP_DUMP_BACKENDS:-50000}
+NSVC=${KMAGLEV_CP_SERVICES:-1000}
+
 kmg_load_module || { ktap_test_fail "load kmaglev.ko"; ktap_finished; }
 kmg_netns_add ns
 K() { ip netns exec "$ns" "$KMAGLEV" "$@"; }
@@ -166,21 +172,21 @@ rm -f "$ev"
 # --- the stats dump resumes within a service too large for one message --------------------
 K config set max-backends 200000 max-services 200000 >/dev/null
 mapfile -t args <<<"$(awk 'BEGIN {
-	for (i = 0; i < 5000; i++) printf "backend\n10.50.%d.%d\n", int(i / 256), i % 256 }')"
-ktap_test_result "service with 5000 backends" K service add 192.0.2.50:80/tcp "${args[@]}"
-ktap_test_result "stats dump has the counters of all 5000 backends, each once" bash -c "
+	for (i = 0; i < '"$NSTATS"'; i++) printf "backend\n10.50.%d.%d\n", int(i / 256), i % 256 }')"
+ktap_test_result "service with $NSTATS backends" K service add 192.0.2.50:80/tcp "${args[@]}"
+ktap_test_result "stats dump has the counters of all $NSTATS backends, each once" bash -c "
 	ip netns exec $ns $KMAGLEV -j stats | $PY -c 'import json,sys; d=json.load(sys.stdin)
 s=[x for x in d[\"services\"] if x.get(\"address\")==\"192.0.2.50\"]
 assert len(s)==1, [x.get(\"service\") for x in d[\"services\"]]
 b=s[0][\"backends\"]; a={x[\"address\"] for x in b if \"packets\" in x[\"stats\"]}
-assert len(b)==5000 and len(a)==5000, (len(b), len(a))'"
+assert len(b)==$NSTATS and len(a)==$NSTATS, (len(b), len(a))'"
 # Replies of a service this large list a few backends; the CLI takes the rest from the dumps.
-ktap_test_result "stats and table of the service show all 5000 backends" bash -c "
+ktap_test_result "stats and table of the service show all $NSTATS backends" bash -c "
 	ip netns exec $ns $KMAGLEV -j stats 192.0.2.50:80/tcp | $PY -c 'import json,sys; d=json.load(sys.stdin)
 s=d[\"services\"][0] if isinstance(d,dict) else (d[0] if isinstance(d,list) else d)
-assert len(s[\"backends\"])==5000, len(s[\"backends\"])' &&
+assert len(s[\"backends\"])==$NSTATS, len(s[\"backends\"])' &&
 	ip netns exec $ns $KMAGLEV -j table show 192.0.2.50:80/tcp | $PY -c 'import json,sys; t=json.load(sys.stdin)
-b=t[\"backends\"]; assert len(b)==5000, len(b); assert sum(x[\"slots\"] for x in b)==t[\"size\"], t[\"size\"]'"
+b=t[\"backends\"]; assert len(b)==$NSTATS, len(b); assert sum(x[\"slots\"] for x in b)==t[\"size\"], t[\"size\"]'"
 K service del 192.0.2.50:80/tcp >/dev/null
 
 # --- dumps of 100k objects resume across messages ------------------------------------------
@@ -188,15 +194,15 @@ dump_ok=1
 for s in 1 2; do
 	# (awk: a 50000-round bash loop takes long under emulation; no <(...): the guest's /dev
 	# has no /dev/fd)
-	mapfile -t args <<<"$(awk -v s=$s 'BEGIN {
-		for (i = 0; i < 50000; i++) printf "backend\n10.%d.%d.%d\n", 100 + s, int(i / 256), i % 256 }')"
+	mapfile -t args <<<"$(awk -v s=$s -v n="$NDUMP" 'BEGIN {
+		for (i = 0; i < n; i++) printf "backend\n10.%d.%d.%d\n", 100 + s, int(i / 256), i % 256 }')"
 	K service add "192.0.2.$((100 + s)):443/tcp" "${args[@]}" >/dev/null || dump_ok=0
 done
-ktap_test_result "two services with 50000 backends each" test $dump_ok -eq 1
+ktap_test_result "two services with $NDUMP backends each" test $dump_ok -eq 1
 uniq=$(K backend show | grep -oE '10\.10[12]\.[0-9]+\.[0-9]+' | sort -u | wc -l)
-ktap_test_result "backend dump returns all 100000, each once ($uniq unique)" \
-	test "$uniq" -eq 100000
-ktap_test_result "service dump after 100k backends" bash -c "
+ktap_test_result "backend dump returns all $((2 * NDUMP)), each once ($uniq unique)" \
+	test "$uniq" -eq $((2 * NDUMP))
+ktap_test_result "service dump after $((2 * NDUMP)) backends" bash -c "
 	test \$(ip netns exec $ns $KMAGLEV -j service show | $PY -c 'import json,sys; print(len(json.load(sys.stdin)))') -eq 4"
 
 # --- a refused change allocates nothing that outlives it (kmemleak on the debug kernel) ----
@@ -215,11 +221,11 @@ objects() { awk -v k="$1" '$1 == k { print $2 }' /sys/kernel/debug/kmaglev/objec
 kmg_netns_add big
 s0=$(objects services)
 batch=$(mktemp)
-awk 'BEGIN { for (i = 0; i < 1000; i++)
+awk -v n="$NSVC" 'BEGIN { for (i = 0; i < n; i++)
 	printf "service add 198.51.%d.%d:80/tcp table-size 251 backend 10.0.0.1 backend 10.0.0.2\n", int(i / 256), i % 256 }' >"$batch"
-ktap_test_result "1000 services in a batch" ip netns exec "$big" "$KMAGLEV" -b "$batch"
+ktap_test_result "$NSVC services in a batch" ip netns exec "$big" "$KMAGLEV" -b "$batch"
 rm -f "$batch"
-ktap_test_result "1000 services counted" test "$(objects services)" -eq $((s0 + 1000))
+ktap_test_result "$NSVC services counted" test "$(objects services)" -eq $((s0 + NSVC))
 ip netns del "$big"
 for _ in $(seq 1 100); do
 	[[ $(objects services) -eq $s0 ]] && break
