@@ -199,8 +199,10 @@ echo "=== KUnit and kselftests: 4 VMs side by side"
 # How many netns teardown.sh creates and destroys with live flows (each costs a fork, an exec
 # and a netns under emulation, ten times more on the debug kernel), and the sizes of
 # control_plane's large cases there (still several dump messages each).
-KMAGLEV_TEARDOWN_NETNS=20 KMAGLEV_CP_STATS_BACKENDS=1000 KMAGLEV_CP_DUMP_BACKENDS=5000 \
-KMAGLEV_CP_SERVICES=100 vm_job debug debug bash -c '"$1" "$2"; a=$?; shift 2; "$@"; b=$?; exit $((a | b))' - \
+# The debug VM takes longest: it gets more time, per test and in all.
+KMAGLEV_TEARDOWN_NETNS=20 KMAGLEV_TEARDOWN_ROUNDS=3 KMAGLEV_CP_STATS_BACKENDS=1000 \
+KMAGLEV_CP_DUMP_BACKENDS=5000 KMAGLEV_CP_SERVICES=100 KMAGLEV_TEST_TIMEOUT=1800 \
+KMAGLEV_VM_TIMEOUT=3600 vm_job debug debug bash -c '"$1" "$2"; a=$?; shift 2; "$@"; b=$?; exit $((a | b))' - \
 	"$TOP/selftests/kunit.sh" "$TOP/.build/debug/kmod" "$TOP/selftests/net/run_tests.sh" $DEBUG_SET
 KMAGLEV_TEARDOWN_NETNS=200 vm_job kselftest-stock stock "$TOP/selftests/net/run_tests.sh"
 vm_job kselftest-test-a test "$TOP/selftests/net/run_tests.sh" $SHARD_A
