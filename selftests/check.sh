@@ -169,14 +169,14 @@ vm_results "userland unit tests" "$OUT/unit.log" $?
 phase_end
 
 # --- tests in VMs: KUnit and the kselftests, side by side ------------------------------
-# Four VMs at once: the kselftests on the stock kernel, the kselftests on the test kernel in
-# two shards (lockdep, about twice as slow), and on the debug kernel (KASAN, KMEMLEAK, UBSAN,
+# Five VMs at once: the kselftests on the stock kernel and on the test kernel (lockdep, about
+# twice as slow), each in two shards, and on the debug kernel (KASAN, KMEMLEAK, UBSAN,
 # lockdep, full preemption; about ten times slower than stock) KUnit and the kselftests that
 # churn objects the most: netlink requests and their error paths, netns and module teardown
 # under traffic, user-namespace limits. A kmemleak scan ends the debug VM. The guests spend
 # much of their time waiting (long-lived streams, timeouts, sleeps), so running them together
 # nearly halves the wall time on two cores. Each is one row of the table.
-SHARD_A="module_load control_plane dp_basic dp_badpkt"
+SHARD_A="module_load control_plane dp_basic dp_badpkt teardown"
 # Shard B: every other kselftest.
 SHARD_B=$(cd "$TOP/selftests/net" && ls *.sh | sed 's/\.sh$//' |
 	grep -vxE "lib|dp_lib|run_tests|${SHARD_A// /|}" | tr '\n' ' ')
@@ -190,12 +190,13 @@ vm_job() {
 	rm -f "$OUT/$name.rc"
 	(
 		start=$SECONDS
-		KMAGLEV_KO=$TOP/.build/$k/kmod/kmaglev.ko "$VM/run" --kernel "$k" -- "$@" \
+		KMAGLEV_VM_TIMEOUT=${KMAGLEV_VM_TIMEOUT:-2700} \
+			KMAGLEV_KO=$TOP/.build/$k/kmod/kmaglev.ko "$VM/run" --kernel "$k" -- "$@" \
 			>"$OUT/$name.log" 2>&1
 		echo "$? $((SECONDS - start))" >"$OUT/$name.rc"
 	) &
 }
-echo "=== KUnit and kselftests: 4 VMs side by side"
+echo "=== KUnit and kselftests: 5 VMs side by side"
 # How many netns teardown.sh creates and destroys with live flows (each costs a fork, an exec
 # and a netns under emulation, ten times more on the debug kernel), and the sizes of
 # control_plane's large cases there (still several dump messages each).
@@ -204,12 +205,14 @@ KMAGLEV_TEARDOWN_NETNS=20 KMAGLEV_TEARDOWN_ROUNDS=3 KMAGLEV_CP_STATS_BACKENDS=10
 KMAGLEV_CP_DUMP_BACKENDS=5000 KMAGLEV_CP_SERVICES=100 KMAGLEV_TEST_TIMEOUT=1800 \
 KMAGLEV_VM_TIMEOUT=3600 vm_job debug debug bash -c '"$1" "$2"; a=$?; shift 2; "$@"; b=$?; exit $((a | b))' - \
 	"$TOP/selftests/kunit.sh" "$TOP/.build/debug/kmod" "$TOP/selftests/net/run_tests.sh" $DEBUG_SET
-KMAGLEV_TEARDOWN_NETNS=200 vm_job kselftest-stock stock "$TOP/selftests/net/run_tests.sh"
-vm_job kselftest-test-a test "$TOP/selftests/net/run_tests.sh" $SHARD_A
-KMAGLEV_TEARDOWN_NETNS=50 vm_job kselftest-test-b test "$TOP/selftests/net/run_tests.sh" $SHARD_B
+KMAGLEV_TEARDOWN_NETNS=200 vm_job kselftest-stock-a stock "$TOP/selftests/net/run_tests.sh" $SHARD_A
+vm_job kselftest-stock-b stock "$TOP/selftests/net/run_tests.sh" $SHARD_B
+KMAGLEV_TEARDOWN_NETNS=50 vm_job kselftest-test-a test "$TOP/selftests/net/run_tests.sh" $SHARD_A
+vm_job kselftest-test-b test "$TOP/selftests/net/run_tests.sh" $SHARD_B
 wait
 for job in debug:"KUnit and kselftests on debug kernel ($DEBUG_SET)" \
-	kselftest-stock:"kselftests on stock kernel" \
+	kselftest-stock-a:"kselftests on stock kernel ($SHARD_A)" \
+	kselftest-stock-b:"kselftests on stock kernel ($SHARD_B)" \
 	kselftest-test-a:"kselftests on test kernel ($SHARD_A)" \
 	kselftest-test-b:"kselftests on test kernel ($SHARD_B)"; do
 	name=${job%%:*}
