@@ -705,7 +705,8 @@ dp_check_split() {
 # Long-lived TCP streams from the client to VIP port 7000, in the background:
 #   dp_stream_start NAME VIP COUNT|PORTS [stream options]   PORTS: "43000-43009"
 #   dp_stream_wait NAME [SECS]  until all are connected; their backends: $DP_TMP/NAME.info
-#   dp_stream_stop NAME         stop them: succeeds if none saw a reset, EOF, late or bad echo
+#   dp_stream_stop NAME         stop them: succeeds if none saw a reset, EOF, bad echo, or an
+#                               echo later than 15 s (TCP backoff on a loaded machine is not a reset)
 dp_stream_start() {
 	local name=$1 vip=$2 n=$3 sel; shift 3
 	if [[ $n == *-* || $n == *,* ]]; then sel=(--lports "$n"); else sel=(--conns "$n"); fi
@@ -1595,7 +1596,7 @@ COMMANDS = {
     'serve': (serve, dict(name=None, vips='', stream_port=7000, sink_port=8080, udp_port=5300,
                           http_port=80, www=None, ready=None)),
     'stream': (stream, dict(addr=None, port=7000, conns=1, lports=None, interval=0.1,
-                            timeout=5.0, connect_timeout=10.0, pad=16, stop=None, duration=0.0,
+                            timeout=15.0, connect_timeout=10.0, pad=16, stop=None, duration=0.0,
                             info=None)),
     'http': (http, dict(addr=None, port=80, path='/', count=1, lports=None, timeout=3.0,
                         parallel=4, max_fail=3)),
