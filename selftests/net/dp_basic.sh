@@ -78,15 +78,16 @@ fi
 ktap_print_msg "encapsulations done (${SECONDS}s)"
 
 # --- the split over many flows ----------------------------------------------------------------
-# split_check DESC FILE N TOL: N answers, split 1:2:3, from at least 95% different client
+# split_check DESC FILE N TOL: N answers, split 1:2:3, from at least 85% different client
 # ports (curl takes ephemeral ports, and the client keeps no TIME_WAIT sockets, so a port can
-# come round again; a reused 5-tuple goes to the same backend, a small correlation).
+# come round again; a reused 5-tuple goes to the same backend, a small correlation. The
+# kernel's port choice depends on timing: on a loaded machine 274 of 300 were distinct).
 split_check() {
 	local desc=$1 file=$2 n=$3 tol=$4 ports out
 	ports=$(awk '{ print $1 }' "$file" | sort -u | wc -l)
 	if ! dp_all_answered "$file" "$n"; then
 		ktap_test_fail "$desc"
-	elif [[ $((ports * 100)) -lt $((n * 95)) ]]; then
+	elif [[ $((ports * 100)) -lt $((n * 85)) ]]; then
 		ktap_test_fail "$desc: only $ports different client ports"
 	elif out=$(dp_check_split "$file" "b1:1 b2:2 b3:3" "$tol"); then
 		echo "$out"
