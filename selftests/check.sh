@@ -173,14 +173,14 @@ phase_end
 # twice as slow), each in two shards, and on the debug kernel (KASAN, KMEMLEAK, UBSAN,
 # lockdep, full preemption; about ten times slower than stock) KUnit and the kselftests that
 # churn objects the most: netlink requests and their error paths, netns and module teardown
-# under traffic, user-namespace limits. A kmemleak scan ends the debug VM. The guests spend
+# under traffic (userns.sh runs on the other kernels). A kmemleak scan ends the debug VM. The guests spend
 # much of their time waiting (long-lived streams, timeouts, sleeps), so running them together
 # nearly halves the wall time on two cores. Each is one row of the table.
 SHARD_A="module_load control_plane dp_basic dp_badpkt teardown"
 # Shard B: every other kselftest.
 SHARD_B=$(cd "$TOP/selftests/net" && ls *.sh | sed 's/\.sh$//' |
 	grep -vxE "lib|dp_lib|run_tests|${SHARD_A// /|}" | tr '\n' ' ')
-DEBUG_SET=${KMAGLEV_DEBUG_SET:-"control_plane teardown userns"}
+DEBUG_SET=${KMAGLEV_DEBUG_SET:-"control_plane teardown"}
 
 # vm_job NAME KERNEL CMD...: run CMD in a VM in the background; its log in $OUT/NAME.log,
 # "EXIT SECONDS" in $OUT/NAME.rc.
