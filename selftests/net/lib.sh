@@ -19,17 +19,28 @@ ktap_print_header() { echo "TAP version 13"; }
 ktap_set_plan() { echo "1..$1"; }
 ktap_print_msg() { echo "# $*"; }
 
+# Where a test's time goes: each result slower than 2 s is preceded by how long it took.
+__ktap_t=$SECONDS
+__ktap_took() {
+	local d=$((SECONDS - __ktap_t))
+	__ktap_t=$SECONDS
+	[[ $d -lt 2 ]] || echo "# ${d}s"
+}
+
 ktap_test_pass() {
+	__ktap_took
 	__ktap_n=$((__ktap_n + 1)); __ktap_pass=$((__ktap_pass + 1))
 	echo "ok $__ktap_n $*"
 }
 
 ktap_test_fail() {
+	__ktap_took
 	__ktap_n=$((__ktap_n + 1)); __ktap_fail=$((__ktap_fail + 1))
 	echo "not ok $__ktap_n $*"
 }
 
 ktap_test_skip() {
+	__ktap_took
 	__ktap_n=$((__ktap_n + 1)); __ktap_skip=$((__ktap_skip + 1))
 	echo "ok $__ktap_n $* # SKIP"
 }
