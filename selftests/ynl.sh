@@ -4,8 +4,8 @@
 # the netlink family from the YNL spec, with ynl-gen-c.py and ynl-gen-rst.py from Debian's
 # linux-source-6.12.
 #
-#   ynl.sh generate   rewrite uapi/linux/kmaglev.h, kmod/netlink-gen.[ch] and
-#                     Documentation/netlink/kmaglev.rst
+#   ynl.sh generate   rewrite uapi/linux/kmaglev.h, kmod/netlink-gen.[ch],
+#                     Documentation/netlink/kmaglev.rst and userland/schema.c
 #   ynl.sh verify     fail if the checked-in files differ from what the spec generates
 set -euo pipefail
 
@@ -32,6 +32,8 @@ gen uapi header kmaglev.h
 "$PY" "$SRC/tools/net/ynl/ynl-gen-rst.py" -i "$SPEC" -o "$WORK/out/kmaglev.rst"
 gen kernel header netlink-gen.h
 gen kernel source netlink-gen.c
+# The CLI's attribute schema and enum names.
+"$PY" "$TOP/userland/gen-schema.py" "$SPEC" "$WORK/out/schema.c"
 
 # The generated source includes its header by the spec's name; point it at ours.
 sed -i 's|#include "kmaglev-nl-gen.h"|#include "netlink-gen.h"|' "$WORK/out/netlink-gen.c"
@@ -48,6 +50,7 @@ declare -A DEST=(
 	[netlink-gen.h]=kmod/netlink-gen.h
 	[netlink-gen.c]=kmod/netlink-gen.c
 	[kmaglev.rst]=Documentation/netlink/kmaglev.rst
+	[schema.c]=userland/schema.c
 )
 rc=0
 for f in "${!DEST[@]}"; do

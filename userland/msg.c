@@ -16,6 +16,172 @@
 _Static_assert(KMAGLEV_A_GLOBAL_STATS_MAX < 64, "global-stats present mask");
 _Static_assert(KMAGLEV_A_SERVICE_MAX < 64, "service present mask");
 
+/* --- the fields -------------------------------------------------------------------------- */
+
+#define F(S, A, member, fmt, flags, key)					\
+	{ KMAGLEV_A_##A, fmt, flags, offsetof(struct S, member), key }
+
+static const struct kmg_field service_fields[] = {
+	F(kmg_service, SERVICE_ID, id, KMG_FMT_UINT, KMG_FF_KEY, NULL),
+	F(kmg_service, SERVICE_TABLE_SIZE, table_size, KMG_FMT_PRIME, 0, NULL),
+	F(kmg_service, SERVICE_HASH, hash, KMG_FMT_ENUM, 0, NULL),
+	F(kmg_service, SERVICE_FLAGS, flags, KMG_FMT_FLAGS, KMG_FF_OMIT0, NULL),
+	F(kmg_service, SERVICE_SEED, seed, KMG_FMT_SEED, KMG_FF_OMIT0 | KMG_FF_SECRET, NULL),
+	F(kmg_service, SERVICE_RAMP_PCT, ramp_pct, KMG_FMT_UINT, 0, "ramp"),
+	F(kmg_service, SERVICE_RAMP_MS, ramp_ms, KMG_FMT_MS, KMG_FF_OMIT0, "ramp-time"),
+	F(kmg_service, SERVICE_WINDOW_MS, window_ms, KMG_FMT_MS, 0, "window"),
+	F(kmg_service, SERVICE_MAX_CONNS, max_conns, KMG_FMT_UINT, KMG_FF_OMIT0, NULL),
+	F(kmg_service, SERVICE_CLIENT_RATE, client_rate, KMG_FMT_UINT, KMG_FF_OMIT0, NULL),
+	F(kmg_service, SERVICE_ENCAP_SRC4, encap_src4, KMG_FMT_ADDR, KMG_FF_OMIT0, NULL),
+	F(kmg_service, SERVICE_ENCAP_SRC6, encap_src6, KMG_FMT_ADDR, KMG_FF_OMIT0, NULL),
+	F(kmg_service, SERVICE_GENERATION, generation, KMG_FMT_UINT, KMG_FF_RO, NULL),
+	F(kmg_service, SERVICE_BACKENDS, backends, KMG_FMT_UINT, KMG_FF_RO, "backend-count"),
+	F(kmg_service, SERVICE_TABLE_BYTES, table_bytes, KMG_FMT_UINT, KMG_FF_RO, NULL),
+	F(kmg_service, SERVICE_PREV_GENERATION, prev_generation, KMG_FMT_UINT, KMG_FF_RO, NULL),
+	F(kmg_service, SERVICE_RAMP_NOW, ramp_now, KMG_FMT_UINT, KMG_FF_RO, NULL),
+	F(kmg_service, SERVICE_WINDOW_LEFT_MS, window_left_ms, KMG_FMT_MS, KMG_FF_RO,
+	  "window-left"),
+};
+
+static const struct kmg_field backend_fields[] = {
+	F(kmg_backend, BACKEND_ID, id, KMG_FMT_UINT, KMG_FF_RO, NULL),
+	F(kmg_backend, BACKEND_WEIGHT, weight, KMG_FMT_UINT, 0, NULL),
+	F(kmg_backend, BACKEND_STATE, state, KMG_FMT_ENUM, 0, NULL),
+	F(kmg_backend, BACKEND_ENCAP, encap, KMG_FMT_ENUM, 0, NULL),
+	F(kmg_backend, BACKEND_GRE_KEY, gre_key, KMG_FMT_UINT, 0, NULL),
+	F(kmg_backend, BACKEND_MAX_CONNS, max_conns, KMG_FMT_UINT, KMG_FF_OMIT0, NULL),
+	F(kmg_backend, BACKEND_SLOTS, slots, KMG_FMT_UINT, KMG_FF_RO, NULL),
+};
+
+static const struct kmg_field stats_fields[] = {
+	F(kmg_stats, STATS_PACKETS, packets, KMG_FMT_UINT, KMG_FF_RO, NULL),
+	F(kmg_stats, STATS_BYTES, bytes, KMG_FMT_UINT, KMG_FF_RO, NULL),
+	F(kmg_stats, STATS_NEW_FLOWS, new_flows, KMG_FMT_UINT, KMG_FF_RO, NULL),
+	F(kmg_stats, STATS_CONNS, conns, KMG_FMT_UINT, KMG_FF_RO, NULL),
+};
+
+static const struct kmg_field table_fields[] = {
+	F(kmg_table, TABLE_SIZE, size, KMG_FMT_UINT, KMG_FF_RO, NULL),
+	F(kmg_table, TABLE_GENERATION, generation, KMG_FMT_UINT, KMG_FF_RO, NULL),
+	F(kmg_table, TABLE_BYTES, bytes, KMG_FMT_UINT, KMG_FF_RO, NULL),
+	F(kmg_table, TABLE_MIN_SLOTS, min_slots, KMG_FMT_UINT, KMG_FF_RO, NULL),
+	F(kmg_table, TABLE_MAX_SLOTS, max_slots, KMG_FMT_UINT, KMG_FF_RO, NULL),
+	F(kmg_table, TABLE_DIGEST, digest, KMG_FMT_HEX64, KMG_FF_RO, NULL),
+};
+
+static const struct kmg_field config_fields[] = {
+	F(kmg_config, CONFIG_MAX_SERVICES, max_services, KMG_FMT_UINT, 0, NULL),
+	F(kmg_config, CONFIG_MAX_BACKENDS, max_backends, KMG_FMT_UINT, 0, NULL),
+	F(kmg_config, CONFIG_SERVICES, services, KMG_FMT_UINT, KMG_FF_RO, NULL),
+	F(kmg_config, CONFIG_BACKENDS, backends, KMG_FMT_UINT, KMG_FF_RO, NULL),
+	F(kmg_config, CONFIG_CONN_MAX, conn_max, KMG_FMT_UINT, 0, NULL),
+	F(kmg_config, CONFIG_CONNS, conns, KMG_FMT_UINT, KMG_FF_RO, NULL),
+	F(kmg_config, CONFIG_TIMEOUT_TCP_SYN, timeout_tcp_syn, KMG_FMT_SEC, 0, NULL),
+	F(kmg_config, CONFIG_TIMEOUT_TCP_EST, timeout_tcp_est, KMG_FMT_SEC, 0, NULL),
+	F(kmg_config, CONFIG_TIMEOUT_TCP_FIN, timeout_tcp_fin, KMG_FMT_SEC, 0, NULL),
+	F(kmg_config, CONFIG_TIMEOUT_UDP, timeout_udp, KMG_FMT_SEC, 0, NULL),
+	F(kmg_config, CONFIG_FLOOD_RATE, flood_rate, KMG_FMT_UINT, 0, NULL),
+	F(kmg_config, CONFIG_PROBE_MARK_MIN, probe_mark_min, KMG_FMT_UINT, 0, NULL),
+	F(kmg_config, CONFIG_PROBE_MARK_MAX, probe_mark_max, KMG_FMT_UINT, 0, NULL),
+};
+
+#undef F
+
+#define OBJECT(n, f) { #n, &kmg_schema_##n, f, KMG_ARRAY_SIZE(f) }
+const struct kmg_object kmg_obj_service = OBJECT(service, service_fields);
+const struct kmg_object kmg_obj_backend = OBJECT(backend, backend_fields);
+const struct kmg_object kmg_obj_stats = OBJECT(stats, stats_fields);
+const struct kmg_object kmg_obj_table = OBJECT(table, table_fields);
+const struct kmg_object kmg_obj_config = OBJECT(config, config_fields);
+#undef OBJECT
+
+const struct kmg_attr_desc *kmg_field_desc(const struct kmg_object *obj,
+					   const struct kmg_field *f)
+{
+	return &obj->set->attrs[f->attr];
+}
+
+const char *kmg_field_key(const struct kmg_object *obj, const struct kmg_field *f)
+{
+	return f->key ? f->key : kmg_field_desc(obj, f)->name;
+}
+
+const struct kmg_field *kmg_field_lookup(const struct kmg_object *obj, const char *kw,
+					 bool *ambiguous)
+{
+	const struct kmg_field *found = NULL;
+	size_t len = strlen(kw);
+	unsigned int i;
+
+	*ambiguous = false;
+	for (i = 0; i < obj->n; i++)
+		if (!strcmp(kw, kmg_field_key(obj, &obj->fields[i])))
+			return &obj->fields[i];
+	for (i = 0; len && i < obj->n; i++) {
+		const struct kmg_field *f = &obj->fields[i];
+
+		if (f->flags & (KMG_FF_RO | KMG_FF_KEY) || strncmp(kw, kmg_field_key(obj, f), len))
+			continue;
+		if (found) {
+			*ambiguous = true;
+			return NULL;
+		}
+		found = f;
+	}
+	return found;
+}
+
+static size_t field_size(const struct kmg_attr_desc *d)
+{
+	switch (d->type) {
+	case KMG_AT_U8:
+		return 1;
+	case KMG_AT_U16:
+		return 2;
+	case KMG_AT_U32:
+		return 4;
+	case KMG_AT_U64:
+		return 8;
+	default:
+		return d->len;
+	}
+}
+
+uint64_t kmg_field_uint(const struct kmg_object *obj, const struct kmg_field *f, const void *s)
+{
+	const void *p = (const char *)s + f->off;
+
+	switch (kmg_field_desc(obj, f)->type) {
+	case KMG_AT_U8:
+		return *(const uint8_t *)p;
+	case KMG_AT_U16:
+		return *(const uint16_t *)p;
+	case KMG_AT_U32:
+		return *(const uint32_t *)p;
+	case KMG_AT_U64:
+		return *(const uint64_t *)p;
+	default:
+		return 0;
+	}
+}
+
+bool kmg_field_zero(const struct kmg_object *obj, const struct kmg_field *f, const void *s)
+{
+	const uint8_t *p = (const uint8_t *)s + f->off;
+	size_t i, n = field_size(kmg_field_desc(obj, f));
+
+	for (i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/* The present mask of an object: the first member of each struct. */
+static uint64_t *present_of(void *s)
+{
+	return s;
+}
+
 void kmg_service_set_key(struct kmg_service *s, const struct kmg_svc_key *k)
 {
 	s->key = *k;
@@ -92,11 +258,21 @@ static void put_addr(struct nlmsghdr *nlh, uint16_t t4, uint16_t t6, const struc
 		mnl_attr_put(nlh, t6, sizeof(a->v6), &a->v6);
 }
 
-#define PUT_U32(obj, A, field)						\
-	do {								\
-		if (KMG_HAS(obj, A))					\
-			mnl_attr_put_u32(nlh, A, (obj)->field);		\
-	} while (0)
+/* Every settable field of @s that is present. */
+static void put_fields(struct nlmsghdr *nlh, const struct kmg_object *obj, const void *s)
+{
+	uint64_t present = *(const uint64_t *)s;
+	unsigned int i;
+
+	for (i = 0; i < obj->n; i++) {
+		const struct kmg_field *f = &obj->fields[i];
+
+		if (f->flags & (KMG_FF_RO | KMG_FF_KEY) || !((present >> f->attr) & 1))
+			continue;
+		mnl_attr_put(nlh, f->attr, field_size(kmg_field_desc(obj, f)),
+			     (const char *)s + f->off);
+	}
+}
 
 int kmg_put_backend(struct nlmsghdr *nlh, uint16_t type, const struct kmg_backend *b)
 {
@@ -104,18 +280,14 @@ int kmg_put_backend(struct nlmsghdr *nlh, uint16_t type, const struct kmg_backen
 
 	if (b->present & KMG_BE_ADDR_MASK)
 		put_addr(nlh, KMAGLEV_A_BACKEND_ADDR4, KMAGLEV_A_BACKEND_ADDR6, &b->addr);
-	PUT_U32(b, KMAGLEV_A_BACKEND_WEIGHT, weight);
-	PUT_U32(b, KMAGLEV_A_BACKEND_STATE, state);
-	PUT_U32(b, KMAGLEV_A_BACKEND_ENCAP, encap);
-	PUT_U32(b, KMAGLEV_A_BACKEND_GRE_KEY, gre_key);
-	PUT_U32(b, KMAGLEV_A_BACKEND_MAX_CONNS, max_conns);
-	PUT_U32(b, KMAGLEV_A_BACKEND_SLOTS, slots);
+	put_fields(nlh, &kmg_obj_backend, b);
 	return nest_end(nlh, nest);
 }
 
 static void put_key(struct nlmsghdr *nlh, const struct kmg_service *s)
 {
-	PUT_U32(s, KMAGLEV_A_SERVICE_ID, id);
+	if (KMG_HAS(s, KMAGLEV_A_SERVICE_ID))
+		mnl_attr_put_u32(nlh, KMAGLEV_A_SERVICE_ID, s->id);
 	if (s->present & (KMG_BIT(KMAGLEV_A_SERVICE_ADDR4) | KMG_BIT(KMAGLEV_A_SERVICE_ADDR6)))
 		put_addr(nlh, KMAGLEV_A_SERVICE_ADDR4, KMAGLEV_A_SERVICE_ADDR6, &s->key.addr);
 	if (KMG_HAS(s, KMAGLEV_A_SERVICE_PROTO))
@@ -138,20 +310,7 @@ int kmg_put_service(struct nlmsghdr *nlh, const struct kmg_service *s)
 	unsigned int i;
 
 	put_key(nlh, s);
-	PUT_U32(s, KMAGLEV_A_SERVICE_TABLE_SIZE, table_size);
-	PUT_U32(s, KMAGLEV_A_SERVICE_HASH, hash);
-	PUT_U32(s, KMAGLEV_A_SERVICE_FLAGS, flags);
-	if (KMG_HAS(s, KMAGLEV_A_SERVICE_SEED))
-		mnl_attr_put(nlh, KMAGLEV_A_SERVICE_SEED, sizeof(s->seed), s->seed);
-	PUT_U32(s, KMAGLEV_A_SERVICE_RAMP_PCT, ramp_pct);
-	PUT_U32(s, KMAGLEV_A_SERVICE_RAMP_MS, ramp_ms);
-	PUT_U32(s, KMAGLEV_A_SERVICE_WINDOW_MS, window_ms);
-	PUT_U32(s, KMAGLEV_A_SERVICE_MAX_CONNS, max_conns);
-	PUT_U32(s, KMAGLEV_A_SERVICE_CLIENT_RATE, client_rate);
-	if (KMG_HAS(s, KMAGLEV_A_SERVICE_ENCAP_SRC4))
-		mnl_attr_put(nlh, KMAGLEV_A_SERVICE_ENCAP_SRC4, 4, &s->encap_src4);
-	if (KMG_HAS(s, KMAGLEV_A_SERVICE_ENCAP_SRC6))
-		mnl_attr_put(nlh, KMAGLEV_A_SERVICE_ENCAP_SRC6, 16, &s->encap_src6);
+	put_fields(nlh, &kmg_obj_service, s);
 	for (i = 0; i < s->nbe; i++)
 		if (kmg_put_backend(nlh, KMAGLEV_A_SERVICE_BACKEND, &s->be[i])) {
 			nlh->nlmsg_len = (char *)nest - (char *)nlh;
@@ -200,19 +359,7 @@ int kmg_put_config(struct nlmsghdr *nlh, const struct kmg_config *c)
 {
 	struct nlattr *nest = mnl_attr_nest_start(nlh, KMAGLEV_A_CONFIG);
 
-	PUT_U32(c, KMAGLEV_A_CONFIG_MAX_SERVICES, max_services);
-	PUT_U32(c, KMAGLEV_A_CONFIG_MAX_BACKENDS, max_backends);
-	PUT_U32(c, KMAGLEV_A_CONFIG_SERVICES, services);
-	PUT_U32(c, KMAGLEV_A_CONFIG_BACKENDS, backends);
-	PUT_U32(c, KMAGLEV_A_CONFIG_CONN_MAX, conn_max);
-	PUT_U32(c, KMAGLEV_A_CONFIG_CONNS, conns);
-	PUT_U32(c, KMAGLEV_A_CONFIG_TIMEOUT_TCP_SYN, timeout_tcp_syn);
-	PUT_U32(c, KMAGLEV_A_CONFIG_TIMEOUT_TCP_EST, timeout_tcp_est);
-	PUT_U32(c, KMAGLEV_A_CONFIG_TIMEOUT_TCP_FIN, timeout_tcp_fin);
-	PUT_U32(c, KMAGLEV_A_CONFIG_TIMEOUT_UDP, timeout_udp);
-	PUT_U32(c, KMAGLEV_A_CONFIG_FLOOD_RATE, flood_rate);
-	PUT_U32(c, KMAGLEV_A_CONFIG_PROBE_MARK_MIN, probe_mark_min);
-	PUT_U32(c, KMAGLEV_A_CONFIG_PROBE_MARK_MAX, probe_mark_max);
+	put_fields(nlh, &kmg_obj_config, c);
 	return nest_end(nlh, nest);
 }
 
@@ -247,20 +394,21 @@ static int parse_nest(const struct nlattr *nest, const struct kmg_attr_set *set,
 	return 0;
 }
 
-#define GET_U32(obj, tb, A, field)					\
-	do {								\
-		if (tb[A]) {						\
-			(obj)->field = mnl_attr_get_u32(tb[A]);		\
-			KMG_SET(obj, A);				\
-		}							\
-	} while (0)
-#define GET_U64(obj, tb, A, field)					\
-	do {								\
-		if (tb[A]) {						\
-			(obj)->field = mnl_attr_get_u64(tb[A]);		\
-			KMG_SET(obj, A);				\
-		}							\
-	} while (0)
+/* Every field of @obj in @tb (lengths checked by parse_nest()) into @s. */
+static void get_fields(const struct nlattr **tb, const struct kmg_object *obj, void *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < obj->n; i++) {
+		const struct kmg_field *f = &obj->fields[i];
+
+		if (!tb[f->attr])
+			continue;
+		memcpy((char *)s + f->off, mnl_attr_get_payload(tb[f->attr]),
+		       field_size(kmg_field_desc(obj, f)));
+		*present_of(s) |= KMG_BIT(f->attr);
+	}
+}
 
 static void get_addr(struct kmg_addr *a, const struct nlattr *a4, const struct nlattr *a6)
 {
@@ -282,10 +430,7 @@ static int parse_stats(const struct nlattr *nest, struct kmg_stats *st)
 	if (ret)
 		return ret;
 	memset(st, 0, sizeof(*st));
-	GET_U64(st, tb, KMAGLEV_A_STATS_PACKETS, packets);
-	GET_U64(st, tb, KMAGLEV_A_STATS_BYTES, bytes);
-	GET_U64(st, tb, KMAGLEV_A_STATS_NEW_FLOWS, new_flows);
-	GET_U64(st, tb, KMAGLEV_A_STATS_CONNS, conns);
+	get_fields(tb, &kmg_obj_stats, st);
 	return 0;
 }
 
@@ -303,13 +448,7 @@ static int parse_backend(const struct nlattr *nest, struct kmg_backend *b)
 		get_addr(&a, tb[KMAGLEV_A_BACKEND_ADDR4], tb[KMAGLEV_A_BACKEND_ADDR6]);
 		kmg_backend_set_addr(b, &a);
 	}
-	GET_U32(b, tb, KMAGLEV_A_BACKEND_WEIGHT, weight);
-	GET_U32(b, tb, KMAGLEV_A_BACKEND_STATE, state);
-	GET_U32(b, tb, KMAGLEV_A_BACKEND_ENCAP, encap);
-	GET_U32(b, tb, KMAGLEV_A_BACKEND_GRE_KEY, gre_key);
-	GET_U32(b, tb, KMAGLEV_A_BACKEND_MAX_CONNS, max_conns);
-	GET_U32(b, tb, KMAGLEV_A_BACKEND_SLOTS, slots);
-	GET_U32(b, tb, KMAGLEV_A_BACKEND_ID, id);
+	get_fields(tb, &kmg_obj_backend, b);
 	if (tb[KMAGLEV_A_BACKEND_STATS]) {
 		ret = parse_stats(tb[KMAGLEV_A_BACKEND_STATS], &b->stats);
 		if (ret)
@@ -358,33 +497,7 @@ static int parse_service(const struct nlattr *nest, struct kmg_service *s)
 			k.port = mnl_attr_get_u16(tb[KMAGLEV_A_SERVICE_PORT]);
 		kmg_service_set_key(s, &k);
 	}
-	GET_U32(s, tb, KMAGLEV_A_SERVICE_ID, id);
-	GET_U32(s, tb, KMAGLEV_A_SERVICE_TABLE_SIZE, table_size);
-	GET_U32(s, tb, KMAGLEV_A_SERVICE_HASH, hash);
-	GET_U32(s, tb, KMAGLEV_A_SERVICE_FLAGS, flags);
-	if (tb[KMAGLEV_A_SERVICE_SEED]) {
-		memcpy(s->seed, mnl_attr_get_payload(tb[KMAGLEV_A_SERVICE_SEED]), sizeof(s->seed));
-		KMG_SET(s, KMAGLEV_A_SERVICE_SEED);
-	}
-	GET_U32(s, tb, KMAGLEV_A_SERVICE_RAMP_PCT, ramp_pct);
-	GET_U32(s, tb, KMAGLEV_A_SERVICE_RAMP_MS, ramp_ms);
-	GET_U32(s, tb, KMAGLEV_A_SERVICE_WINDOW_MS, window_ms);
-	GET_U32(s, tb, KMAGLEV_A_SERVICE_MAX_CONNS, max_conns);
-	GET_U32(s, tb, KMAGLEV_A_SERVICE_CLIENT_RATE, client_rate);
-	if (tb[KMAGLEV_A_SERVICE_ENCAP_SRC4]) {
-		memcpy(&s->encap_src4, mnl_attr_get_payload(tb[KMAGLEV_A_SERVICE_ENCAP_SRC4]), 4);
-		KMG_SET(s, KMAGLEV_A_SERVICE_ENCAP_SRC4);
-	}
-	if (tb[KMAGLEV_A_SERVICE_ENCAP_SRC6]) {
-		memcpy(&s->encap_src6, mnl_attr_get_payload(tb[KMAGLEV_A_SERVICE_ENCAP_SRC6]), 16);
-		KMG_SET(s, KMAGLEV_A_SERVICE_ENCAP_SRC6);
-	}
-	GET_U32(s, tb, KMAGLEV_A_SERVICE_GENERATION, generation);
-	GET_U32(s, tb, KMAGLEV_A_SERVICE_BACKENDS, backends);
-	GET_U64(s, tb, KMAGLEV_A_SERVICE_TABLE_BYTES, table_bytes);
-	GET_U32(s, tb, KMAGLEV_A_SERVICE_PREV_GENERATION, prev_generation);
-	GET_U32(s, tb, KMAGLEV_A_SERVICE_RAMP_NOW, ramp_now);
-	GET_U32(s, tb, KMAGLEV_A_SERVICE_WINDOW_LEFT_MS, window_left_ms);
+	get_fields(tb, &kmg_obj_service, s);
 	if (tb[KMAGLEV_A_SERVICE_REPLACE_BACKENDS])
 		KMG_SET(s, KMAGLEV_A_SERVICE_REPLACE_BACKENDS);
 	if (tb[KMAGLEV_A_SERVICE_BACKEND]) {
@@ -401,12 +514,7 @@ static int parse_table(const struct nlattr *nest, struct kmg_table *t)
 
 	if (ret)
 		return ret;
-	GET_U32(t, tb, KMAGLEV_A_TABLE_SIZE, size);
-	GET_U32(t, tb, KMAGLEV_A_TABLE_GENERATION, generation);
-	GET_U64(t, tb, KMAGLEV_A_TABLE_BYTES, bytes);
-	GET_U64(t, tb, KMAGLEV_A_TABLE_DIGEST, digest);
-	GET_U32(t, tb, KMAGLEV_A_TABLE_MIN_SLOTS, min_slots);
-	GET_U32(t, tb, KMAGLEV_A_TABLE_MAX_SLOTS, max_slots);
+	get_fields(tb, &kmg_obj_table, t);
 	if (tb[KMAGLEV_A_TABLE_BACKEND]) {
 		KMG_SET(t, KMAGLEV_A_TABLE_BACKEND);
 		return parse_backends(nest, KMAGLEV_A_TABLE_BACKEND, &t->be, &t->nbe);
@@ -421,19 +529,7 @@ static int parse_config(const struct nlattr *nest, struct kmg_config *c)
 
 	if (ret)
 		return ret;
-	GET_U32(c, tb, KMAGLEV_A_CONFIG_MAX_SERVICES, max_services);
-	GET_U32(c, tb, KMAGLEV_A_CONFIG_MAX_BACKENDS, max_backends);
-	GET_U32(c, tb, KMAGLEV_A_CONFIG_SERVICES, services);
-	GET_U32(c, tb, KMAGLEV_A_CONFIG_BACKENDS, backends);
-	GET_U32(c, tb, KMAGLEV_A_CONFIG_CONN_MAX, conn_max);
-	GET_U32(c, tb, KMAGLEV_A_CONFIG_CONNS, conns);
-	GET_U32(c, tb, KMAGLEV_A_CONFIG_TIMEOUT_TCP_SYN, timeout_tcp_syn);
-	GET_U32(c, tb, KMAGLEV_A_CONFIG_TIMEOUT_TCP_EST, timeout_tcp_est);
-	GET_U32(c, tb, KMAGLEV_A_CONFIG_TIMEOUT_TCP_FIN, timeout_tcp_fin);
-	GET_U32(c, tb, KMAGLEV_A_CONFIG_TIMEOUT_UDP, timeout_udp);
-	GET_U32(c, tb, KMAGLEV_A_CONFIG_FLOOD_RATE, flood_rate);
-	GET_U32(c, tb, KMAGLEV_A_CONFIG_PROBE_MARK_MIN, probe_mark_min);
-	GET_U32(c, tb, KMAGLEV_A_CONFIG_PROBE_MARK_MAX, probe_mark_max);
+	get_fields(tb, &kmg_obj_config, c);
 	return 0;
 }
 

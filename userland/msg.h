@@ -129,6 +129,63 @@ struct kmg_msg {
 	unsigned int nbe;
 };
 
+/*
+ * The one description of each attribute the CLI handles: the spec gives its name, type, range
+ * and enum names (schema.c); a field adds where the value lives in the struct above, how it
+ * reads and prints, and its keyword. Encoding, decoding, text and JSON output, keyword parsing
+ * and `kmaglev save` all walk these tables. Attributes that identify an object (addresses,
+ * protocol, port) and nests are handled by hand around them.
+ */
+enum kmg_fmt {
+	KMG_FMT_UINT,			/* decimal */
+	KMG_FMT_PRIME,			/* decimal; input must be prime */
+	KMG_FMT_ADDR,			/* struct in_addr or in6_addr, by the attribute's hint */
+	KMG_FMT_ENUM,			/* one of the spec's names */
+	KMG_FMT_FLAGS,			/* names joined by ",", "none" for 0; JSON an array */
+	KMG_FMT_MS,			/* milliseconds: text "1500ms", "30s"; JSON a number of ms */
+	KMG_FMT_SEC,			/* seconds: text "30s", "2h"; JSON a number of seconds */
+	KMG_FMT_HEX64,			/* "0x0123456789abcdef" (JSON too: no rounding) */
+	KMG_FMT_SEED,			/* 32 hex digits */
+};
+
+#define KMG_FF_RO	0x01		/* reported by the kernel: never sent, no keyword */
+#define KMG_FF_OMIT0	0x02		/* zero means "not set": left out of text and JSON */
+#define KMG_FF_SECRET	0x04		/* printed as "(hidden)" unless --show-secrets */
+#define KMG_FF_KEY	0x08		/* identifies the object: sent with its key, by hand */
+
+struct kmg_field {
+	uint16_t attr;			/* attribute type in the object's set */
+	uint8_t fmt;			/* enum kmg_fmt */
+	uint8_t flags;			/* KMG_FF_* */
+	uint16_t off;			/* offset of the value in the object's struct */
+	const char *key;		/* keyword and output key; NULL: the spec's name */
+};
+
+struct kmg_object {
+	const char *name;
+	const struct kmg_attr_set *set;
+	const struct kmg_field *fields;
+	unsigned int n;
+};
+
+extern const struct kmg_object kmg_obj_service;
+extern const struct kmg_object kmg_obj_backend;
+extern const struct kmg_object kmg_obj_stats;
+extern const struct kmg_object kmg_obj_table;
+extern const struct kmg_object kmg_obj_config;
+
+const char *kmg_field_key(const struct kmg_object *obj, const struct kmg_field *f);
+const struct kmg_attr_desc *kmg_field_desc(const struct kmg_object *obj,
+					   const struct kmg_field *f);
+/* The field with keyword @kw (exact, else a unique prefix of a settable one), or NULL. */
+const struct kmg_field *kmg_field_lookup(const struct kmg_object *obj, const char *kw,
+					 bool *ambiguous);
+/* The value of an integer field (u8..u64) of @s. */
+uint64_t kmg_field_uint(const struct kmg_object *obj, const struct kmg_field *f,
+			const void *s);
+/* Is the value of @f in @s zero (all bytes)? */
+bool kmg_field_zero(const struct kmg_object *obj, const struct kmg_field *f, const void *s);
+
 /* Set the key attributes from a parsed service spec. */
 void kmg_service_set_key(struct kmg_service *s, const struct kmg_svc_key *k);
 /* Set ADDR4 or ADDR6 of a backend. */

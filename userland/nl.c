@@ -478,28 +478,25 @@ int kmg_nl_attr_at(const struct nlmsghdr *req, size_t hdrlen, const struct kmg_a
 	return w->depth ? 0 : -ENOENT;
 }
 
-/* "NAME ADDRESS" of a nest's key attribute (a backend's address), if it has one. */
+/*
+ * "NAME ADDRESS" of a nest's key attribute, if it has one: the address that tells apart the
+ * elements of a repeated nest (a backend of a service).
+ */
 static int fmt_key(const struct nlattr *nest, const struct kmg_attr_desc *nd, char *buf,
 		   size_t len)
 {
 	const struct nlattr *a;
 
-	if (!nd->nested)
+	if (!nd->nested || !nd->multi)
 		return -ENOENT;
 	mnl_attr_for_each_nested(a, nest) {
 		const struct kmg_attr_desc *d = kmg_attr_desc(nd->nested, mnl_attr_get_type(a));
 		char s[INET6_ADDRSTRLEN];
 
-		if (!d || !d->key || !kmg_attr_ok(a, d))
+		if (!d || d->hint == KMG_HINT_NONE || !kmg_attr_ok(a, d))
 			continue;
-		if (d->hint == KMG_HINT_IPV4)
-			inet_ntop(AF_INET, mnl_attr_get_payload(a), s, sizeof(s));
-		else if (d->hint == KMG_HINT_IPV6)
-			inet_ntop(AF_INET6, mnl_attr_get_payload(a), s, sizeof(s));
-		else if (d->type == KMG_AT_U32)
-			snprintf(s, sizeof(s), "%u", mnl_attr_get_u32(a));
-		else
-			continue;
+		inet_ntop(d->hint == KMG_HINT_IPV4 ? AF_INET : AF_INET6, mnl_attr_get_payload(a),
+			  s, sizeof(s));
 		snprintf(buf, len, "%s %s", nd->name, s);
 		return 0;
 	}

@@ -35,13 +35,22 @@ enum kmg_attr_hint {
 
 struct kmg_attr_set;
 
+/* The names of an enum's values (value i is names[i]), or of a flags set's bits (bit i). */
+struct kmg_enum {
+	const char *const *names;
+	unsigned int n;
+	bool flags;
+};
+
+/* One attribute, as the YNL spec describes it (schema.c is generated from the spec). */
 struct kmg_attr_desc {
 	const char *name;		/* NULL: no such attribute */
 	uint8_t type;			/* enum kmg_attr_type */
 	uint8_t hint;			/* enum kmg_attr_hint */
-	bool key;			/* identifies the nest it is in (shown in error paths) */
 	bool multi;			/* may repeat */
-	uint16_t len;
+	uint16_t len;			/* binary: exact length */
+	uint64_t min, max;		/* integers: the range the kernel accepts */
+	const struct kmg_enum *enm;	/* enum or flags attributes */
 	const struct kmg_attr_set *nested;
 };
 

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kmaglev CLI: the kmaglev family's attribute sets (names and types, as in
- * Documentation/netlink/specs/kmaglev.yaml), for validating replies and naming attributes in
- * kernel error messages.
+ * kmaglev CLI: the kmaglev family's attribute sets and enumerations, as the YNL spec
+ * (Documentation/netlink/specs/kmaglev.yaml) describes them. schema.c is generated from the
+ * spec by gen-schema.py; they validate replies, name attributes in kernel error messages, give
+ * the CLI its value ranges and enum names, and name the fields of the output.
  */
 #ifndef KMAGLEV_SCHEMA_H
 #define KMAGLEV_SCHEMA_H
+
+#include <stdint.h>
 
 #include "nl.h"
 
@@ -16,5 +19,10 @@ extern const struct kmg_attr_set kmg_schema_stats;
 extern const struct kmg_attr_set kmg_schema_table;
 extern const struct kmg_attr_set kmg_schema_config;
 extern const struct kmg_attr_set kmg_schema_global_stats;
+
+extern const struct kmg_enum kmg_enum_hash;
+extern const struct kmg_enum kmg_enum_backend_state;
+extern const struct kmg_enum kmg_enum_encap;
+extern const struct kmg_enum kmg_enum_service_flags;
 
 #endif
