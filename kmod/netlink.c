@@ -734,7 +734,23 @@ static void kmg_nl_multicast(struct kmg_net *kn, struct sk_buff *skb)
 	genlmsg_multicast_netns(&kmg_family, kn->net, skb, 0, KMAGLEV_NLGRP_EVENTS, GFP_KERNEL);
 }
 
-static void kmg_notify_service(struct kmg_service *svc, u8 cmd)
+/*
+ * Notifications carry the portid and sequence number of the request that caused them, as
+ * rtnetlink's do, so that a listener can tell its own changes from others'. Changes with no
+ * request behind them (a migration ending) carry 0 and 0. The requester is not excluded from
+ * the group: a monitor also sees what it did itself.
+ */
+static u32 kmg_ntf_portid(const struct genl_info *info)
+{
+	return info ? info->snd_portid : 0;
+}
+
+static u32 kmg_ntf_seq(const struct genl_info *info)
+{
+	return info ? info->snd_seq : 0;
+}
+
+static void kmg_notify_service(struct kmg_service *svc, u8 cmd, const struct genl_info *info)
 {
 	struct sk_buff *skb;
 
@@ -744,14 +760,16 @@ static void kmg_notify_service(struct kmg_service *svc, u8 cmd)
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!skb)
 		return;
-	if (kmg_nl_fill_service(skb, svc, 0, 0, 0, cmd, false)) {
+	if (kmg_nl_fill_service(skb, svc, kmg_ntf_portid(info), kmg_ntf_seq(info), 0, cmd,
+				false)) {
 		nlmsg_free(skb);
 		return;
 	}
 	kmg_nl_multicast(svc->kn, skb);
 }
 
-static void kmg_notify_backend(struct kmg_service *svc, const struct kmg_backend *be, u8 cmd)
+static void kmg_notify_backend(struct kmg_service *svc, const struct kmg_backend *be, u8 cmd,
+			       const struct genl_info *info)
 {
 	struct sk_buff *skb;
 
@@ -761,7 +779,8 @@ static void kmg_notify_backend(struct kmg_service *svc, const struct kmg_backend
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!skb)
 		return;
-	if (kmg_nl_fill_backend(skb, svc, be, -1, 0, 0, 0, cmd)) {
+	if (kmg_nl_fill_backend(skb, svc, be, -1, kmg_ntf_portid(info), kmg_ntf_seq(info), 0,
+				cmd)) {
 		nlmsg_free(skb);
 		return;
 	}
@@ -769,7 +788,7 @@ static void kmg_notify_backend(struct kmg_service *svc, const struct kmg_backend
 }
 
 /* The table summary only: per-backend slots are for table-get and the backend dump. */
-void kmg_notify_table(struct kmg_service *svc)
+static void kmg_notify_table_req(struct kmg_service *svc, const struct genl_info *info)
 {
 	struct sk_buff *skb;
 
@@ -779,11 +798,18 @@ void kmg_notify_table(struct kmg_service *svc)
 	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!skb)
 		return;
-	if (kmg_nl_fill_table(skb, svc, 0, 0, KMAGLEV_CMD_TABLE_NTF, false)) {
+	if (kmg_nl_fill_table(skb, svc, kmg_ntf_portid(info), kmg_ntf_seq(info),
+			      KMAGLEV_CMD_TABLE_NTF, false)) {
 		nlmsg_free(skb);
 		return;
 	}
 	kmg_nl_multicast(svc->kn, skb);
+}
+
+/* A table change without a request: the end of a migration. */
+void kmg_notify_table(struct kmg_service *svc)
+{
+	kmg_notify_table_req(svc, NULL);
 }
 
 /* ---- handlers ---------------------------------------------------------------------------- */
@@ -843,8 +869,8 @@ int kmaglev_nl_service_new_doit(struct sk_buff *skb, struct genl_info *info)
 	mutex_lock(&kn->lock);
 	err = kmg_service_create(kn, &key, &cfg, bcfg, nb, &svc, info->extack);
 	if (!err) {
-		kmg_notify_service(svc, KMAGLEV_CMD_SERVICE_NEW_NTF);
-		kmg_notify_table(svc);
+		kmg_notify_service(svc, KMAGLEV_CMD_SERVICE_NEW_NTF, info);
+		kmg_notify_table_req(svc, info);
 	}
 	mutex_unlock(&kn->lock);
 	kvfree(bcfg);
@@ -883,9 +909,9 @@ int kmaglev_nl_service_set_doit(struct sk_buff *skb, struct genl_info *info)
 	err = kmg_service_update(svc, &cfg, bcfg, nb, replace, &rebuilt, info->extack);
 	if (err)
 		goto out;
-	kmg_notify_service(svc, KMAGLEV_CMD_SERVICE_CHANGE_NTF);
+	kmg_notify_service(svc, KMAGLEV_CMD_SERVICE_CHANGE_NTF, info);
 	if (rebuilt)
-		kmg_notify_table(svc);
+		kmg_notify_table_req(svc, info);
 out:
 	mutex_unlock(&kn->lock);
 	kvfree(bcfg);
@@ -907,7 +933,7 @@ int kmaglev_nl_service_del_doit(struct sk_buff *skb, struct genl_info *info)
 	if (IS_ERR(svc)) {
 		err = PTR_ERR(svc);
 	} else {
-		kmg_notify_service(svc, KMAGLEV_CMD_SERVICE_DEL_NTF);
+		kmg_notify_service(svc, KMAGLEV_CMD_SERVICE_DEL_NTF, info);
 		kmg_service_destroy(svc);
 		err = 0;
 	}
@@ -918,8 +944,17 @@ int kmaglev_nl_service_del_doit(struct sk_buff *skb, struct genl_info *info)
 int kmaglev_nl_service_flush_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct kmg_net *kn = kmg_info_kn(info);
+	struct kmg_service *svc;
+	unsigned long id;
 
 	mutex_lock(&kn->lock);
+	/* A listener learns of a flush as the deletion of each service. */
+	if (kmg_nl_listeners(kn)) {
+		xa_for_each(&kn->services, id, svc) {
+			kmg_notify_service(svc, KMAGLEV_CMD_SERVICE_DEL_NTF, info);
+			cond_resched();
+		}
+	}
 	kmg_service_flush(kn);
 	kmg_nl_changed(kn);
 	mutex_unlock(&kn->lock);
@@ -1030,9 +1065,9 @@ static int kmg_nl_backend_apply(struct genl_info *info, bool add)
 		goto out;
 	pos = kmg_backend_find(svc->be, svc->nbe, cfg.addr.b);
 	kmg_notify_backend(svc, svc->be[pos],
-			   add ? KMAGLEV_CMD_BACKEND_NEW_NTF : KMAGLEV_CMD_BACKEND_CHANGE_NTF);
+			   add ? KMAGLEV_CMD_BACKEND_NEW_NTF : KMAGLEV_CMD_BACKEND_CHANGE_NTF, info);
 	if (rebuilt)
-		kmg_notify_table(svc);
+		kmg_notify_table_req(svc, info);
 out:
 	mutex_unlock(&kn->lock);
 	return err;
@@ -1068,9 +1103,9 @@ int kmaglev_nl_backend_del_doit(struct sk_buff *skb, struct genl_info *info)
 		kmg_backend_get(be);	/* for the notification */
 	err = kmg_backend_del(svc, cfg.addr.b, &rebuilt, info->extack);
 	if (!err) {
-		kmg_notify_backend(svc, be, KMAGLEV_CMD_BACKEND_DEL_NTF);
+		kmg_notify_backend(svc, be, KMAGLEV_CMD_BACKEND_DEL_NTF, info);
 		if (rebuilt)
-			kmg_notify_table(svc);
+			kmg_notify_table_req(svc, info);
 	}
 	kmg_backend_put(be);
 out:

@@ -7,9 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <inttypes.h>
+
 #include "args.h"
 #include "err.h"
 #include "maglev.h"
+#include "schema.h"
 
 int kmg_args_value(struct kmg_args *a, const char *kw, const char **val)
 {
@@ -122,30 +125,55 @@ int kmg_parse_scaled(const char *s, const struct kmg_unit *units, size_t nunits,
 		*out = v;
 		return 0;
 	}
-	return -EINVAL;
+	/* a bare number: which unit? */
+	return *p ? -EINVAL : -EDOM;
 }
+
+static const struct kmg_unit ms_units[] = {
+	{ "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 },
+};
+
+static const struct kmg_unit sec_units[] = {
+	{ "s", 1 }, { "m", 60 }, { "h", 3600 },
+};
 
 int kmg_parse_duration(const char *s, uint32_t *ms)
 {
-	static const struct kmg_unit units[] = {
-		{ "", 1 }, { "ms", 1 }, { "s", 1000 }, { "m", 60000 }, { "h", 3600000 },
-	};
+	return kmg_parse_scaled(s, ms_units, KMG_ARRAY_SIZE(ms_units), 0, KMAGLEV_MS_MAX, ms);
+}
 
-	return kmg_parse_scaled(s, units, KMG_ARRAY_SIZE(units), 0, KMAGLEV_MS_MAX, ms);
+int kmg_parse_seconds(const char *s, uint32_t *sec)
+{
+	return kmg_parse_scaled(s, sec_units, KMG_ARRAY_SIZE(sec_units), 1, KMAGLEV_TIMEOUT_MAX,
+				sec);
+}
+
+/* A duration in milliseconds (@sec false) or seconds, within @min..@max of that unit. */
+static int arg_time(const char *field, const char *s, bool sec, uint64_t min, uint64_t max,
+		    uint32_t *out)
+{
+	char lo[24], hi[24];
+	int ret;
+
+	ret = sec ? kmg_parse_scaled(s, sec_units, KMG_ARRAY_SIZE(sec_units), min, max, out) :
+		    kmg_parse_scaled(s, ms_units, KMG_ARRAY_SIZE(ms_units), min, max, out);
+	if (!ret)
+		return 0;
+	kmg_fmt_duration(sec ? min * 1000 : min, lo, sizeof(lo));
+	kmg_fmt_duration(sec ? max * 1000 : max, hi, sizeof(hi));
+	if (ret == -ERANGE)
+		return kmg_err(KMG_EUSAGE, "invalid %s \"%s\": must be %s..%s", field, s, lo, hi);
+	if (ret == -EDOM)
+		return kmg_err(KMG_EUSAGE, "invalid %s \"%s\": give a unit: %s%s, %ss, %sm or %sh",
+			       field, s, s, sec ? "s" : "ms", s, s, s);
+	return kmg_err(KMG_EUSAGE,
+		       "invalid %s \"%s\": expected a duration like %s30s, 15m or 2h", field, s,
+		       sec ? "" : "1500ms, ");
 }
 
 int kmg_arg_duration(const char *field, const char *s, uint32_t *ms)
 {
-	int ret = kmg_parse_duration(s, ms);
-
-	if (ret == -ERANGE)
-		return kmg_err(KMG_EUSAGE, "invalid %s \"%s\": at most 24h (%u ms)", field, s,
-			       KMAGLEV_MS_MAX);
-	if (ret)
-		return kmg_err(KMG_EUSAGE,
-			       "invalid %s \"%s\": expected a duration like 1500ms, 30s or 2m (a bare number is milliseconds)",
-			       field, s);
-	return 0;
+	return arg_time(field, s, false, 0, KMAGLEV_MS_MAX, ms);
 }
 
 const char *kmg_fmt_duration(uint32_t ms, char *buf, size_t len)
@@ -218,139 +246,176 @@ const char *kmg_fmt_seed(const uint8_t seed[KMG_SEED_BYTES], char *buf, size_t l
 
 /* --- enumerations ---------------------------------------------------------------------- */
 
-static const char *const hash_names[] = {
+/* Short names of the hash enum, accepted besides the spec's. */
+static const char *const hash_short[] = {
 	[KMAGLEV_HASH_FIVE_TUPLE] = "5tuple",
 	[KMAGLEV_HASH_THREE_TUPLE] = "3tuple",
 	[KMAGLEV_HASH_SRC_ADDR] = "src",
 };
-
-/* The spec's names, accepted too. */
-static const char *const hash_names_long[] = {
-	[KMAGLEV_HASH_FIVE_TUPLE] = "five-tuple",
-	[KMAGLEV_HASH_THREE_TUPLE] = "three-tuple",
-	[KMAGLEV_HASH_SRC_ADDR] = "src-addr",
-};
-
-static const char *const state_names[] = {
-	[KMAGLEV_BACKEND_STATE_UP] = "up",
-	[KMAGLEV_BACKEND_STATE_DRAIN] = "drain",
-	[KMAGLEV_BACKEND_STATE_DOWN] = "down",
-};
-
-static const char *const encap_names[] = {
-	[KMAGLEV_ENCAP_IPIP] = "ipip",
-	[KMAGLEV_ENCAP_GRE] = "gre",
-};
-
-static const char *const flag_names[] = { "echo", "defrag", "resched" };
 
 static int find_exact(const char *s, const char *const *names, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		if (!strcmp(s, names[i]))
+		if (names[i] && !strcmp(s, names[i]))
 			return i;
 	return -1;
 }
 
-/* One of @names, or the usage error "invalid FIELD "S": must be CHOICES". */
-static int arg_name(const char *field, const char *s, const char *const *names, size_t n,
-		    const char *choices, uint32_t *out)
+/* "a, b or c" */
+static const char *choices(const struct kmg_enum *e, char *buf, size_t len)
 {
-	int i = find_exact(s, names, n);
+	size_t n = 0;
+	unsigned int i;
 
+	buf[0] = '\0';
+	for (i = 0; i < e->n && n < len; i++)
+		n += snprintf(buf + n, len - n, "%s%s", i ? (i + 1 == e->n ? " or " : ", ") : "",
+			      e->names[i]);
+	return buf;
+}
+
+int kmg_arg_enum(const char *field, const struct kmg_enum *e, const char *s, uint32_t *out)
+{
+	char buf[128];
+	int i = find_exact(s, e->names, e->n);
+
+	if (i < 0 && e == &kmg_enum_hash)
+		i = find_exact(s, hash_short, KMG_ARRAY_SIZE(hash_short));
 	if (i < 0)
-		return kmg_err(KMG_EUSAGE, "invalid %s \"%s\": must be %s", field, s, choices);
+		return kmg_err(KMG_EUSAGE, "invalid %s \"%s\": must be %s", field, s,
+			       choices(e, buf, sizeof(buf)));
 	*out = i;
 	return 0;
 }
 
-static const char *fmt_name(uint32_t v, const char *const *names, size_t n)
+const char *kmg_fmt_enum(const struct kmg_enum *e, uint64_t v, char *buf, size_t len)
 {
-	return v < n ? names[v] : "unknown";
+	if (v < e->n)
+		return e->names[v];
+	snprintf(buf, len, "%" PRIu64, v);
+	return buf;
 }
 
-int kmg_arg_hash(const char *s, uint32_t *hash)
+int kmg_arg_flags(const char *field, const struct kmg_enum *e, const char *s, uint32_t *flags)
 {
-	int i = find_exact(s, hash_names_long, KMG_ARRAY_SIZE(hash_names_long));
-
-	if (i >= 0) {
-		*hash = i;
-		return 0;
-	}
-	return arg_name("hash", s, hash_names, KMG_ARRAY_SIZE(hash_names), "5tuple, 3tuple or src",
-			hash);
-}
-
-const char *kmg_fmt_hash(uint32_t hash)
-{
-	return fmt_name(hash, hash_names, KMG_ARRAY_SIZE(hash_names));
-}
-
-int kmg_arg_state(const char *s, uint32_t *state)
-{
-	return arg_name("state", s, state_names, KMG_ARRAY_SIZE(state_names), "up, drain or down",
-			state);
-}
-
-const char *kmg_fmt_state(uint32_t state)
-{
-	return fmt_name(state, state_names, KMG_ARRAY_SIZE(state_names));
-}
-
-int kmg_arg_encap(const char *s, uint32_t *encap)
-{
-	return arg_name("encap", s, encap_names, KMG_ARRAY_SIZE(encap_names), "ipip or gre",
-			encap);
-}
-
-const char *kmg_fmt_encap(uint32_t encap)
-{
-	return fmt_name(encap, encap_names, KMG_ARRAY_SIZE(encap_names));
-}
-
-int kmg_arg_flags(const char *s, uint32_t *flags)
-{
-	char buf[128], *tok, *save;
+	char buf[128], names[128], *tok, *save;
 	uint32_t f = 0;
 
 	if (!strcmp(s, "none")) {
 		*flags = 0;
 		return 0;
 	}
+	choices(e, names, sizeof(names));
 	if (!*s || strlen(s) >= sizeof(buf))
 		return kmg_err(KMG_EUSAGE,
-			       "invalid flags \"%s\": expected FLAG[,FLAG...] of echo, defrag, resched, or none",
-			       s);
+			       "invalid %s \"%s\": expected NAME[,NAME...] of %s, or none", field,
+			       s, names);
 	strcpy(buf, s);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int i = find_exact(tok, flag_names, KMG_ARRAY_SIZE(flag_names));
+		int i = find_exact(tok, e->names, e->n);
 
 		if (i < 0)
 			return kmg_err(KMG_EUSAGE,
-				       "invalid flags \"%s\": unknown flag \"%s\" (expected echo, defrag, resched, or none)",
-				       s, tok);
+				       "invalid %s \"%s\": unknown flag \"%s\" (expected %s, or none)",
+				       field, s, tok, names);
 		f |= 1U << i;
 	}
 	*flags = f;
 	return 0;
 }
 
-const char *kmg_fmt_flags(uint32_t flags, char *buf, size_t len)
+const char *kmg_fmt_flags(const struct kmg_enum *e, uint64_t flags, char *buf, size_t len)
 {
-	size_t n = 0, i;
+	size_t n = 0;
+	unsigned int i;
 
 	buf[0] = '\0';
-	for (i = 0; i < KMG_ARRAY_SIZE(flag_names) && n < len; i++)
-		if (flags & (1U << i))
-			n += snprintf(buf + n, len - n, "%s%s", n ? "," : "", flag_names[i]);
-	if (flags >> KMG_ARRAY_SIZE(flag_names) && n < len)
-		n += snprintf(buf + n, len - n, "%s0x%x", n ? "," : "",
-			      flags >> KMG_ARRAY_SIZE(flag_names) << KMG_ARRAY_SIZE(flag_names));
+	for (i = 0; i < 32 && n < len; i++) {
+		if (!(flags & (1ULL << i)))
+			continue;
+		if (i < e->n)
+			n += snprintf(buf + n, len - n, "%s%s", n ? "," : "", e->names[i]);
+		else
+			n += snprintf(buf + n, len - n, "%s0x%x", n ? "," : "", 1U << i);
+	}
 	if (!n)
 		snprintf(buf, len, "none");
 	return buf;
+}
+
+/* --- fields ---------------------------------------------------------------------------- */
+
+int kmg_arg_field(const struct kmg_object *obj, const struct kmg_field *f, const char *v,
+		  void *s)
+{
+	const struct kmg_attr_desc *d = kmg_field_desc(obj, f);
+	const char *key = kmg_field_key(obj, f);
+	void *p = (char *)s + f->off;
+	uint64_t *present = s;
+	struct kmg_addr a;
+	int ret = 0;
+
+	if (f->flags & (KMG_FF_RO | KMG_FF_KEY))
+		return kmg_err(KMG_EUSAGE, "%s is read-only (shown by \"kmaglev %s show\")", key,
+			       obj->name);
+	if ((*present >> f->attr) & 1)
+		return kmg_err_dup(key);
+	switch (f->fmt) {
+	case KMG_FMT_PRIME:
+		ret = kmg_arg_table_size(v, p);
+		break;
+	case KMG_FMT_ENUM:
+		ret = kmg_arg_enum(key, d->enm, v, p);
+		break;
+	case KMG_FMT_FLAGS:
+		ret = kmg_arg_flags(key, d->enm, v, p);
+		break;
+	case KMG_FMT_MS:
+	case KMG_FMT_SEC:
+		ret = arg_time(key, v, f->fmt == KMG_FMT_SEC, d->min, d->max, p);
+		break;
+	case KMG_FMT_SEED:
+		ret = kmg_arg_seed(v, p);
+		break;
+	case KMG_FMT_ADDR:
+		ret = kmg_arg_addr(key, v, &a, KMG_ADDR_ALLOW_UNSPEC);
+		if (ret)
+			break;
+		if ((a.family == AF_INET) != (d->hint == KMG_HINT_IPV4))
+			return kmg_err(KMG_EUSAGE, "invalid %s \"%s\": not an %s address", key, v,
+				       d->hint == KMG_HINT_IPV4 ? "IPv4" : "IPv6");
+		memcpy(p, a.family == AF_INET ? (void *)&a.v4 : (void *)&a.v6, d->len ? d->len : 4);
+		break;
+	default:
+		ret = kmg_arg_u32(key, v, d->min, d->max > UINT32_MAX ? UINT32_MAX : d->max, p);
+		break;
+	}
+	if (ret)
+		return ret;
+	*present |= KMG_BIT(f->attr);
+	return 0;
+}
+
+int kmg_arg_keyword(const struct kmg_object *obj, struct kmg_args *a, const char *where,
+		    void *s, bool *taken)
+{
+	const char *kw = kmg_args_peek(a), *v = NULL;
+	const struct kmg_field *f;
+	bool ambiguous;
+
+	*taken = false;
+	f = kmg_field_lookup(obj, kw, &ambiguous);
+	if (ambiguous)
+		return kmg_err(KMG_EUSAGE, "ambiguous keyword \"%s\" in %s", kw, where);
+	if (!f)
+		return 0;
+	kmg_args_next(a);
+	*taken = true;
+	if (kmg_args_value(a, kmg_field_key(obj, f), &v))
+		return KMG_EUSAGE;
+	return kmg_arg_field(obj, f, v, s);
 }
 
 /* --- addresses ------------------------------------------------------------------------- */
@@ -425,44 +490,12 @@ int kmg_arg_service(struct kmg_args *a, struct kmg_service *s, bool allow_id)
 
 int kmg_arg_backend_opts(struct kmg_args *a, struct kmg_backend *b)
 {
-	static const char *const kws[] = { "weight", "state", "encap", "gre-key", "max-conns" };
-	static const int attr[] = {
-		KMAGLEV_A_BACKEND_WEIGHT, KMAGLEV_A_BACKEND_STATE, KMAGLEV_A_BACKEND_ENCAP,
-		KMAGLEV_A_BACKEND_GRE_KEY, KMAGLEV_A_BACKEND_MAX_CONNS,
-	};
-
 	while (kmg_args_more(a)) {
-		int k = find_exact(kmg_args_peek(a), kws, KMG_ARRAY_SIZE(kws));
-		const char *v = NULL;
-		int ret;
+		bool taken;
+		int ret = kmg_arg_keyword(&kmg_obj_backend, a, "backend", b, &taken);
 
-		if (k < 0)
-			return 0;
-		kmg_args_next(a);
-		if (KMG_HAS(b, attr[k]))
-			return kmg_err_dup(kws[k]);
-		if (kmg_args_value(a, kws[k], &v))
-			return KMG_EUSAGE;
-		switch (attr[k]) {
-		case KMAGLEV_A_BACKEND_WEIGHT:
-			ret = kmg_arg_weight(v, &b->weight);
-			break;
-		case KMAGLEV_A_BACKEND_STATE:
-			ret = kmg_arg_state(v, &b->state);
-			break;
-		case KMAGLEV_A_BACKEND_ENCAP:
-			ret = kmg_arg_encap(v, &b->encap);
-			break;
-		case KMAGLEV_A_BACKEND_GRE_KEY:
-			ret = kmg_arg_u32("gre-key", v, 0, UINT32_MAX, &b->gre_key);
-			break;
-		default:
-			ret = kmg_arg_u32("max-conns", v, 0, UINT32_MAX, &b->max_conns);
-			break;
-		}
-		if (ret)
+		if (ret || !taken)
 			return ret;
-		KMG_SET(b, attr[k]);
 	}
 	return 0;
 }

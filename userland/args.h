@@ -72,8 +72,13 @@ struct kmg_unit {
 int kmg_parse_scaled(const char *s, const struct kmg_unit *units, size_t nunits, uint64_t min,
 		     uint64_t max, uint32_t *out);
 
-/* Durations: N (milliseconds), Nms, Ns, Nm or Nh; at most KMAGLEV_MS_MAX. */
+/*
+ * Durations always carry a unit; a bare number is -EDOM (which unit?).
+ * kmg_parse_duration: Nms, Ns, Nm or Nh, at most KMAGLEV_MS_MAX milliseconds.
+ * kmg_parse_seconds: Ns, Nm or Nh, 1 s to KMAGLEV_TIMEOUT_MAX seconds.
+ */
 int kmg_parse_duration(const char *s, uint32_t *ms);
+int kmg_parse_seconds(const char *s, uint32_t *sec);
 int kmg_arg_duration(const char *field, const char *s, uint32_t *ms);
 const char *kmg_fmt_duration(uint32_t ms, char *buf, size_t len);
 
@@ -82,15 +87,21 @@ int kmg_parse_seed(const char *s, uint8_t seed[KMG_SEED_BYTES]);
 int kmg_arg_seed(const char *s, uint8_t seed[KMG_SEED_BYTES]);
 const char *kmg_fmt_seed(const uint8_t seed[KMG_SEED_BYTES], char *buf, size_t len);
 
-/* Enumerations and flags, with their names for output. */
-int kmg_arg_hash(const char *s, uint32_t *hash);
-const char *kmg_fmt_hash(uint32_t hash);
-int kmg_arg_state(const char *s, uint32_t *state);
-const char *kmg_fmt_state(uint32_t state);
-int kmg_arg_encap(const char *s, uint32_t *encap);
-const char *kmg_fmt_encap(uint32_t encap);
-int kmg_arg_flags(const char *s, uint32_t *flags);
-const char *kmg_fmt_flags(uint32_t flags, char *buf, size_t len);
+/* Enumerations and flags by the spec's names (the hash also takes 5tuple, 3tuple, src). */
+int kmg_arg_enum(const char *field, const struct kmg_enum *e, const char *s, uint32_t *out);
+const char *kmg_fmt_enum(const struct kmg_enum *e, uint64_t v, char *buf, size_t len);
+int kmg_arg_flags(const char *field, const struct kmg_enum *e, const char *s, uint32_t *flags);
+const char *kmg_fmt_flags(const struct kmg_enum *e, uint64_t flags, char *buf, size_t len);
+
+/* The value of field @f of @obj into @s (present bit set); a repeated field is an error. */
+int kmg_arg_field(const struct kmg_object *obj, const struct kmg_field *f, const char *v,
+		  void *s);
+/*
+ * If the next word is a keyword of @obj (exact, or a unique prefix of a settable one), take it
+ * and its value into @s and set *taken. Otherwise leave it (*taken false, 0 returned).
+ */
+int kmg_arg_keyword(const struct kmg_object *obj, struct kmg_args *a, const char *where,
+		    void *s, bool *taken);
 
 /* Addresses. @field names it in errors; IPv4-mapped IPv6 is refused with a hint. */
 enum {

@@ -91,6 +91,12 @@ void kmg_ctx_json(struct kmg_ctx *ctx, json_object *o)
 	kmg_json_print(ctx->out, o, ctx->pretty);
 }
 
+void kmg_ctx_out(struct kmg_ctx *ctx, struct kmg_out *o)
+{
+	kmg_out_init(o, ctx->out, ctx->json, ctx->pretty);
+	o->secrets = ctx->secrets;
+}
+
 int kmg_collect_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct kmg_msgs *l = data;
@@ -202,9 +208,14 @@ void kmg_usage(FILE *f)
 		"       kmaglev [OPTIONS] -b FILE\n"
 		"\n"
 		"Options:\n"
-		"  -j, --json         JSON output\n"
+		"  -j, --json         JSON output; with -b one JSON document per command and\n"
+		"                     line (JSON lines), monitor one per event\n"
 		"  -p, --pretty       pretty-printed JSON output (implies -j)\n"
 		"  -b, --batch FILE   run the commands of FILE, one per line (\"-\": stdin)\n"
+		"  -n, --netns NETNS  run in network namespace NETNS (a name from \"ip netns\"\n"
+		"                     or a path)\n"
+		"  -t, --timestamp    monitor: print the time of each event\n"
+		"      --show-secrets print service seeds (otherwise \"(hidden)\")\n"
 		"  -V, --version      print the version\n"
 		"  -h, --help         this help\n"
 		"\n"
@@ -216,6 +227,7 @@ void kmg_usage(FILE *f)
 		"  simulate   predict balance and flow movement of a change, before making it\n"
 		"  monitor    print configuration events as they happen\n"
 		"  config     per network namespace limits and connection-table settings\n"
+		"  save       the whole configuration, as commands that \"kmaglev -b -\" restores\n"
 		"  family     the kernel's kmaglev netlink family\n"
 		"  help       this help; \"kmaglev help OBJECT\" or \"kmaglev OBJECT help\" for more\n"
 		"\n"
@@ -226,26 +238,25 @@ void kmg_usage(FILE *f)
 
 static int cmd_family(struct kmg_ctx *ctx, int argc, char **argv)
 {
-	json_object *o;
+	static const char *const cmds[] = { "show" };
+	struct kmg_out o;
 	int ret;
 
-	if (argc > 1 && strcmp(argv[1], "show"))
-		return kmg_err(KMG_EUSAGE, "usage: kmaglev family [show]");
+	if (argc > 1 && kmg_pick(argv[1], cmds, 1, "command", "family") < 0)
+		return KMG_EUSAGE;
+	if (argc > 2)
+		return kmg_err(KMG_EUSAGE, "unexpected \"%s\" after \"family show\"", argv[2]);
 	ret = kmg_ctx_nl(ctx);
 	if (ret)
 		return ret;
-	if (!ctx->json) {
-		fprintf(ctx->out, "family %s id %u version %u events-group %u\n",
-			KMAGLEV_FAMILY_NAME, ctx->nl.family_id, ctx->nl.family_version,
-			ctx->nl.events_group);
-		return 0;
-	}
-	o = json_object_new_object();
-	json_object_object_add(o, "family", json_object_new_string(KMAGLEV_FAMILY_NAME));
-	json_object_object_add(o, "id", json_object_new_int(ctx->nl.family_id));
-	json_object_object_add(o, "version", json_object_new_int(ctx->nl.family_version));
-	json_object_object_add(o, "events-group", json_object_new_int64(ctx->nl.events_group));
-	kmg_ctx_json(ctx, o);
+	kmg_ctx_out(ctx, &o);
+	kmg_out_open(&o, NULL);
+	kmg_out_str(&o, "family", KMAGLEV_FAMILY_NAME);
+	kmg_out_uint(&o, "id", ctx->nl.family_id);
+	kmg_out_uint(&o, "version", ctx->nl.family_version);
+	kmg_out_uint(&o, "events-group", ctx->nl.events_group);
+	kmg_out_close(&o);
+	kmg_out_end(&o);
 	return 0;
 }
 
@@ -266,6 +277,7 @@ static const struct {
 	{ "simulate", kmg_cmd_simulate, kmg_usage_simulate },
 	{ "monitor", kmg_cmd_monitor, kmg_usage_monitor },
 	{ "config", kmg_cmd_config, kmg_usage_config },
+	{ "save", kmg_cmd_save, kmg_usage_save },
 	{ "family", cmd_family, usage_family },
 	{ "help", NULL, NULL },
 };

@@ -23,10 +23,13 @@
 struct kmg_ctx {
 	bool json;
 	bool pretty;
+	bool secrets;			/* --show-secrets */
 	FILE *out;
 	struct kmg_nl nl;
 	bool nl_open;
 	bool batch;			/* running lines of a batch file */
+	bool timestamp;			/* -t: monitor prints when each event arrived */
+	unsigned int monitor;		/* monitor: KMG_MON_* objects to print (0: all) */
 };
 
 /* Open the kmaglev netlink family on first use. 0, or KMG_EFAIL with an error recorded. */
@@ -45,6 +48,8 @@ int kmg_ctx_talk(struct kmg_ctx *ctx, struct nlmsghdr *nlh, mnl_cb_t cb, void *d
 
 /* Print @o (and drop it) as the command's JSON output. */
 void kmg_ctx_json(struct kmg_ctx *ctx, json_object *o);
+/* A writer for the command's output, text or JSON as the options say. */
+void kmg_ctx_out(struct kmg_ctx *ctx, struct kmg_out *o);
 
 /* Replies collected by kmg_collect_cb(). */
 struct kmg_msgs {
@@ -84,6 +89,7 @@ int kmg_cmd_table(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_monitor(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_config(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_simulate(struct kmg_ctx *ctx, int argc, char **argv);
+int kmg_cmd_save(struct kmg_ctx *ctx, int argc, char **argv);
 
 void kmg_usage_service(FILE *f);
 void kmg_usage_backend(FILE *f);
@@ -92,6 +98,7 @@ void kmg_usage_table(FILE *f);
 void kmg_usage_monitor(FILE *f);
 void kmg_usage_config(FILE *f);
 void kmg_usage_simulate(FILE *f);
+void kmg_usage_save(FILE *f);
 
 /*
  * Parsers, request builders and printers of the commands, for the unit tests. Parsers fill
@@ -118,11 +125,15 @@ void kmg_print_backends(struct kmg_ctx *ctx, const struct kmg_msgs *bl);
 
 void kmg_print_stats_msgs(struct kmg_ctx *ctx, const struct kmg_msgs *l);
 void kmg_print_tables(struct kmg_ctx *ctx, const struct kmg_msgs *l, bool single);
+enum { KMG_MON_SERVICE = 1, KMG_MON_BACKEND = 2, KMG_MON_TABLE = 4 };
+/* Parse "monitor [all|service|backend|table]..." into ctx->monitor. */
+int kmg_monitor_parse(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_monitor_event(struct kmg_ctx *ctx, const struct nlmsghdr *nlh);
 
 int kmg_config_parse(int argc, char **argv, struct kmg_config *c);
-/* Connection timeouts: N, Ns, Nm or Nh, 1 s to KMAGLEV_TIMEOUT_MAX; -EINVAL or -ERANGE. */
-int kmg_parse_seconds(const char *s, uint32_t *sec);
+
+/* The commands that make configuration @c (may be NULL) and services @sl (with backends). */
+void kmg_save(FILE *f, const struct kmg_config *c, const struct kmg_msgs *sl);
 int kmg_config_req(void *buf, uint8_t cmd, const struct kmg_config *c, struct nlmsghdr **nlhp);
 
 struct kmg_sim_args {

@@ -82,48 +82,37 @@ int kmg_backend_req(void *buf, uint8_t cmd, uint16_t flags, const struct kmg_ser
 
 void kmg_print_backends(struct kmg_ctx *ctx, const struct kmg_msgs *bl)
 {
-	char name[INET6_ADDRSTRLEN + 32], prev[INET6_ADDRSTRLEN + 32] = "";
-	json_object *arr = NULL;
+	const struct kmg_service *prev = NULL;
+	struct kmg_out o;
 	unsigned int i, k;
 
-	if (ctx->json)
-		arr = json_object_new_array();
+	kmg_ctx_out(ctx, &o);
+	kmg_out_open_array(&o, NULL);
 	for (i = 0; i < bl->n; i++) {
 		const struct kmg_msg *m = &bl->m[i];
 
-		kmg_fmt_service_name(&m->svc, name, sizeof(name));
-		for (k = 0; k < m->nbe; k++) {
-			json_object *o, *key, *v;
-
-			if (!arr) {
-				/* one header line per service, then its backends */
-				if (strcmp(name, prev)) {
-					fprintf(ctx->out, "service %s", name);
-					if (KMG_HAS(&m->svc, KMAGLEV_A_SERVICE_ID) &&
-					    strncmp(name, "id ", 3))
-						fprintf(ctx->out, " id %u", m->svc.id);
-					fputc('\n', ctx->out);
-					snprintf(prev, sizeof(prev), "%s", name);
-				}
-				kmg_print_backend(ctx->out, "  ", &m->be[k]);
-				continue;
+		/* the dump goes service by service: one entry per service, then its backends */
+		if (!prev || prev->id != m->svc.id ||
+		    !kmg_addr_equal(&prev->key.addr, &m->svc.key.addr) ||
+		    prev->key.port != m->svc.key.port || prev->key.proto != m->svc.key.proto) {
+			if (prev) {
+				kmg_out_close_array(&o);
+				kmg_out_close(&o);
 			}
-			o = json_object_new_object();
-			key = kmg_json_service_key(&m->svc);
-			if (json_object_object_get_ex(key, "service", &v))
-				json_object_object_add(o, "service", json_object_get(v));
-			if (json_object_object_get_ex(key, "id", &v))
-				json_object_object_add(o, "service-id", json_object_get(v));
-			json_object_put(key);
-			key = kmg_json_backend(&m->be[k]);
-			json_object_object_foreach(key, bk, bv)
-				json_object_object_add(o, bk, json_object_get(bv));
-			json_object_put(key);
-			json_object_array_add(arr, o);
+			kmg_out_open(&o, NULL);
+			kmg_out_service_name(&o, "service", &m->svc);
+			kmg_out_open_array(&o, "backends");
+			prev = &m->svc;
 		}
+		for (k = 0; k < m->nbe; k++)
+			kmg_out_backend(&o, NULL, &m->be[k]);
 	}
-	if (arr)
-		kmg_ctx_json(ctx, arr);
+	if (prev) {
+		kmg_out_close_array(&o);
+		kmg_out_close(&o);
+	}
+	kmg_out_close_array(&o);
+	kmg_out_end(&o);
 }
 
 int kmg_cmd_backend(struct kmg_ctx *ctx, int argc, char **argv)

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "err.h"
@@ -15,16 +16,74 @@ static volatile sig_atomic_t stop;
 void kmg_usage_monitor(FILE *f)
 {
 	fprintf(f,
-		"Usage: kmaglev monitor\n"
+		"Usage: kmaglev [-t] [-j] monitor [all | OBJECT...]\n"
+		"OBJECT := service | backend | table\n"
 		"Prints service-new, service-del, service-change, backend-new, backend-del,\n"
-		"backend-change and table events until interrupted. With -j, one JSON object per\n"
-		"line with an \"event\" field.\n");
+		"backend-change and table-change events of the chosen objects (default all) until\n"
+		"interrupted, one per line. Each names who made the change: the netlink portid\n"
+		"and sequence number of the request (0 for the kernel's own, a migration ending),\n"
+		"and the command of the process whose pid is that portid, where there is one.\n"
+		"-t adds the time each event arrived. With -j, one JSON object per line.\n");
+}
+
+int kmg_monitor_parse(struct kmg_ctx *ctx, int argc, char **argv)
+{
+	static const char *const objs[] = { "all", "service", "backend", "table" };
+	int i;
+
+	ctx->monitor = 0;
+	for (i = 1; i < argc; i++) {
+		int k = kmg_pick(argv[i], objs, KMG_ARRAY_SIZE(objs), "object", "monitor");
+
+		if (k < 0)
+			return KMG_EUSAGE;
+		ctx->monitor |= k ? 1U << (k - 1) : KMG_MON_SERVICE | KMG_MON_BACKEND |
+						    KMG_MON_TABLE;
+	}
+	return 0;
+}
+
+static unsigned int event_object(uint8_t cmd)
+{
+	switch (cmd) {
+	case KMAGLEV_CMD_SERVICE_NEW_NTF:
+	case KMAGLEV_CMD_SERVICE_DEL_NTF:
+	case KMAGLEV_CMD_SERVICE_CHANGE_NTF:
+		return KMG_MON_SERVICE;
+	case KMAGLEV_CMD_BACKEND_NEW_NTF:
+	case KMAGLEV_CMD_BACKEND_DEL_NTF:
+	case KMAGLEV_CMD_BACKEND_CHANGE_NTF:
+		return KMG_MON_BACKEND;
+	default:
+		return KMG_MON_TABLE;
+	}
+}
+
+/* The command name of process @pid, if there is one ("" otherwise). */
+static const char *comm_of(uint32_t pid, char *buf, size_t len)
+{
+	char path[48];
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	f = pid ? fopen(path, "r") : NULL;
+	if (!f)
+		return buf;
+	if (!fgets(buf, len, f))
+		buf[0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+	return buf;
 }
 
 /* Print one notification; anything else on the socket is ignored. */
 int kmg_monitor_event(struct kmg_ctx *ctx, const struct nlmsghdr *nlh)
 {
+	const char *name;
+	struct kmg_out o;
 	struct kmg_msg m;
+	char buf[64];
 
 	if (nlh->nlmsg_type != ctx->nl.family_id)
 		return 0;
@@ -32,10 +91,33 @@ int kmg_monitor_event(struct kmg_ctx *ctx, const struct nlmsghdr *nlh)
 		kmg_warn("%s", kmg_errmsg());
 		return 0;
 	}
-	if (ctx->json)
-		kmg_json_print(ctx->out, kmg_json_event(&m), false);
-	else
-		kmg_print_event(ctx->out, &m);
+	if (ctx->monitor && !(ctx->monitor & event_object(m.cmd))) {
+		kmg_msg_free(&m);
+		return 0;
+	}
+	name = kmg_cmd_name(m.cmd);
+	kmg_ctx_out(ctx, &o);
+	o.pretty = false;
+	kmg_out_open(&o, NULL);
+	if (ctx->timestamp) {
+		struct timespec ts;
+		struct tm tm;
+		size_t n;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		gmtime_r(&ts.tv_sec, &tm);
+		n = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(buf + n, sizeof(buf) - n, ".%06ldZ", ts.tv_nsec / 1000);
+		kmg_out_str(&o, "time", buf);
+	}
+	kmg_out_str(&o, "event", name ? name : "unknown");
+	kmg_out_uint(&o, "portid", nlh->nlmsg_pid);
+	kmg_out_uint(&o, "seq", nlh->nlmsg_seq);
+	if (*comm_of(nlh->nlmsg_pid, buf, sizeof(buf)))
+		kmg_out_str(&o, "comm", buf);
+	kmg_out_event(&o, &m);
+	kmg_out_close(&o);
+	kmg_out_end(&o);
 	fflush(ctx->out);
 	kmg_msg_free(&m);
 	return 1;
@@ -63,8 +145,9 @@ int kmg_cmd_monitor(struct kmg_ctx *ctx, int argc, char **argv)
 	sigset_t block, old;
 	int ret;
 
-	if (argc > 1)
-		return kmg_err(KMG_EUSAGE, "unexpected \"%s\" after \"monitor\"", argv[1]);
+	ret = kmg_monitor_parse(ctx, argc, argv);
+	if (ret)
+		return ret;
 	ret = kmg_ctx_nl(ctx);
 	if (ret)
 		return ret;

@@ -25,7 +25,7 @@ void kmg_usage_service(FILE *f)
 		"FLAG    := echo | defrag | resched\n"
 		"BACKEND := backend ADDR [weight 0..65535] [state up|drain|down] [encap ipip|gre]\n"
 		"           [gre-key N] [max-conns N]\n"
-		"DURATION := N[ms|s|m|h] (a bare number is milliseconds)\n"
+		"DURATION := Nms | Ns | Nm | Nh (the unit is required)\n"
 		"Options come before the backends. With backends (or no-backends), \"set\" replaces\n"
 		"the whole backend set in one table build; each BACKEND is complete: options not\n"
 		"given take their defaults (weight 1, state up, encap ipip, no gre-key).\n");
@@ -33,6 +33,7 @@ void kmg_usage_service(FILE *f)
 
 /* --- parsing --------------------------------------------------------------------------- */
 
+/* "encap-src ADDR": encap-src4 or encap-src6, by the address's family. */
 static int parse_encap_src(const char *v, struct kmg_service *s)
 {
 	struct kmg_addr a;
@@ -109,16 +110,6 @@ static int check_duplicate_backends(const struct kmg_service *s)
 
 int kmg_service_parse(int argc, char **argv, bool is_set, struct kmg_service *s)
 {
-	static const char *const kws[] = {
-		"table-size", "hash", "flags", "seed", "ramp", "ramp-time", "window",
-		"max-conns", "client-rate",
-	};
-	static const int attrs[] = {
-		KMAGLEV_A_SERVICE_TABLE_SIZE, KMAGLEV_A_SERVICE_HASH, KMAGLEV_A_SERVICE_FLAGS,
-		KMAGLEV_A_SERVICE_SEED, KMAGLEV_A_SERVICE_RAMP_PCT, KMAGLEV_A_SERVICE_RAMP_MS,
-		KMAGLEV_A_SERVICE_WINDOW_MS, KMAGLEV_A_SERVICE_MAX_CONNS,
-		KMAGLEV_A_SERVICE_CLIENT_RATE,
-	};
 	const char *where = is_set ? "service set" : "service add";
 	struct kmg_args a;
 	int ret;
@@ -129,10 +120,11 @@ int kmg_service_parse(int argc, char **argv, bool is_set, struct kmg_service *s)
 	if (ret)
 		return ret;
 	while (kmg_args_more(&a)) {
-		const char *kw = kmg_args_next(&a), *v = NULL;
-		size_t k;
+		const char *kw = kmg_args_peek(&a), *v = NULL;
+		bool taken;
 
 		if (!strcmp(kw, "backend")) {
+			kmg_args_next(&a);
 			if (KMG_HAS(s, KMAGLEV_A_SERVICE_REPLACE_BACKENDS))
 				return kmg_err(KMG_EUSAGE,
 					       "\"backend\" and \"no-backends\" exclude each other");
@@ -142,6 +134,7 @@ int kmg_service_parse(int argc, char **argv, bool is_set, struct kmg_service *s)
 			continue;
 		}
 		if (!strcmp(kw, "no-backends")) {
+			kmg_args_next(&a);
 			if (!is_set)
 				return kmg_err(KMG_EUSAGE,
 					       "\"no-backends\" is only for \"service set\" (a new service has none unless given)");
@@ -153,57 +146,24 @@ int kmg_service_parse(int argc, char **argv, bool is_set, struct kmg_service *s)
 			KMG_SET(s, KMAGLEV_A_SERVICE_REPLACE_BACKENDS);
 			continue;
 		}
-		for (k = 0; k < KMG_ARRAY_SIZE(kws); k++)
-			if (!strcmp(kw, kws[k]))
-				break;
-		if (k == KMG_ARRAY_SIZE(kws) && strcmp(kw, "encap-src"))
-			return kmg_err_unknown(kw, where);
 		if (s->nbe)
 			return kmg_err(KMG_EUSAGE,
 				       "service option \"%s\" after a backend: give service options before the backends",
 				       kw);
-		if (kmg_args_value(&a, kw, &v))
-			return KMG_EUSAGE;
-		if (k == KMG_ARRAY_SIZE(kws)) {
+		if (!strcmp(kw, "encap-src")) {
+			kmg_args_next(&a);
+			if (kmg_args_value(&a, kw, &v))
+				return KMG_EUSAGE;
 			ret = parse_encap_src(v, s);
 			if (ret)
 				return ret;
 			continue;
 		}
-		if (KMG_HAS(s, attrs[k]))
-			return kmg_err_dup(kw);
-		switch (attrs[k]) {
-		case KMAGLEV_A_SERVICE_TABLE_SIZE:
-			ret = kmg_arg_table_size(v, &s->table_size);
-			break;
-		case KMAGLEV_A_SERVICE_HASH:
-			ret = kmg_arg_hash(v, &s->hash);
-			break;
-		case KMAGLEV_A_SERVICE_FLAGS:
-			ret = kmg_arg_flags(v, &s->flags);
-			break;
-		case KMAGLEV_A_SERVICE_SEED:
-			ret = kmg_arg_seed(v, s->seed);
-			break;
-		case KMAGLEV_A_SERVICE_RAMP_PCT:
-			ret = kmg_arg_u32("ramp", v, 0, 100, &s->ramp_pct);
-			break;
-		case KMAGLEV_A_SERVICE_RAMP_MS:
-			ret = kmg_arg_duration("ramp-time", v, &s->ramp_ms);
-			break;
-		case KMAGLEV_A_SERVICE_WINDOW_MS:
-			ret = kmg_arg_duration("window", v, &s->window_ms);
-			break;
-		case KMAGLEV_A_SERVICE_MAX_CONNS:
-			ret = kmg_arg_u32("max-conns", v, 0, UINT32_MAX, &s->max_conns);
-			break;
-		default:
-			ret = kmg_arg_u32("client-rate", v, 0, UINT32_MAX, &s->client_rate);
-			break;
-		}
+		ret = kmg_arg_keyword(&kmg_obj_service, &a, where, s, &taken);
 		if (ret)
 			return ret;
-		KMG_SET(s, attrs[k]);
+		if (!taken)
+			return kmg_err_unknown(kw, where);
 	}
 	ret = check_duplicate_backends(s);
 	if (ret)
@@ -316,30 +276,16 @@ void kmg_attach_backends(struct kmg_msgs *sl, const struct kmg_msgs *bl)
 
 void kmg_print_services(struct kmg_ctx *ctx, const struct kmg_msgs *sl)
 {
-	json_object *arr = NULL;
-	unsigned int i, k;
+	struct kmg_out o;
+	unsigned int i;
 
-	if (ctx->json)
-		arr = json_object_new_array();
-	for (i = 0; i < sl->n; i++) {
-		const struct kmg_service *s = &sl->m[i].svc;
-
-		if (!KMG_HAS(&sl->m[i], KMAGLEV_A_SERVICE))
-			continue;
-		if (arr) {
-			json_object *o = kmg_json_service(s);
-
-			if (!json_object_object_get_ex(o, "backends", NULL))
-				json_object_object_add(o, "backends", json_object_new_array());
-			json_object_array_add(arr, o);
-			continue;
-		}
-		kmg_print_service(ctx->out, s);
-		for (k = 0; k < s->nbe; k++)
-			kmg_print_backend(ctx->out, "  ", &s->be[k]);
-	}
-	if (arr)
-		kmg_ctx_json(ctx, arr);
+	kmg_ctx_out(ctx, &o);
+	kmg_out_open_array(&o, NULL);
+	for (i = 0; i < sl->n; i++)
+		if (KMG_HAS(&sl->m[i], KMAGLEV_A_SERVICE))
+			kmg_out_service(&o, &sl->m[i].svc, true);
+	kmg_out_close_array(&o);
+	kmg_out_end(&o);
 }
 
 static int service_show(struct kmg_ctx *ctx, const struct kmg_service *key)

@@ -19,6 +19,7 @@
 #include "args.h"
 #include "cli.h"
 #include "err.h"
+#include "schema.h"
 #include "simulate.h"
 
 void kmg_usage_simulate(FILE *f)
@@ -62,7 +63,7 @@ static int parse_ws(struct kmg_args *a, bool *has_w, uint32_t *w, bool *has_s, u
 				return KMG_EUSAGE;
 			*has_w = true;
 		} else {
-			if (kmg_arg_state(v, s))
+			if (kmg_arg_enum("state", &kmg_enum_backend_state, v, s))
 				return KMG_EUSAGE;
 			*has_s = true;
 		}
@@ -203,6 +204,11 @@ int kmg_simulate_offline(const struct kmg_sim_args *sa, struct kmg_sim_result *r
 
 /* --- output ---------------------------------------------------------------------------- */
 
+static const char *state_name(uint32_t v)
+{
+	return v < kmg_enum_backend_state.n ? kmg_enum_backend_state.names[v] : "unknown";
+}
+
 static const char *pct(double f, char *buf, size_t len)
 {
 	snprintf(buf, len, "%.3f%%", 100 * f);
@@ -227,10 +233,10 @@ static void print_row(FILE *f, const struct kmg_sim_row *w)
 	else
 		fprintf(f, " weight %u", b->weight);
 	if (w->before_exists && w->after_exists && w->before.state != w->after.state)
-		fprintf(f, " state %s -> %s", kmg_fmt_state(w->before.state),
-			kmg_fmt_state(w->after.state));
+		fprintf(f, " state %s -> %s", state_name(w->before.state),
+			state_name(w->after.state));
 	else
-		fprintf(f, " state %s", kmg_fmt_state(b->state));
+		fprintf(f, " state %s", state_name(b->state));
 	fprintf(f, " slots %u -> %u share %s -> %s", w->slots_before, w->slots_after,
 		pct(w->share_before, p1, sizeof(p1)), pct(w->share_after, p2, sizeof(p2)));
 	if (w->after_exists)
@@ -299,7 +305,7 @@ static json_object *json_side(const struct kmg_sim_backend *b, uint32_t slots, d
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "weight", json_object_new_int64(b->weight));
-	json_object_object_add(o, "state", json_object_new_string(kmg_fmt_state(b->state)));
+	json_object_object_add(o, "state", json_object_new_string(state_name(b->state)));
 	json_object_object_add(o, "slots", json_object_new_int64(slots));
 	json_object_object_add(o, "share-pct", kmg_json_double(100 * share, 3));
 	if (expected)
@@ -310,12 +316,13 @@ static json_object *json_side(const struct kmg_sim_backend *b, uint32_t slots, d
 json_object *kmg_sim_json(const struct kmg_sim_info *info, const struct kmg_sim_result *r)
 {
 	json_object *o = json_object_new_object(), *a, *m;
-	char addr[INET6_ADDRSTRLEN];
+	char addr[INET6_ADDRSTRLEN + 32];
 	unsigned int i;
 
 	json_object_object_add(o, "mode", json_object_new_string(info->svc ? "live" : "offline"));
 	if (info->svc)
-		json_object_object_add(o, "service", kmg_json_service_key(info->svc));
+		json_object_object_add(o, "service", json_object_new_string(
+			kmg_fmt_service_name(info->svc, addr, sizeof(addr))));
 	json_object_object_add(o, "seed-source", json_object_new_string(info->seed_source));
 	if (info->has_kernel_digest) {
 		json_object *k = json_object_new_object();

@@ -29,72 +29,51 @@ void kmg_usage_stats(FILE *f)
 
 void kmg_print_stats_msgs(struct kmg_ctx *ctx, const struct kmg_msgs *l)
 {
-	char name[INET6_ADDRSTRLEN + 48], addr[INET6_ADDRSTRLEN];
-	json_object *top = NULL, *svcs = NULL;
+	char addr[INET6_ADDRSTRLEN];
+	struct kmg_out o;
 	unsigned int i, k;
 
-	if (ctx->json) {
-		top = json_object_new_object();
-		svcs = json_object_new_array();
-	}
+	kmg_ctx_out(ctx, &o);
+	kmg_out_open(&o, NULL);
 	for (i = 0; i < l->n; i++) {
 		const struct kmg_msg *m = &l->m[i];
-		bool global = !KMG_HAS(m, KMAGLEV_A_SERVICE);
-		bool has_st = KMG_HAS(m, KMAGLEV_A_STATS), has_g = KMG_HAS(m, KMAGLEV_A_GLOBAL);
-		json_object *o = NULL, *bes = NULL;
 
-		if (global) {
-			const struct kmg_stats *st = has_st ? &m->stats : NULL;
-			const struct kmg_global_stats *g = has_g ? &m->global : NULL;
-
-			if (!st && !g)
-				continue;
-			if (top)
-				json_object_object_add(top, "global", kmg_json_global(st, g));
-			else
-				kmg_print_global(ctx->out, st, g);
+		if (KMG_HAS(m, KMAGLEV_A_SERVICE))
 			continue;
-		}
-		if (top) {
-			o = kmg_json_service_key(&m->svc);
-			json_object_object_add(o, "stats", kmg_json_stats(&m->stats));
-			bes = json_object_new_array();
-		} else {
-			snprintf(name, sizeof(name), "service ");
-			kmg_fmt_service_name(&m->svc, name + 8, sizeof(name) - 8);
-			if (KMG_HAS(&m->svc, KMAGLEV_A_SERVICE_ID) && strncmp(name + 8, "id ", 3))
-				snprintf(name + strlen(name), sizeof(name) - strlen(name), " id %u",
-					 m->svc.id);
-			kmg_print_stats(ctx->out, name, &m->stats);
-		}
+		if (KMG_HAS(m, KMAGLEV_A_STATS) || KMG_HAS(m, KMAGLEV_A_GLOBAL))
+			kmg_out_global(&o, KMG_HAS(m, KMAGLEV_A_STATS) ? &m->stats : NULL,
+				       KMG_HAS(m, KMAGLEV_A_GLOBAL) ? &m->global : NULL);
+	}
+	kmg_out_open_array(&o, "services");
+	for (i = 0; i < l->n; i++) {
+		const struct kmg_msg *m = &l->m[i];
+
+		if (!KMG_HAS(m, KMAGLEV_A_SERVICE))
+			continue;
+		kmg_out_open(&o, NULL);
+		kmg_out_service_name(&o, "service", &m->svc);
+		kmg_out_open(&o, "stats");
+		kmg_out_fields(&o, &kmg_obj_stats, &m->stats);
+		kmg_out_close(&o);
+		kmg_out_open_array(&o, "backends");
 		for (k = 0; k < m->nbe; k++) {
 			const struct kmg_backend *b = &m->be[k];
 
-			if (bes) {
-				json_object *bo = json_object_new_object();
-
-				json_object_object_add(bo, "address", json_object_new_string(
-					kmg_fmt_addr(&b->addr, addr, sizeof(addr))));
-				if (KMG_HAS(b, KMAGLEV_A_BACKEND_ID))
-					json_object_object_add(bo, "id",
-							       json_object_new_int64(b->id));
-				json_object_object_add(bo, "stats", kmg_json_stats(&b->stats));
-				json_object_array_add(bes, bo);
-				continue;
-			}
-			snprintf(name, sizeof(name), "  backend %s",
-				 kmg_fmt_addr(&b->addr, addr, sizeof(addr)));
-			kmg_print_stats(ctx->out, name, &b->stats);
+			kmg_out_open(&o, NULL);
+			kmg_out_str(&o, "backend", kmg_fmt_addr(&b->addr, addr, sizeof(addr)));
+			if (KMG_HAS(b, KMAGLEV_A_BACKEND_ID))
+				kmg_out_uint(&o, "id", b->id);
+			kmg_out_open(&o, "stats");
+			kmg_out_fields(&o, &kmg_obj_stats, &b->stats);
+			kmg_out_close(&o);
+			kmg_out_close(&o);
 		}
-		if (o) {
-			json_object_object_add(o, "backends", bes);
-			json_object_array_add(svcs, o);
-		}
+		kmg_out_close_array(&o);
+		kmg_out_close(&o);
 	}
-	if (top) {
-		json_object_object_add(top, "services", svcs);
-		kmg_ctx_json(ctx, top);
-	}
+	kmg_out_close_array(&o);
+	kmg_out_close(&o);
+	kmg_out_end(&o);
 }
 
 /*
@@ -148,7 +127,8 @@ int kmg_cmd_stats(struct kmg_ctx *ctx, int argc, char **argv)
 
 	argc--;
 	argv++;
-	if (argc && !strcmp(argv[0], "show")) {
+	/* "show" (or a prefix of it) is optional */
+	if (argc && !strncmp(argv[0], "show", strlen(argv[0])) && argv[0][0]) {
 		argc--;
 		argv++;
 	}

@@ -22,25 +22,18 @@ void kmg_usage_table(FILE *f)
 /* JSON: one object for one service (@single), else an array of them. */
 void kmg_print_tables(struct kmg_ctx *ctx, const struct kmg_msgs *l, bool single)
 {
-	json_object *arr = NULL;
+	struct kmg_out o;
 	unsigned int i;
 
-	if (ctx->json && !single)
-		arr = json_object_new_array();
-	for (i = 0; i < l->n; i++) {
-		const struct kmg_msg *m = &l->m[i];
-
-		if (!KMG_HAS(m, KMAGLEV_A_TABLE))
-			continue;
-		if (arr)
-			json_object_array_add(arr, kmg_json_table(&m->svc, &m->table));
-		else if (ctx->json)
-			kmg_ctx_json(ctx, kmg_json_table(&m->svc, &m->table));
-		else
-			kmg_print_table(ctx->out, &m->svc, &m->table);
-	}
-	if (arr)
-		kmg_ctx_json(ctx, arr);
+	kmg_ctx_out(ctx, &o);
+	if (!single)
+		kmg_out_open_array(&o, NULL);
+	for (i = 0; i < l->n; i++)
+		if (KMG_HAS(&l->m[i], KMAGLEV_A_TABLE))
+			kmg_out_table(&o, &l->m[i].svc, &l->m[i].table);
+	if (!single)
+		kmg_out_close_array(&o);
+	kmg_out_end(&o);
 }
 
 /* TABLE_GET for one service, appended to @l. */

@@ -1,12 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kmaglev: command-line control of the kmaglev load balancer. Global options and main(). */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "err.h"
+
+/* -n NETNS: a name under /run/netns (as "ip netns" keeps them), or a path. */
+static int enter_netns(const char *ns)
+{
+	char path[4096];
+	int fd;
+
+	if (strchr(ns, '/'))
+		snprintf(path, sizeof(path), "%s", ns);
+	else
+		snprintf(path, sizeof(path), "/run/netns/%s", ns);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "kmaglev: cannot open network namespace \"%s\": %s\n", ns,
+			strerror(errno));
+		return KMG_EFAIL;
+	}
+	if (setns(fd, CLONE_NEWNET)) {
+		fprintf(stderr, "kmaglev: cannot enter network namespace \"%s\": %s\n", ns,
+			strerror(errno));
+		close(fd);
+		return KMG_EFAIL;
+	}
+	close(fd);
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -14,17 +44,20 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "pretty", no_argument, NULL, 'p' },
 		{ "batch", required_argument, NULL, 'b' },
+		{ "netns", required_argument, NULL, 'n' },
+		{ "timestamp", no_argument, NULL, 't' },
+		{ "show-secrets", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kmg_ctx ctx = { .out = stdout };
-	const char *batch = NULL;
+	const char *batch = NULL, *netns = NULL;
 	int c, ret;
 
 	opterr = 0;
 	/* "+": options end at the object, so that command arguments are never reordered */
-	while ((c = getopt_long(argc, argv, "+jpb:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+jpb:n:thV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			ctx.json = true;
@@ -36,6 +69,15 @@ int main(int argc, char **argv)
 		case 'b':
 			batch = optarg;
 			break;
+		case 'n':
+			netns = optarg;
+			break;
+		case 't':
+			ctx.timestamp = true;
+			break;
+		case 'S':
+			ctx.secrets = true;
+			break;
 		case 'h':
 			kmg_usage(stdout);
 			return 0;
@@ -46,6 +88,8 @@ int main(int argc, char **argv)
 		default:
 			if (optopt == 'b')
 				fprintf(stderr, "kmaglev: option -b needs a FILE (\"-\" for stdin)\n");
+			else if (optopt == 'n')
+				fprintf(stderr, "kmaglev: option -n needs a NETNS\n");
 			else if (optopt)
 				fprintf(stderr, "kmaglev: unknown option \"-%c\"; try \"kmaglev -h\"\n",
 					optopt);
@@ -64,6 +108,9 @@ int main(int argc, char **argv)
 		kmg_usage(stderr);
 		return KMG_EUSAGE;
 	}
+	/* before the netlink socket opens: it belongs to the netns it was created in */
+	if (netns && enter_netns(netns))
+		return KMG_EFAIL;
 	if (batch)
 		ret = kmg_batch(&ctx, batch);
 	else

@@ -628,7 +628,7 @@ const char *kmg_cmd_name(uint8_t cmd)
 		[KMAGLEV_CMD_BACKEND_NEW_NTF] = "backend-new",
 		[KMAGLEV_CMD_BACKEND_DEL_NTF] = "backend-del",
 		[KMAGLEV_CMD_BACKEND_CHANGE_NTF] = "backend-change",
-		[KMAGLEV_CMD_TABLE_NTF] = "table",
+		[KMAGLEV_CMD_TABLE_NTF] = "table-change",
 	};
 
 	return cmd <= KMAGLEV_CMD_MAX && names[cmd] ? names[cmd] : NULL;

@@ -16,6 +16,7 @@
 #include <libmnl/libmnl.h>
 #include <linux/kmaglev.h>
 
+#include "nl.h"
 #include "util.h"
 
 #define KMG_HAS(obj, attr)	(((obj)->present >> (attr)) & 1)

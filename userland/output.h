@@ -1,8 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kmaglev CLI: printing objects as compact text (one object per line, like ip and ipvsadm) or
- * as JSON (json-c). Text printers write to a FILE; JSON builders return a new json_object the
- * caller owns, so both can be checked in memory.
+ * kmaglev CLI: printing the family's objects through one writer (out.h), so that text and
+ * JSON carry the same keys. The settings and counters of an object come from its field table
+ * (msg.h); what is printed by hand is an object's name and what the CLI derives.
+ *
+ * Rules, the same in text and JSON:
+ * - a field is printed when the kernel reports it;
+ * - a field whose zero means "not set" (KMG_FF_OMIT0: flags, seed, ramp-time, max-conns,
+ *   client-rate, encap-src4/6) is left out when zero;
+ * - secrets (the seed) print as "(hidden)" unless --show-secrets;
+ * - the first key of an object is its kind, with its name as the value ("service
+ *   192.0.2.1:80/tcp", "backend 10.0.0.1"); JSON adds only the parts of a service's name:
+ *   "address", "port" and "protocol".
  */
 #ifndef KMAGLEV_OUTPUT_H
 #define KMAGLEV_OUTPUT_H
@@ -12,6 +21,7 @@
 #include <json-c/json.h>
 
 #include "msg.h"
+#include "out.h"
 
 /* "192.0.2.10:80/tcp", or "id 7" for a service known only by its id. */
 const char *kmg_fmt_service_name(const struct kmg_service *s, char *buf, size_t len);
@@ -30,36 +40,35 @@ struct kmg_table_row {
 /* Rows for every backend of @t; NULL (and *n = 0) if it has none. Caller frees. */
 struct kmg_table_row *kmg_table_rows(const struct kmg_table *t, unsigned int *n);
 
-/* Text. Each prints complete lines; @indent prefixes backend lines. */
-void kmg_print_service(FILE *f, const struct kmg_service *s);
-void kmg_print_backend(FILE *f, const char *indent, const struct kmg_backend *b);
-void kmg_print_stats(FILE *f, const char *what, const struct kmg_stats *st);
-void kmg_print_table(FILE *f, const struct kmg_service *s, const struct kmg_table *t);
-void kmg_print_config(FILE *f, const struct kmg_config *c);
-/*
- * Netns-wide counters: "global" with the summed service counters @st (may be NULL), then the
- * counters of @g (may be NULL) on indented lines of related counters, "  NAME VALUE ...".
- */
-void kmg_print_global(FILE *f, const struct kmg_stats *st, const struct kmg_global_stats *g);
-/* A notification, as one line prefixed with the event name. */
-void kmg_print_event(FILE *f, const struct kmg_msg *m);
+/* Every field of @s that the rules above print. */
+void kmg_out_fields(struct kmg_out *o, const struct kmg_object *obj, const void *s);
+/* One field's value as text ("30s", "echo,defrag", "(hidden)"), as the CLI reads it back. */
+const char *kmg_fmt_field(const struct kmg_out *o, const struct kmg_object *obj,
+			  const struct kmg_field *f, const void *s, char *buf, size_t len);
 
-/* JSON. */
-json_object *kmg_json_service(const struct kmg_service *s);
-json_object *kmg_json_service_key(const struct kmg_service *s);
-json_object *kmg_json_backend(const struct kmg_backend *b);
-json_object *kmg_json_stats(const struct kmg_stats *st);
-json_object *kmg_json_table(const struct kmg_service *s, const struct kmg_table *t);
-json_object *kmg_json_config(const struct kmg_config *c);
-/* One object with the members of both (all named as in the spec); either may be NULL. */
-json_object *kmg_json_global(const struct kmg_stats *st, const struct kmg_global_stats *g);
-/* A notification: {"event": "backend-new", "service": {...}, "backend": {...}}. */
-json_object *kmg_json_event(const struct kmg_msg *m);
-/* A number printed with @decimals digits after the point. */
-json_object *kmg_json_double(double v, int decimals);
+/* "service NAME" (plus JSON's address, port, protocol) and the id. */
+void kmg_out_service_name(struct kmg_out *o, const char *kind, const struct kmg_service *s);
+/*
+ * A service as an element of the current array: its name, settings and state, then (if
+ * @backends) its backends as an array (lines below it in text).
+ */
+void kmg_out_service(struct kmg_out *o, const struct kmg_service *s, bool backends);
+/*
+ * A backend, with its counters if the kernel sent them: an element of the current array
+ * (@key NULL) or a member.
+ */
+void kmg_out_backend(struct kmg_out *o, const char *key, const struct kmg_backend *b);
+/* A table: summary, then a row per backend with its share. */
+void kmg_out_table(struct kmg_out *o, const struct kmg_service *s, const struct kmg_table *t);
+void kmg_out_config(struct kmg_out *o, const struct kmg_config *c);
+/* Netns-wide counters: the sums over services @st and the data path's @g (either NULL). */
+void kmg_out_global(struct kmg_out *o, const struct kmg_stats *st,
+		    const struct kmg_global_stats *g);
+/* A notification's payload (after the event's own fields). */
+void kmg_out_event(struct kmg_out *o, const struct kmg_msg *m);
+
 /* "0x0123456789abcdef": 64-bit values that JSON readers must not round. */
 json_object *kmg_json_hex64(uint64_t v);
-
 /* Print @obj (and drop the reference): pretty, or on one line. */
 void kmg_json_print(FILE *f, json_object *obj, bool pretty);
 

@@ -146,7 +146,7 @@ fail() { [[ -n ${FAIL[$1]:-} ]] || FAIL[$1]=$2; echo "  $1: NOT MEASURED: $2"; }
 
 # Service generation, into GEN (rebuild counts).
 svc_gen() {
-	GEN=$("$CLI" service show "$1" 2>/dev/null | grep -oE ' gen [0-9]+' | head -n1 | tr -dc 0-9)
+	GEN=$("$CLI" service show "$1" 2>/dev/null | grep -oE ' generation [0-9]+' | head -n1 | tr -dc 0-9)
 	GEN=${GEN:-0}
 }
 

@@ -14,7 +14,7 @@ V=$(dp_vip4 0)
 CLOSED=81
 bes="backend $(dp_be4 1) backend $(dp_be4 2) backend $(dp_be4 3)"
 if ! out=$(dp_km_batch 1 2>&1 <<-EOF
-	config set conn-max 64 timeout-tcp-syn 300 timeout-tcp-est 300 timeout-tcp-fin 10 flood-rate 0
+	config set conn-max 64 timeout-tcp-syn 5m timeout-tcp-est 5m timeout-tcp-fin 10s flood-rate 0
 	service add $V:$DP_STREAM_PORT/tcp $bes
 	service add $V:$DP_HTTP_PORT/tcp $bes
 	service add $V:$CLOSED/tcp $bes

@@ -21,7 +21,7 @@ S7000="$V:$DP_STREAM_PORT/tcp"
 S80="$V:$DP_HTTP_PORT/tcp"
 bes="backend $(B 1) backend $(B 2) backend $(B 3)"
 if ! out=$(dp_km_batch 1 2>&1 <<-EOF
-	config set timeout-udp 3600
+	config set timeout-udp 1h
 	service add $S7000 $bes
 	service add $S80 $bes
 	service add $V:$DP_UDP_PORT/udp $bes

@@ -27,7 +27,8 @@ fi
 
 # --- the same tables -----------------------------------------------------------------------------
 if dp_need_kmaglev "both LBs built the same 4 tables (digests)"; then
-	digests() { dp_km "$1" table show | awk '$1 == "table" { print $2, $NF }'; }
+	digests() { dp_km "$1" table show |
+		awk '$1 == "table" { for (i = 3; i < NF; i++) if ($i == "digest") print $2, $(i + 1) }'; }
 	d1=$(digests 1)
 	d2=$(digests 2)
 	if [[ -n $d1 && $d1 == "$d2" && $(wc -l <<<"$d1") -eq 4 ]]; then

@@ -2,6 +2,7 @@
 /* Unit tests for the value parsers: durations, seeds, numbers, enums, flags, addresses. */
 #include "helpers.h"
 #include "args.h"
+#include "schema.h"
 
 static void test_duration(void **state)
 {
@@ -13,13 +14,13 @@ static void test_duration(void **state)
 	assert_int_equal(ms, 1500);
 	assert_int_equal(kmg_parse_duration("2m", &ms), 0);
 	assert_int_equal(ms, 120000);
-	assert_int_equal(kmg_parse_duration("250", &ms), 0);
+	assert_int_equal(kmg_parse_duration("250ms", &ms), 0);
 	assert_int_equal(ms, 250);
-	assert_int_equal(kmg_parse_duration("0", &ms), 0);
+	assert_int_equal(kmg_parse_duration("0s", &ms), 0);
 	assert_int_equal(ms, 0);
 	assert_int_equal(kmg_parse_duration("24h", &ms), 0);
 	assert_int_equal(ms, KMAGLEV_MS_MAX);
-	assert_int_equal(kmg_parse_duration("86400000", &ms), 0);
+	assert_int_equal(kmg_parse_duration("86400000ms", &ms), 0);
 	assert_int_equal(ms, 86400000);
 }
 
@@ -28,7 +29,10 @@ static void test_duration_bad(void **state)
 	uint32_t ms = 7;
 
 	assert_int_equal(kmg_parse_duration("25h", &ms), -ERANGE);
-	assert_int_equal(kmg_parse_duration("86400001", &ms), -ERANGE);
+	assert_int_equal(kmg_parse_duration("86400001ms", &ms), -ERANGE);
+	/* a bare number has no unit: -EDOM */
+	assert_int_equal(kmg_parse_duration("250", &ms), -EDOM);
+	assert_int_equal(kmg_parse_duration("0", &ms), -EDOM);
 	assert_int_equal(kmg_parse_duration("1441m", &ms), -ERANGE);
 	assert_int_equal(kmg_parse_duration("99999999999999999999", &ms), -ERANGE);
 	assert_int_equal(kmg_parse_duration("", &ms), -EINVAL);
@@ -42,11 +46,14 @@ static void test_duration_bad(void **state)
 
 	assert_int_equal(kmg_arg_duration("window", "1.5s", &ms), KMG_EUSAGE);
 	assert_string_equal(kmg_errmsg(),
-			    "invalid window \"1.5s\": expected a duration like 1500ms, 30s or 2m (a bare number is milliseconds)");
+			    "invalid window \"1.5s\": expected a duration like 1500ms, 30s, 15m or 2h");
+	assert_int_equal(kmg_arg_duration("window", "30", &ms), KMG_EUSAGE);
+	assert_string_equal(kmg_errmsg(),
+			    "invalid window \"30\": give a unit: 30ms, 30s, 30m or 30h");
 	assert_int_equal(kmg_arg_duration("ramp-time", "2d", &ms), KMG_EUSAGE);
 	assert_non_null(strstr(kmg_errmsg(), "invalid ramp-time \"2d\""));
 	assert_int_equal(kmg_arg_duration("window", "48h", &ms), KMG_EUSAGE);
-	assert_string_equal(kmg_errmsg(), "invalid window \"48h\": at most 24h (86400000 ms)");
+	assert_string_equal(kmg_errmsg(), "invalid window \"48h\": must be 0ms..24h");
 }
 
 static void test_duration_fmt(void **state)
@@ -146,39 +153,45 @@ static void test_enums(void **state)
 	uint32_t v;
 	char buf[64];
 
-	assert_int_equal(kmg_arg_hash("5tuple", &v), 0);
+	assert_int_equal(kmg_arg_enum("hash", &kmg_enum_hash, "5tuple", &v), 0);
 	assert_int_equal(v, KMAGLEV_HASH_FIVE_TUPLE);
-	assert_int_equal(kmg_arg_hash("3tuple", &v), 0);
+	assert_int_equal(kmg_arg_enum("hash", &kmg_enum_hash, "3tuple", &v), 0);
 	assert_int_equal(v, KMAGLEV_HASH_THREE_TUPLE);
-	assert_int_equal(kmg_arg_hash("src", &v), 0);
+	assert_int_equal(kmg_arg_enum("hash", &kmg_enum_hash, "src", &v), 0);
 	assert_int_equal(v, KMAGLEV_HASH_SRC_ADDR);
-	assert_int_equal(kmg_arg_hash("src-addr", &v), 0);
+	assert_int_equal(kmg_arg_enum("hash", &kmg_enum_hash, "src-addr", &v), 0);
 	assert_int_equal(v, KMAGLEV_HASH_SRC_ADDR);
-	assert_int_equal(kmg_arg_hash("4tuple", &v), KMG_EUSAGE);
-	assert_string_equal(kmg_errmsg(), "invalid hash \"4tuple\": must be 5tuple, 3tuple or src");
-	assert_string_equal(kmg_fmt_hash(KMAGLEV_HASH_THREE_TUPLE), "3tuple");
+	assert_int_equal(kmg_arg_enum("hash", &kmg_enum_hash, "4tuple", &v), KMG_EUSAGE);
+	assert_string_equal(kmg_errmsg(),
+			    "invalid hash \"4tuple\": must be five-tuple, three-tuple or src-addr");
+	/* the spec's names print, and parse back */
+	assert_string_equal(kmg_fmt_enum(&kmg_enum_hash, KMAGLEV_HASH_THREE_TUPLE, buf,
+					 sizeof(buf)), "three-tuple");
+	assert_string_equal(kmg_fmt_enum(&kmg_enum_hash, 9, buf, sizeof(buf)), "9");
 
-	assert_int_equal(kmg_arg_state("drain", &v), 0);
+	assert_int_equal(kmg_arg_enum("state", &kmg_enum_backend_state, "drain", &v), 0);
 	assert_int_equal(v, KMAGLEV_BACKEND_STATE_DRAIN);
-	assert_int_equal(kmg_arg_state("off", &v), KMG_EUSAGE);
+	assert_int_equal(kmg_arg_enum("state", &kmg_enum_backend_state, "off", &v), KMG_EUSAGE);
 	assert_string_equal(kmg_errmsg(), "invalid state \"off\": must be up, drain or down");
-	assert_int_equal(kmg_arg_encap("gre", &v), 0);
+	assert_int_equal(kmg_arg_enum("encap", &kmg_enum_encap, "gre", &v), 0);
 	assert_int_equal(v, KMAGLEV_ENCAP_GRE);
-	assert_int_equal(kmg_arg_encap("vxlan", &v), KMG_EUSAGE);
+	assert_int_equal(kmg_arg_enum("encap", &kmg_enum_encap, "vxlan", &v), KMG_EUSAGE);
 	assert_string_equal(kmg_errmsg(), "invalid encap \"vxlan\": must be ipip or gre");
 
-	assert_int_equal(kmg_arg_flags("echo,resched", &v), 0);
+	assert_int_equal(kmg_arg_flags("flags", &kmg_enum_service_flags, "echo,resched", &v), 0);
 	assert_int_equal(v, KMAGLEV_SERVICE_FLAGS_ECHO | KMAGLEV_SERVICE_FLAGS_RESCHED);
-	assert_string_equal(kmg_fmt_flags(v, buf, sizeof(buf)), "echo,resched");
-	assert_int_equal(kmg_arg_flags("none", &v), 0);
+	assert_string_equal(kmg_fmt_flags(&kmg_enum_service_flags, v, buf, sizeof(buf)),
+			    "echo,resched");
+	assert_int_equal(kmg_arg_flags("flags", &kmg_enum_service_flags, "none", &v), 0);
 	assert_int_equal(v, 0);
-	assert_string_equal(kmg_fmt_flags(0, buf, sizeof(buf)), "none");
-	assert_int_equal(kmg_arg_flags("defrag", &v), 0);
+	assert_string_equal(kmg_fmt_flags(&kmg_enum_service_flags, 0, buf, sizeof(buf)), "none");
+	assert_int_equal(kmg_arg_flags("flags", &kmg_enum_service_flags, "defrag", &v), 0);
 	assert_int_equal(v, KMAGLEV_SERVICE_FLAGS_DEFRAG);
-	assert_int_equal(kmg_arg_flags("echo,nope", &v), KMG_EUSAGE);
+	assert_int_equal(kmg_arg_flags("flags", &kmg_enum_service_flags, "echo,nope", &v),
+			 KMG_EUSAGE);
 	assert_string_equal(kmg_errmsg(),
-			    "invalid flags \"echo,nope\": unknown flag \"nope\" (expected echo, defrag, resched, or none)");
-	assert_int_equal(kmg_arg_flags("", &v), KMG_EUSAGE);
+			    "invalid flags \"echo,nope\": unknown flag \"nope\" (expected echo, defrag or resched, or none)");
+	assert_int_equal(kmg_arg_flags("flags", &kmg_enum_service_flags, "", &v), KMG_EUSAGE);
 }
 
 static void test_addresses(void **state)

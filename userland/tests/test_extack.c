@@ -347,7 +347,7 @@ static void test_big_request_refused(void **state)
 static void test_config_path(void **state)
 {
 	char rp[4096];
-	struct targv t = targv("conn-max 64 timeout-tcp-syn 5 flood-rate 10");
+	struct targv t = targv("conn-max 64 timeout-tcp-syn 5s flood-rate 10");
 	void *rq = kmg_req_buf(NULL);
 	const struct nlattr *a;
 	struct kmg_config c;

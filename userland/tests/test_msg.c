@@ -241,7 +241,7 @@ static void test_req_config(void **state)
 /* Connection-table settings go out as u32 attributes, exactly those given, seconds as is. */
 static void test_req_config_conn(void **state)
 {
-	struct targv t = targv("conn-max 64 timeout-tcp-est 2m timeout-udp 30 flood-rate 1000 "
+	struct targv t = targv("conn-max 64 timeout-tcp-est 2m timeout-udp 30s flood-rate 1000 "
 			       "probe-mark-min 4096 probe-mark-max 8191");
 	const struct nlattr *c, *a;
 	struct kmg_config cfg;

@@ -166,7 +166,7 @@ static void test_service_errors(void **state)
 	run_fails("service add 192.0.2.10 ramp 101", KMG_EUSAGE,
 		  "invalid ramp \"101\": must be 0..100");
 	run_fails("service add 192.0.2.10 hash 4tuple", KMG_EUSAGE,
-		  "invalid hash \"4tuple\": must be 5tuple, 3tuple or src");
+		  "invalid hash \"4tuple\": must be five-tuple, three-tuple or src-addr");
 	run_fails("service add 192.0.2.10 encap-src 10.0.0.1 encap-src 10.0.0.2", KMG_EUSAGE,
 		  "duplicate keyword \"encap-src\" for IPv4 (one per family)");
 	run_fails("service add 192.0.2.10 encap-src ::ffff:10.0.0.1", KMG_EUSAGE,
@@ -314,7 +314,7 @@ static void test_config(void **state)
 static void test_config_conn(void **state)
 {
 	struct kmg_config c;
-	struct targv t = targv("conn-max 64 timeout-tcp-syn 5 timeout-tcp-est 15m "
+	struct targv t = targv("conn-max 64 timeout-tcp-syn 5s timeout-tcp-est 15m "
 			       "timeout-tcp-fin 10s timeout-udp 1h flood-rate 0x10 "
 			       "probe-mark-min 0x100 probe-mark-max 511");
 
@@ -346,22 +346,30 @@ static void test_config_conn(void **state)
 	assert_true(KMG_HAS(&c, KMAGLEV_A_CONFIG_FLOOD_RATE));
 	assert_int_equal(c.flood_rate, 0);
 
-	run_fails("config set timeout-tcp-est 0", KMG_EUSAGE,
-		  "invalid timeout-tcp-est \"0\": must be 1s..604800s (7 days)");
-	run_fails("config set timeout-udp 604801", KMG_EUSAGE,
-		  "invalid timeout-udp \"604801\": must be 1s..604800s (7 days)");
+	run_fails("config set timeout-tcp-est 0s", KMG_EUSAGE,
+		  "invalid timeout-tcp-est \"0s\": must be 1s..168h");
+	run_fails("config set timeout-udp 604801s", KMG_EUSAGE,
+		  "invalid timeout-udp \"604801s\": must be 1s..168h");
 	run_fails("config set timeout-udp 169h", KMG_EUSAGE,
-		  "invalid timeout-udp \"169h\": must be 1s..604800s (7 days)");
+		  "invalid timeout-udp \"169h\": must be 1s..168h");
+	/* a bare number names no unit */
+	run_fails("config set timeout-udp 30", KMG_EUSAGE,
+		  "invalid timeout-udp \"30\": give a unit: 30s, 30s, 30m or 30h");
 	run_fails("config set timeout-tcp-syn 500ms", KMG_EUSAGE,
-		  "invalid timeout-tcp-syn \"500ms\": expected seconds like 30, 30s, 15m or 2h");
+		  "invalid timeout-tcp-syn \"500ms\": expected a duration like 30s, 15m or 2h");
 	run_fails("config set timeout-tcp-fin -1", KMG_EUSAGE,
-		  "invalid timeout-tcp-fin \"-1\": expected seconds like 30, 30s, 15m or 2h");
+		  "invalid timeout-tcp-fin \"-1\": expected a duration like 30s, 15m or 2h");
+	/* read-only counters are not settable; prefixes of settable keywords are */
+	run_fails("config set conns 5", KMG_EUSAGE,
+		  "conns is read-only (shown by \"kmaglev config show\")");
+	run_fails("config set timeout 5s", KMG_EUSAGE,
+		  "ambiguous keyword \"timeout\" in config set");
 	run_fails("config set conn-max 4294967296", KMG_EUSAGE,
 		  "invalid conn-max \"4294967296\": must be 0..4294967295");
 	run_fails("config set conn-max 10 conn-max 20", KMG_EUSAGE,
 		  "duplicate keyword \"conn-max\"");
 	run_fails("config set conns 5", KMG_EUSAGE,
-		  "conns is read-only (shown by \"config show\")");
+		  "conns is read-only (shown by \"kmaglev config show\")");
 	run_fails("config set probe-mark-min 0x200 probe-mark-max 0x100", KMG_EUSAGE,
 		  "invalid probe-mark-max \"256\": must not be below probe-mark-min (512)");
 }
@@ -370,8 +378,9 @@ static void test_seconds(void **state)
 {
 	uint32_t v = 0;
 
-	assert_int_equal(kmg_parse_seconds("1", &v), 0);
+	assert_int_equal(kmg_parse_seconds("1s", &v), 0);
 	assert_int_equal(v, 1);
+	assert_int_equal(kmg_parse_seconds("1", &v), -EDOM);
 	assert_int_equal(kmg_parse_seconds("2m", &v), 0);
 	assert_int_equal(v, 120);
 	assert_int_equal(kmg_parse_seconds("168h", &v), 0);
@@ -394,10 +403,11 @@ static void test_other_objects(void **state)
 		  "invalid service \"[2001:db8::1\": missing \"]\" after an IPv6 address");
 	run_fails("table frob", KMG_EUSAGE,
 		  "unknown command \"frob\" for table; try \"kmaglev table help\"");
-	run_fails("monitor all", KMG_EUSAGE, "unexpected \"all\" after \"monitor\"");
-	run_fails("family x", KMG_EUSAGE, "usage: kmaglev family [show]");
+	run_fails("monitor colour", KMG_EUSAGE,
+		  "unknown object \"colour\" for monitor; try \"kmaglev monitor help\"");
+	run_fails("family x", KMG_EUSAGE, "unknown command \"x\" for family; try \"kmaglev family help\"");
 	run_fails("nonsense", KMG_EUSAGE, "unknown object \"nonsense\"; try \"kmaglev help\"");
-	run_fails("s", KMG_EUSAGE, "ambiguous object \"s\": service, stats, simulate?");
+	run_fails("s", KMG_EUSAGE, "ambiguous object \"s\": service, stats, simulate, save?");
 }
 
 static void test_help(void **state)

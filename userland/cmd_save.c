@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmaglev CLI: "kmaglev save": the network namespace's whole configuration as the commands
+ * that make it, one per line, for "kmaglev -b FILE" (like ipvsadm -S and -R). Each service is
+ * one "service add" with all its backends, so a restore builds each table once. Settings are
+ * written from the field tables, skipping what only the kernel reports and what is at its
+ * "not set" zero; the seed is written in clear, since a restore must reproduce the tables.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "cli.h"
+#include "err.h"
+
+void kmg_usage_save(FILE *f)
+{
+	fprintf(f,
+		"Usage: kmaglev save\n"
+		"Writes \"config set\" and one \"service add\" per service, with its backends and\n"
+		"every setting, including the seed. \"kmaglev -b FILE\" restores it into a network\n"
+		"namespace without services (\"kmaglev service flush\" first).\n");
+}
+
+/* " key value" for every settable field of @s that is set. */
+static void save_fields(FILE *f, const struct kmg_object *obj, const void *s)
+{
+	uint64_t present = *(const uint64_t *)s;
+	struct kmg_out o = { .secrets = true };
+	char buf[INET6_ADDRSTRLEN + 64];
+	unsigned int i;
+
+	for (i = 0; i < obj->n; i++) {
+		const struct kmg_field *fd = &obj->fields[i];
+
+		if (!((present >> fd->attr) & 1) || fd->flags & (KMG_FF_RO | KMG_FF_KEY))
+			continue;
+		if (fd->flags & KMG_FF_OMIT0 && kmg_field_zero(obj, fd, s))
+			continue;
+		fprintf(f, " %s %s", kmg_field_key(obj, fd),
+			kmg_fmt_field(&o, obj, fd, s, buf, sizeof(buf)));
+	}
+}
+
+void kmg_save(FILE *f, const struct kmg_config *c, const struct kmg_msgs *sl)
+{
+	char buf[INET6_ADDRSTRLEN + 32];
+	unsigned int i, k;
+
+	fprintf(f, "# kmaglev save: restore with \"kmaglev -b FILE\" (into a netns without services)\n");
+	if (c && c->present) {
+		fputs("config set", f);
+		save_fields(f, &kmg_obj_config, c);
+		fputc('\n', f);
+	}
+	for (i = 0; i < sl->n; i++) {
+		const struct kmg_service *s = &sl->m[i].svc;
+
+		if (!KMG_HAS(&sl->m[i], KMAGLEV_A_SERVICE))
+			continue;
+		fprintf(f, "service add %s", kmg_fmt_svc_key(&s->key, buf, sizeof(buf)));
+		if (!KMG_HAS(s, KMAGLEV_A_SERVICE_SEED))
+			kmg_warn("the kernel did not give the seed of service %s (it needs CAP_NET_ADMIN over the netns): it restores with a zero seed",
+				 buf);
+		save_fields(f, &kmg_obj_service, s);
+		for (k = 0; k < s->nbe; k++) {
+			fprintf(f, " backend %s", kmg_fmt_addr(&s->be[k].addr, buf, sizeof(buf)));
+			save_fields(f, &kmg_obj_backend, &s->be[k]);
+		}
+		fputc('\n', f);
+	}
+}
+
+int kmg_cmd_save(struct kmg_ctx *ctx, int argc, char **argv)
+{
+	struct kmg_msgs cl = { 0 }, sl = { 0 }, bl = { 0 };
+	const struct kmg_config *c = NULL;
+	struct nlmsghdr *nlh;
+	unsigned int i;
+	void *buf;
+	int ret;
+
+	if (argc > 1)
+		return kmg_err(KMG_EUSAGE, "unexpected \"%s\" after \"save\"", argv[1]);
+	if (ctx->json)
+		return kmg_err(KMG_EUSAGE, "save writes commands, not JSON; drop -j");
+	buf = kmg_req_buf(NULL);
+	if (!buf)
+		return KMG_EFAIL;
+	kmg_config_req(buf, KMAGLEV_CMD_CONFIG_GET, NULL, &nlh);
+	ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, &cl, NULL);
+	if (!ret)
+		ret = kmg_service_req(buf, KMAGLEV_CMD_SERVICE_GET, NLM_F_DUMP, NULL, &nlh);
+	if (!ret)
+		ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, &sl, NULL);
+	if (!ret)
+		ret = kmg_service_req(buf, KMAGLEV_CMD_BACKEND_GET, NLM_F_DUMP, NULL, &nlh);
+	if (!ret)
+		ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, &bl, NULL);
+	if (!ret) {
+		for (i = 0; i < cl.n; i++)
+			if (KMG_HAS(&cl.m[i], KMAGLEV_A_CONFIG))
+				c = &cl.m[i].config;
+		kmg_attach_backends(&sl, &bl);
+		kmg_save(ctx->out, c, &sl);
+	}
+	kmg_msgs_free(&bl);
+	kmg_msgs_free(&sl);
+	kmg_msgs_free(&cl);
+	free(buf);
+	return ret;
+}
