@@ -163,8 +163,9 @@ int kmg_simulate_offline(const struct kmg_sim_args *sa, struct kmg_sim_result *r
 int kmg_simulate_live(const struct kmg_sim_args *sa, const struct kmg_service *s,
 		      const struct kmg_msgs *bl, const struct kmg_table *t,
 		      struct kmg_sim_info *info, struct kmg_sim_result *r);
-void kmg_sim_print(FILE *f, const struct kmg_sim_info *info, const struct kmg_sim_result *r);
-json_object *kmg_sim_json(const struct kmg_sim_info *info, const struct kmg_sim_result *r);
+/* The report: the service, the kernel's digest, both tables, each backend before and after. */
+void kmg_sim_out(struct kmg_out *o, const struct kmg_sim_info *info,
+		 const struct kmg_sim_result *r);
 
 /* Split a batch line into words in place; *argv is allocated. Returns the count or -1. */
 int kmg_split_line(char *line, char ***argv);

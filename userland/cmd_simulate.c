@@ -209,156 +209,95 @@ static const char *state_name(uint32_t v)
 	return v < kmg_enum_backend_state.n ? kmg_enum_backend_state.names[v] : "unknown";
 }
 
-static const char *pct(double f, char *buf, size_t len)
+static void out_summary(struct kmg_out *o, const char *what, const struct kmg_sim_set *s,
+			const struct kmg_sim_table *t)
 {
-	snprintf(buf, len, "%.3f%%", 100 * f);
-	return buf;
+	char buf[24];
+
+	kmg_out_line(o, "");
+	kmg_out_open(o, what);
+	kmg_out_label(o, what);
+	kmg_out_uint(o, "table-size", t->size);
+	kmg_out_uint(o, "backends", s->n);
+	kmg_out_uint(o, "eligible", t->n);
+	kmg_out_uint(o, "min-slots", t->min_slots);
+	kmg_out_uint(o, "max-slots", t->max_slots);
+	snprintf(buf, sizeof(buf), "0x%016" PRIx64, t->digest);
+	kmg_out_str(o, "digest", buf);
+	kmg_out_close(o);
 }
 
-static void print_summary(FILE *f, const char *what, const struct kmg_sim_set *s,
-			  const struct kmg_sim_table *t)
+/* One side of a backend's row: "before" or "after", or "-" (JSON null) if it has none. */
+static void out_side(struct kmg_out *o, const char *what, bool exists,
+		     const struct kmg_sim_backend *b, uint32_t slots, double share,
+		     const double *expected)
 {
-	fprintf(f, "%s table-size %u backends %u eligible %u min-slots %u max-slots %u digest 0x%016"
-		PRIx64 "\n", what, t->size, s->n, t->n, t->min_slots, t->max_slots, t->digest);
+	if (!exists) {
+		kmg_out_none(o, what);
+		return;
+	}
+	kmg_out_open(o, what);
+	kmg_out_label(o, what);
+	kmg_out_uint(o, "weight", b->weight);
+	kmg_out_str(o, "state", state_name(b->state));
+	kmg_out_uint(o, "slots", slots);
+	kmg_out_double(o, "share", 100 * share, 3, "%");
+	if (expected)
+		kmg_out_double(o, "expected", 100 * *expected, 3, "%");
+	kmg_out_close(o);
 }
 
-static void print_row(FILE *f, const struct kmg_sim_row *w)
-{
-	char addr[INET6_ADDRSTRLEN], p1[16], p2[16];
-	const struct kmg_sim_backend *b = w->after_exists ? &w->after : &w->before;
-
-	fprintf(f, "  backend %s", kmg_fmt_addr(&w->addr, addr, sizeof(addr)));
-	if (w->before_exists && w->after_exists && w->before.weight != w->after.weight)
-		fprintf(f, " weight %u -> %u", w->before.weight, w->after.weight);
-	else
-		fprintf(f, " weight %u", b->weight);
-	if (w->before_exists && w->after_exists && w->before.state != w->after.state)
-		fprintf(f, " state %s -> %s", state_name(w->before.state),
-			state_name(w->after.state));
-	else
-		fprintf(f, " state %s", state_name(b->state));
-	fprintf(f, " slots %u -> %u share %s -> %s", w->slots_before, w->slots_after,
-		pct(w->share_before, p1, sizeof(p1)), pct(w->share_after, p2, sizeof(p2)));
-	if (w->after_exists)
-		fprintf(f, " expected %s", pct(w->expected_after, p1, sizeof(p1)));
-	if (!w->before_exists)
-		fputs(" (added)", f);
-	if (!w->after_exists)
-		fputs(" (deleted)", f);
-	fputc('\n', f);
-}
-
-static void print_moved(FILE *f, const struct kmg_sim_result *r)
-{
-	char p[16];
-
-	if (r->moved.estimated)
-		fprintf(f, "moved about %s of flows to a different backend (estimated: the table size changes, so slots do not correspond)\n",
-			pct(r->moved.fraction, p, sizeof(p)));
-	else
-		fprintf(f, "moved %" PRIu64 " of %u slots (%s of flows) to a different backend\n",
-			r->moved.slots, r->tbefore.size, pct(r->moved.fraction, p, sizeof(p)));
-}
-
-void kmg_sim_print(FILE *f, const struct kmg_sim_info *info, const struct kmg_sim_result *r)
+void kmg_sim_out(struct kmg_out *o, const struct kmg_sim_info *info,
+		 const struct kmg_sim_result *r)
 {
 	char buf[INET6_ADDRSTRLEN + 32];
 	unsigned int i;
 
+	kmg_out_open(o, NULL);
+	kmg_out_label(o, "simulate");
+	kmg_out_str(o, "mode", info->svc ? "live" : "offline");
 	if (info->svc)
-		fprintf(f, "simulate service %s seed %s\n",
-			kmg_fmt_service_name(info->svc, buf, sizeof(buf)), info->seed_source);
-	else
-		fprintf(f, "simulate offline seed %s\n", info->seed_source);
-	print_summary(f, "current ", &r->before, &r->tbefore);
+		kmg_out_str(o, "service", kmg_fmt_service_name(info->svc, buf, sizeof(buf)));
+	kmg_out_str(o, "seed-source", info->seed_source);
 	if (info->has_kernel_digest) {
-		if (info->digest_match)
-			fprintf(f, "userspace table matches kernel (digest 0x%016" PRIx64 ")\n",
-				info->kernel_digest);
-		else
-			fprintf(f, "userspace table DOES NOT match kernel (digest 0x%016" PRIx64
-				" here, 0x%016" PRIx64 " in the kernel): %s\n", r->tbefore.digest,
-				info->kernel_digest, info->mismatch_hint ? info->mismatch_hint : "");
-	}
-	print_summary(f, "proposed", &r->after, &r->tafter);
-	for (i = 0; i < r->nrows; i++)
-		print_row(f, &r->rows[i]);
-	print_moved(f, r);
-}
-
-static json_object *json_summary(const struct kmg_sim_set *s, const struct kmg_sim_table *t)
-{
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "table-size", json_object_new_int64(t->size));
-	json_object_object_add(o, "backends", json_object_new_int64(s->n));
-	json_object_object_add(o, "eligible", json_object_new_int64(t->n));
-	json_object_object_add(o, "min-slots", json_object_new_int64(t->min_slots));
-	json_object_object_add(o, "max-slots", json_object_new_int64(t->max_slots));
-	json_object_object_add(o, "digest", kmg_json_hex64(t->digest));
-	return o;
-}
-
-static json_object *json_side(const struct kmg_sim_backend *b, uint32_t slots, double share,
-			      const double *expected)
-{
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "weight", json_object_new_int64(b->weight));
-	json_object_object_add(o, "state", json_object_new_string(state_name(b->state)));
-	json_object_object_add(o, "slots", json_object_new_int64(slots));
-	json_object_object_add(o, "share-pct", kmg_json_double(100 * share, 3));
-	if (expected)
-		json_object_object_add(o, "expected-pct", kmg_json_double(100 * *expected, 3));
-	return o;
-}
-
-json_object *kmg_sim_json(const struct kmg_sim_info *info, const struct kmg_sim_result *r)
-{
-	json_object *o = json_object_new_object(), *a, *m;
-	char addr[INET6_ADDRSTRLEN + 32];
-	unsigned int i;
-
-	json_object_object_add(o, "mode", json_object_new_string(info->svc ? "live" : "offline"));
-	if (info->svc)
-		json_object_object_add(o, "service", json_object_new_string(
-			kmg_fmt_service_name(info->svc, addr, sizeof(addr))));
-	json_object_object_add(o, "seed-source", json_object_new_string(info->seed_source));
-	if (info->has_kernel_digest) {
-		json_object *k = json_object_new_object();
-
-		json_object_object_add(k, "generation", json_object_new_int64(info->kernel_gen));
-		json_object_object_add(k, "digest", kmg_json_hex64(info->kernel_digest));
-		json_object_object_add(k, "match", json_object_new_boolean(info->digest_match));
+		kmg_out_line(o, "");
+		kmg_out_open(o, "kernel");
+		kmg_out_label(o, "kernel");
+		kmg_out_uint(o, "generation", info->kernel_gen);
+		snprintf(buf, sizeof(buf), "0x%016" PRIx64, info->kernel_digest);
+		kmg_out_str(o, "digest", buf);
+		kmg_out_bool(o, "match", info->digest_match);
 		if (!info->digest_match && info->mismatch_hint)
-			json_object_object_add(k, "hint",
-					       json_object_new_string(info->mismatch_hint));
-		json_object_object_add(o, "kernel", k);
+			kmg_out_str(o, "hint", info->mismatch_hint);
+		kmg_out_close(o);
 	}
-	json_object_object_add(o, "current", json_summary(&r->before, &r->tbefore));
-	json_object_object_add(o, "proposed", json_summary(&r->after, &r->tafter));
-	a = json_object_new_array();
+	out_summary(o, "current", &r->before, &r->tbefore);
+	out_summary(o, "proposed", &r->after, &r->tafter);
+	kmg_out_open_array(o, "backends");
 	for (i = 0; i < r->nrows; i++) {
 		const struct kmg_sim_row *w = &r->rows[i];
-		json_object *b = json_object_new_object();
 
-		json_object_object_add(b, "address", json_object_new_string(
-			kmg_fmt_addr(&w->addr, addr, sizeof(addr))));
-		json_object_object_add(b, "before", w->before_exists ?
-			json_side(&w->before, w->slots_before, w->share_before, NULL) : NULL);
-		json_object_object_add(b, "after", w->after_exists ?
-			json_side(&w->after, w->slots_after, w->share_after, &w->expected_after) :
-			NULL);
-		json_object_array_add(a, b);
+		kmg_out_open(o, NULL);
+		kmg_out_str(o, "backend", kmg_fmt_addr(&w->addr, buf, sizeof(buf)));
+		out_side(o, "before", w->before_exists, &w->before, w->slots_before,
+			 w->share_before, NULL);
+		out_side(o, "after", w->after_exists, &w->after, w->slots_after, w->share_after,
+			 &w->expected_after);
+		kmg_out_close(o);
 	}
-	json_object_object_add(o, "backends", a);
-	m = json_object_new_object();
-	json_object_object_add(m, "slots", r->moved.estimated ? NULL :
-			       json_object_new_int64(r->moved.slots));
-	json_object_object_add(m, "fraction", kmg_json_double(r->moved.fraction, 6));
-	json_object_object_add(m, "estimated", json_object_new_boolean(r->moved.estimated));
-	json_object_object_add(o, "moved", m);
-	return o;
+	kmg_out_close_array(o);
+	kmg_out_line(o, "");
+	kmg_out_open(o, "moved");
+	kmg_out_label(o, "moved");
+	/* a table size change moves slots that do not correspond: only an estimate */
+	if (r->moved.estimated)
+		kmg_out_none(o, "slots");
+	else
+		kmg_out_uint(o, "slots", r->moved.slots);
+	kmg_out_double(o, "fraction", r->moved.fraction, 6, NULL);
+	kmg_out_bool(o, "estimated", r->moved.estimated);
+	kmg_out_close(o);
+	kmg_out_close(o);
 }
 
 /* --- live mode ------------------------------------------------------------------------- */
@@ -458,6 +397,16 @@ int kmg_simulate_live(const struct kmg_sim_args *sa, const struct kmg_service *s
 	return 0;
 }
 
+static void sim_print(struct kmg_ctx *ctx, const struct kmg_sim_info *info,
+		      const struct kmg_sim_result *r)
+{
+	struct kmg_out o;
+
+	kmg_ctx_out(ctx, &o);
+	kmg_sim_out(&o, info, r);
+	kmg_out_end(&o);
+}
+
 static int simulate_live(struct kmg_ctx *ctx, struct kmg_sim_args *sa)
 {
 	struct kmg_msgs sl = { 0 }, bl = { 0 }, tl = { 0 };
@@ -470,10 +419,7 @@ static int simulate_live(struct kmg_ctx *ctx, struct kmg_sim_args *sa)
 		ret = kmg_simulate_live(sa, &sl.m[0].svc, &bl, &tl.m[0].table, &info, &r);
 	if (ret)
 		goto out;
-	if (ctx->json)
-		kmg_ctx_json(ctx, kmg_sim_json(&info, &r));
-	else
-		kmg_sim_print(ctx->out, &info, &r);
+	sim_print(ctx, &info, &r);
 	if (info.has_kernel_digest && !info.digest_match)
 		ret = kmg_err(KMG_EFAIL, "userspace table does not match the kernel's: %s",
 			      info.mismatch_hint);
@@ -505,10 +451,7 @@ int kmg_cmd_simulate(struct kmg_ctx *ctx, int argc, char **argv)
 	if (ret)
 		goto out;
 	info.seed_source = sa.has_seed ? "given" : "zero";
-	if (ctx->json)
-		kmg_ctx_json(ctx, kmg_sim_json(&info, &r));
-	else
-		kmg_sim_print(ctx->out, &info, &r);
+	sim_print(ctx, &info, &r);
 	kmg_sim_result_free(&r);
 out:
 	kmg_sim_args_free(&sa);

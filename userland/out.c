@@ -190,6 +190,14 @@ void kmg_out_num_text(struct kmg_out *o, const char *key, uint64_t v, const char
 		text(o, key, t);
 }
 
+void kmg_out_bool(struct kmg_out *o, const char *key, bool v)
+{
+	if (o->json)
+		add(o, key, json_object_new_boolean(v));
+	else
+		text(o, key, v ? "yes" : "no");
+}
+
 void kmg_out_none(struct kmg_out *o, const char *key)
 {
 	if (o->json)

@@ -51,6 +51,8 @@ void kmg_out_uint(struct kmg_out *o, const char *key, uint64_t v);
 void kmg_out_double(struct kmg_out *o, const char *key, double v, int dec, const char *unit);
 /* A number whose text form is @text ("30s"): durations. */
 void kmg_out_num_text(struct kmg_out *o, const char *key, uint64_t v, const char *text);
+/* JSON true/false, text "yes"/"no". */
+void kmg_out_bool(struct kmg_out *o, const char *key, bool v);
 /* JSON null, text "-". */
 void kmg_out_none(struct kmg_out *o, const char *key);
 /* A JSON-only member: the parts of a service's name (address, port, protocol). */

@@ -158,9 +158,9 @@ static void test_batch_runs_lines(void **state)
 				   "  simulate table-size 251 backend \"10.0.0.1\" then backend add 10.0.0.3 # grow\n",
 				   &o, &ctx), 0);
 	assert_int_equal(kmg_err_line(), 0);
-	assert_non_null(strstr(tout_text(&o), "current  table-size 251 backends 2 eligible 2"));
-	assert_non_null(strstr(tout_text(&o), "current  table-size 251 backends 1 eligible 1"));
-	assert_non_null(strstr(tout_text(&o), "(added)"));
+	assert_non_null(strstr(tout_text(&o), "current table-size 251 backends 2 eligible 2"));
+	assert_non_null(strstr(tout_text(&o), "current table-size 251 backends 1 eligible 1"));
+	assert_non_null(strstr(tout_text(&o), "backend 10.0.0.3 before - after "));
 	assert_false(ctx.nl_open);
 	tout_close(&o);
 }
@@ -179,7 +179,7 @@ static void test_batch_stops_at_bad_line(void **state)
 	assert_string_equal(stderr_of_err_print(),
 			    "kmaglev: line 3: invalid service \"192.0.2.300:80\": not an IPv4 or IPv6 address\n");
 	/* the first line ran, nothing was sent */
-	assert_non_null(strstr(tout_text(&o), "simulate offline"));
+	assert_non_null(strstr(tout_text(&o), "simulate mode offline"));
 	assert_false(ctx.nl_open);
 	tout_close(&o);
 

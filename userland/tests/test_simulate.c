@@ -547,6 +547,33 @@ static void test_errors(void **state)
 		  "invalid table-size \"250\": must be a prime between 251 and 16777213");
 }
 
+static json_object *sim_json(const struct kmg_sim_info *info, const struct kmg_sim_result *r)
+{
+	struct kmg_out o;
+	json_object *j;
+	struct tout t;
+
+	tout_open(&t);
+	kmg_out_init(&o, t.f, true, false);
+	kmg_sim_out(&o, info, r);
+	kmg_out_end(&o);
+	j = json_tokener_parse(tout_text(&t));
+	assert_non_null(j);
+	tout_close(&t);
+	return j;
+}
+
+static void sim_text(struct tout *t, const struct kmg_sim_info *info,
+		     const struct kmg_sim_result *r)
+{
+	struct kmg_out o;
+
+	tout_open(t);
+	kmg_out_init(&o, t->f, false, false);
+	kmg_sim_out(&o, info, r);
+	kmg_out_end(&o);
+}
+
 static void test_output(void **state)
 {
 	struct kmg_sim_info info = { .seed_source = "zero" };
@@ -556,19 +583,19 @@ static void test_output(void **state)
 
 	assert_int_equal(sim("table-size 251 backend 10.0.0.1 backend 10.0.0.2 weight 3 "
 			     "then backend del 10.0.0.1 backend add 10.0.0.3 weight 3", &r), 0);
-	tout_open(&t);
-	kmg_sim_print(t.f, &info, &r);
-	assert_non_null(strstr(tout_text(&t), "simulate offline seed zero\n"));
-	assert_non_null(strstr(tout_text(&t), "current  table-size 251 backends 2 eligible 2 "));
-	assert_non_null(strstr(tout_text(&t), "proposed table-size 251 backends 2 eligible 2 "));
+	sim_text(&t, &info, &r);
+	assert_non_null(strstr(tout_text(&t), "simulate mode offline seed-source zero\n"));
+	assert_non_null(strstr(tout_text(&t), "\ncurrent table-size 251 backends 2 eligible 2 "));
+	assert_non_null(strstr(tout_text(&t), "\nproposed table-size 251 backends 2 eligible 2 "));
 	assert_non_null(strstr(tout_text(&t),
-			       "  backend 10.0.0.1 weight 1 state up slots 63 -> 0 share 25.100% -> 0.000% (deleted)\n"));
-	assert_non_null(strstr(tout_text(&t), " expected 50.000% (added)\n"));
-	assert_non_null(strstr(tout_text(&t), "moved "));
-	assert_non_null(strstr(tout_text(&t), " of 251 slots ("));
+			       "\n  backend 10.0.0.1 before weight 1 state up slots 63 share 25.100% after -\n"));
+	assert_non_null(strstr(tout_text(&t), " expected 50.000%\n"));
+	assert_non_null(strstr(tout_text(&t), " before - after weight 3 state up slots "));
+	assert_non_null(strstr(tout_text(&t), "\nmoved slots "));
+	assert_non_null(strstr(tout_text(&t), " estimated no\n"));
 	tout_close(&t);
 
-	o = kmg_sim_json(&info, &r);
+	o = sim_json(&info, &r);
 	assert_true(json_object_object_get_ex(o, "mode", &v));
 	assert_string_equal(json_object_get_string(v), "offline");
 	assert_true(json_object_object_get_ex(o, "moved", &m));
@@ -591,16 +618,15 @@ static void test_output(void **state)
 	info.has_kernel_digest = true;
 	info.kernel_digest = r.tbefore.digest ^ 1;
 	info.mismatch_hint = "seed?";
-	tout_open(&t);
-	kmg_sim_print(t.f, &info, &r);
-	assert_non_null(strstr(tout_text(&t), "simulate service id 3 seed zero\n"));
-	assert_non_null(strstr(tout_text(&t), "userspace table DOES NOT match kernel"));
+	sim_text(&t, &info, &r);
+	assert_non_null(strstr(tout_text(&t), "simulate mode live service id 3 seed-source zero\n"));
+	assert_non_null(strstr(tout_text(&t), "\nkernel generation 0 digest 0x"));
+	assert_non_null(strstr(tout_text(&t), " match no hint seed?\n"));
 	tout_close(&t);
 	info.digest_match = true;
 	info.kernel_digest = r.tbefore.digest;
-	tout_open(&t);
-	kmg_sim_print(t.f, &info, &r);
-	assert_non_null(strstr(tout_text(&t), "userspace table matches kernel (digest 0x"));
+	sim_text(&t, &info, &r);
+	assert_non_null(strstr(tout_text(&t), " match yes\n"));
 	tout_close(&t);
 	kmg_sim_result_free(&r);
 }
