@@ -36,14 +36,8 @@ void kmg_ctx_close(struct kmg_ctx *ctx)
 
 struct nlmsghdr *kmg_req_start(void *buf, uint8_t cmd, uint16_t flags)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct genlmsghdr *g;
-
-	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
-	g->cmd = cmd;
-	g->version = KMAGLEV_FAMILY_VERSION;
-	return nlh;
+	/* the family id and sequence number are filled in when it is sent */
+	return kmg_genl_put(buf, 0, cmd, KMAGLEV_FAMILY_VERSION, flags);
 }
 
 int kmg_ctx_talk(struct kmg_ctx *ctx, struct nlmsghdr *nlh, mnl_cb_t cb, void *data, int *errp)
@@ -100,15 +94,12 @@ void kmg_ctx_out(struct kmg_ctx *ctx, struct kmg_out *o)
 int kmg_collect_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct kmg_msgs *l = data;
-	struct kmg_msg *p;
 
-	p = realloc(l->m, (l->n + 1) * sizeof(*p));
-	if (!p) {
+	if (kmg_grow(&l->m, l->n, sizeof(*l->m))) {
 		kmg_err(KMG_EFAIL, "out of memory");
 		errno = EBADMSG;
 		return MNL_CB_ERROR;
 	}
-	l->m = p;
 	if (kmg_msg_parse(nlh, &l->m[l->n])) {
 		errno = EBADMSG;
 		return MNL_CB_ERROR;

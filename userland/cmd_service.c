@@ -75,37 +75,18 @@ static int parse_backend_clause(struct kmg_args *a, struct kmg_service *s)
 	return kmg_check_backend(b, true);
 }
 
-static int backend_addr_cmp(const void *x, const void *y, void *arg)
-{
-	const struct kmg_backend *be = arg;
-
-	return kmg_addr_cmp(&be[*(const unsigned int *)x].addr, &be[*(const unsigned int *)y].addr);
-}
-
-/* Each address at most once in a backend list; sorting keeps this fast for 65535 backends. */
+/* Each address at most once in a backend list. */
 static int check_duplicate_backends(const struct kmg_service *s)
 {
+	const struct kmg_addr *dup;
 	char buf[INET6_ADDRSTRLEN];
-	unsigned int *idx, i;
-	int ret = 0;
 
-	if (s->nbe < 2)
-		return 0;
-	idx = malloc(s->nbe * sizeof(*idx));
-	if (!idx)
+	if (kmg_dup_addr(s->be, s->nbe, sizeof(*s->be), offsetof(struct kmg_backend, addr), &dup))
 		return kmg_err(KMG_EFAIL, "out of memory");
-	for (i = 0; i < s->nbe; i++)
-		idx[i] = i;
-	qsort_r(idx, s->nbe, sizeof(*idx), backend_addr_cmp, s->be);
-	for (i = 1; i < s->nbe; i++) {
-		if (kmg_addr_equal(&s->be[idx[i - 1]].addr, &s->be[idx[i]].addr)) {
-			ret = kmg_err(KMG_EUSAGE, "duplicate backend %s",
-				      kmg_fmt_addr(&s->be[idx[i]].addr, buf, sizeof(buf)));
-			break;
-		}
-	}
-	free(idx);
-	return ret;
+	if (dup)
+		return kmg_err(KMG_EUSAGE, "duplicate backend %s",
+			       kmg_fmt_addr(dup, buf, sizeof(buf)));
+	return 0;
 }
 
 int kmg_service_parse(int argc, char **argv, bool is_set, struct kmg_service *s)

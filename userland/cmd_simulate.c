@@ -73,7 +73,7 @@ static int parse_ws(struct kmg_args *a, bool *has_w, uint32_t *w, bool *has_s, u
 static int parse_change(struct kmg_args *a, const char *kw, struct kmg_sim_args *sa)
 {
 	static const char *const ops[] = { "add", "del", "set", "drain" };
-	struct kmg_sim_change c = { 0 }, *p;
+	struct kmg_sim_change c = { 0 };
 	const char *v = NULL;
 	int op;
 
@@ -111,10 +111,8 @@ static int parse_change(struct kmg_args *a, const char *kw, struct kmg_sim_args 
 			       "unknown change \"%s\" in simulate; expected \"backend add|del|set|drain ADDR ...\" or \"table-size M\"",
 			       kw);
 	}
-	p = realloc(sa->ch, (sa->nch + 1) * sizeof(*p));
-	if (!p)
+	if (kmg_grow(&sa->ch, sa->nch, sizeof(*sa->ch)))
 		return kmg_err(KMG_EFAIL, "out of memory");
-	sa->ch = p;
 	sa->ch[sa->nch++] = c;
 	return 0;
 }

@@ -87,22 +87,21 @@ static int merge_continued(struct kmg_msgs *l)
 
 	for (i = 0; i < l->n; i++) {
 		struct kmg_msg *m = &l->m[i], *p = n ? &l->m[n - 1] : NULL;
-		struct kmg_backend *be;
+		unsigned int k;
 
 		if (p && KMG_HAS(m, KMAGLEV_A_SERVICE) && !KMG_HAS(m, KMAGLEV_A_STATS) &&
 		    KMG_HAS(p, KMAGLEV_A_SERVICE) && KMG_HAS(&m->svc, KMAGLEV_A_SERVICE_ID) &&
 		    KMG_HAS(&p->svc, KMAGLEV_A_SERVICE_ID) && m->svc.id == p->svc.id) {
-			if (m->nbe) {
-				be = realloc(p->be, (p->nbe + m->nbe) * sizeof(*be));
-				if (!be) {
+			for (k = 0; k < m->nbe; k++) {
+				struct kmg_backend *b = kmg_backend_append(&p->be, &p->nbe);
+
+				if (!b) {
 					while (i < l->n)
 						l->m[n++] = l->m[i++];
 					l->n = n;
 					return kmg_err(KMG_EFAIL, "out of memory");
 				}
-				memcpy(be + p->nbe, m->be, m->nbe * sizeof(*be));
-				p->be = be;
-				p->nbe += m->nbe;
+				*b = m->be[k];
 			}
 			kmg_msg_free(m);
 			continue;

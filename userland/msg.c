@@ -202,13 +202,8 @@ struct kmg_backend *kmg_backend_append(struct kmg_backend **be, unsigned int *n)
 {
 	struct kmg_backend *p;
 
-	/* capacity 4, 8, 16, ...: grow when n reaches a power of two */
-	if (!*n || (*n >= 4 && !(*n & (*n - 1)))) {
-		p = realloc(*be, (*n ? *n * 2 : 4) * sizeof(**be));
-		if (!p)
-			return NULL;
-		*be = p;
-	}
+	if (kmg_grow(be, *n, sizeof(**be)))
+		return NULL;
 	p = &(*be)[(*n)++];
 	memset(p, 0, sizeof(*p));
 	return p;

@@ -379,17 +379,26 @@ int kmg_nl_talk(struct kmg_nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data
 	return !ret && intr ? -EINTR : ret;
 }
 
-struct nlmsghdr *kmg_nl_msg(struct kmg_nl *nl, void *buf, uint8_t cmd, uint16_t flags)
+struct nlmsghdr *kmg_genl_put(void *buf, uint16_t type, uint8_t cmd, uint8_t version,
+			      uint16_t flags)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct genlmsghdr *g;
 
-	nlh->nlmsg_type = nl->family_id;
+	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	nlh->nlmsg_seq = ++nl->seq;
 	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
 	g->cmd = cmd;
-	g->version = nl->family_version ? nl->family_version : 1;
+	g->version = version;
+	return nlh;
+}
+
+struct nlmsghdr *kmg_nl_msg(struct kmg_nl *nl, void *buf, uint8_t cmd, uint16_t flags)
+{
+	struct nlmsghdr *nlh = kmg_genl_put(buf, nl->family_id, cmd,
+					    nl->family_version ? nl->family_version : 1, flags);
+
+	nlh->nlmsg_seq = ++nl->seq;
 	return nlh;
 }
 

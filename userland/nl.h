@@ -92,6 +92,9 @@ struct kmg_nl {
 int kmg_nl_open(struct kmg_nl *nl, const char *family);
 void kmg_nl_close(struct kmg_nl *nl);
 
+/* A generic netlink request header for @cmd of family @type in @buf. */
+struct nlmsghdr *kmg_genl_put(void *buf, uint16_t type, uint8_t cmd, uint8_t version,
+			      uint16_t flags);
 /* Start a request for @cmd of the opened family in @buf (MNL_SOCKET_BUFFER_SIZE or larger). */
 struct nlmsghdr *kmg_nl_msg(struct kmg_nl *nl, void *buf, uint8_t cmd, uint16_t flags);
 

@@ -21,51 +21,27 @@ static int find(const struct kmg_sim_set *s, const struct kmg_addr *a)
 
 int kmg_sim_set_add(struct kmg_sim_set *s, const struct kmg_sim_backend *b)
 {
-	struct kmg_sim_backend *p;
-
 	if (s->n >= KMAGLEV_BACKENDS_PER_SERVICE_MAX)
 		return kmg_err(KMG_EUSAGE, "too many backends (at most %u)",
 			       KMAGLEV_BACKENDS_PER_SERVICE_MAX);
-	/* capacity in powers of two */
-	if (!(s->n & (s->n - 1))) {
-		p = realloc(s->be, (s->n ? 2 * s->n : 1) * sizeof(*p));
-		if (!p)
-			return kmg_err(KMG_EFAIL, "out of memory");
-		s->be = p;
-	}
+	if (kmg_grow(&s->be, s->n, sizeof(*s->be)))
+		return kmg_err(KMG_EFAIL, "out of memory");
 	s->be[s->n++] = *b;
 	return 0;
 }
 
-static int be_cmp(const void *x, const void *y)
-{
-	return kmg_addr_cmp(&((const struct kmg_sim_backend *)x)->addr,
-			    &((const struct kmg_sim_backend *)y)->addr);
-}
-
 int kmg_sim_set_check(const struct kmg_sim_set *s)
 {
+	const struct kmg_addr *dup;
 	char addr[INET6_ADDRSTRLEN];
-	struct kmg_sim_backend *c;
-	unsigned int i;
-	int ret = 0;
 
-	if (s->n < 2)
-		return 0;
-	c = malloc(s->n * sizeof(*c));
-	if (!c)
+	if (kmg_dup_addr(s->be, s->n, sizeof(*s->be), offsetof(struct kmg_sim_backend, addr),
+			 &dup))
 		return kmg_err(KMG_EFAIL, "out of memory");
-	memcpy(c, s->be, s->n * sizeof(*c));
-	qsort(c, s->n, sizeof(*c), be_cmp);
-	for (i = 1; i < s->n; i++) {
-		if (!be_cmp(&c[i - 1], &c[i])) {
-			ret = kmg_err(KMG_EUSAGE, "duplicate backend %s",
-				      kmg_fmt_addr(&c[i].addr, addr, sizeof(addr)));
-			break;
-		}
-	}
-	free(c);
-	return ret;
+	if (dup)
+		return kmg_err(KMG_EUSAGE, "duplicate backend %s",
+			       kmg_fmt_addr(dup, addr, sizeof(addr)));
+	return 0;
 }
 
 void kmg_sim_set_free(struct kmg_sim_set *s)

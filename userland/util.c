@@ -236,3 +236,52 @@ bool kmg_addr_is_multicast(const struct kmg_addr *a)
 		return IN_MULTICAST(ntohl(a->v4.s_addr));
 	return IN6_IS_ADDR_MULTICAST(&a->v6);
 }
+
+int kmg_grow(void *arr, unsigned int n, size_t size)
+{
+	void **p = arr, *q;
+
+	if (n && (n & (n - 1)))
+		return 0;
+	q = realloc(*p, (n ? 2 * (size_t)n : 1) * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	return 0;
+}
+
+struct dup_sort {
+	const char *arr;
+	size_t size, off;
+};
+
+static int dup_cmp(const void *x, const void *y, void *arg)
+{
+	const struct dup_sort *d = arg;
+
+	return kmg_addr_cmp((const void *)(d->arr + *(const unsigned int *)x * d->size + d->off),
+			    (const void *)(d->arr + *(const unsigned int *)y * d->size + d->off));
+}
+
+int kmg_dup_addr(const void *arr, unsigned int n, size_t size, size_t off,
+		 const struct kmg_addr **dup)
+{
+	struct dup_sort d = { arr, size, off };
+	unsigned int *idx, i;
+
+	*dup = NULL;
+	if (n < 2)
+		return 0;
+	idx = malloc(n * sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	/* sorting keeps this fast for 65535 backends */
+	qsort_r(idx, n, sizeof(*idx), dup_cmp, &d);
+	for (i = 1; i < n && !*dup; i++)
+		if (!dup_cmp(&idx[i - 1], &idx[i], &d))
+			*dup = (const void *)(d.arr + idx[i] * size + off);
+	free(idx);
+	return 0;
+}

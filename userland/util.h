@@ -36,6 +36,20 @@ int kmg_parse_svc_spec(const char *s, struct kmg_svc_key *k);
 int kmg_parse_svc_spec_why(const char *s, struct kmg_svc_key *k, const char **why);
 const char *kmg_fmt_svc_key(const struct kmg_svc_key *k, char *buf, size_t len);
 
+/*
+ * Arrays that grow in powers of two: make room for element @n of *@arr (elements of @size
+ * bytes), reallocating when @n is 0 or a power of two. Every array appended to with it must
+ * only ever be grown with it. 0, or -ENOMEM with *@arr unchanged.
+ */
+int kmg_grow(void *arr, unsigned int n, size_t size);
+
+/*
+ * An address that occurs twice among the @n elements of @arr (@size bytes each, a struct
+ * kmg_addr at @off): *@dup points at it, or is NULL. 0, or -ENOMEM.
+ */
+int kmg_dup_addr(const void *arr, unsigned int n, size_t size, size_t off,
+		 const struct kmg_addr **dup);
+
 /* The 16-byte form the kernel sorts and hashes: IPv4 as IPv4-mapped IPv6. */
 void kmg_addr_to16(const struct kmg_addr *a, uint8_t out[16]);
 void kmg_addr_from16(struct kmg_addr *a, const uint8_t in[16]);
