@@ -80,11 +80,6 @@ int kmg_ctx_talk(struct kmg_ctx *ctx, struct nlmsghdr *nlh, mnl_cb_t cb, void *d
 	return kmg_err(KMG_EFAIL, "%s", buf);
 }
 
-void kmg_ctx_json(struct kmg_ctx *ctx, json_object *o)
-{
-	kmg_json_print(ctx->out, o, ctx->pretty);
-}
-
 void kmg_ctx_out(struct kmg_ctx *ctx, struct kmg_out *o)
 {
 	kmg_out_init(o, ctx->out, ctx->json, ctx->pretty);

@@ -46,8 +46,6 @@ struct nlmsghdr *kmg_req_start(void *buf, uint8_t cmd, uint16_t flags);
  */
 int kmg_ctx_talk(struct kmg_ctx *ctx, struct nlmsghdr *nlh, mnl_cb_t cb, void *data, int *errp);
 
-/* Print @o (and drop it) as the command's JSON output. */
-void kmg_ctx_json(struct kmg_ctx *ctx, json_object *o);
 /* A writer for the command's output, text or JSON as the options say. */
 void kmg_ctx_out(struct kmg_ctx *ctx, struct kmg_out *o);
 

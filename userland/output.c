@@ -22,7 +22,8 @@ const char *kmg_fmt_service_name(const struct kmg_service *s, char *buf, size_t 
 
 /* --- table rows ------------------------------------------------------------------------ */
 
-struct kmg_table_row *kmg_table_rows(const struct kmg_table *t, unsigned int *n)
+/* Rows for every backend of @t; NULL (and *n = 0) if it has none. Caller frees. */
+static struct kmg_table_row *kmg_table_rows(const struct kmg_table *t, unsigned int *n)
 {
 	struct kmg_table_row *rows;
 	uint64_t wsum = 0;
@@ -314,24 +315,4 @@ void kmg_out_event(struct kmg_out *o, const struct kmg_msg *m)
 		kmg_out_fields(o, &kmg_obj_service, &tmp);
 		kmg_out_close(o);
 	}
-}
-
-/* --- JSON helpers ------------------------------------------------------------------------ */
-
-json_object *kmg_json_hex64(uint64_t v)
-{
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "0x%016" PRIx64, v);
-	return json_object_new_string(buf);
-}
-
-void kmg_json_print(FILE *f, json_object *obj, bool pretty)
-{
-	int flags = JSON_C_TO_STRING_NOSLASHESCAPE |
-		    (pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED :
-		     JSON_C_TO_STRING_PLAIN);
-
-	fprintf(f, "%s\n", json_object_to_json_string_ext(obj, flags));
-	json_object_put(obj);
 }

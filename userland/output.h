@@ -37,9 +37,6 @@ struct kmg_table_row {
 	double deviation;		/* share / expected - 1; 0 if not eligible */
 };
 
-/* Rows for every backend of @t; NULL (and *n = 0) if it has none. Caller frees. */
-struct kmg_table_row *kmg_table_rows(const struct kmg_table *t, unsigned int *n);
-
 /* Every field of @s that the rules above print. */
 void kmg_out_fields(struct kmg_out *o, const struct kmg_object *obj, const void *s);
 /* One field's value as text ("30s", "echo,defrag", "(hidden)"), as the CLI reads it back. */
@@ -66,10 +63,5 @@ void kmg_out_global(struct kmg_out *o, const struct kmg_stats *st,
 		    const struct kmg_global_stats *g);
 /* A notification's payload (after the event's own fields). */
 void kmg_out_event(struct kmg_out *o, const struct kmg_msg *m);
-
-/* "0x0123456789abcdef": 64-bit values that JSON readers must not round. */
-json_object *kmg_json_hex64(uint64_t v);
-/* Print @obj (and drop the reference): pretty, or on one line. */
-void kmg_json_print(FILE *f, json_object *obj, bool pretty);
 
 #endif
