@@ -1064,8 +1064,8 @@ static int kmg_nl_backend_apply(struct genl_info *info, bool add)
 	if (err)
 		goto out;
 	pos = kmg_backend_find(svc->be, svc->nbe, cfg.addr.b);
-	kmg_notify_backend(svc, svc->be[pos],
-			   add ? KMAGLEV_CMD_BACKEND_NEW_NTF : KMAGLEV_CMD_BACKEND_CHANGE_NTF, info);
+	kmg_notify_backend(svc, svc->be[pos], add ? KMAGLEV_CMD_BACKEND_NEW_NTF :
+			   KMAGLEV_CMD_BACKEND_CHANGE_NTF, info);
 	if (rebuilt)
 		kmg_notify_table_req(svc, info);
 out:
