@@ -59,12 +59,13 @@ static struct kmg_dump_ctx *kmg_dump_ctx(struct netlink_callback *cb)
 
 /*
  * Table and stats replies list the service's backends up to this many, so that every reply
- * fits in NLMSG_GOODSIZE (a page); beyond, per-backend slots and counters come from the
+ * fits in GENLMSG_DEFAULT_SIZE (with the headers, a page); beyond, per-backend slots and
+ * counters come from the
  * backend and stats dumps, which resume across messages.
  */
 static u32 kmg_nl_reply_backends(const struct kmg_service *svc)
 {
-	BUILD_BUG_ON(KMAGLEV_REPLY_BACKENDS_MAX * 160 > NLMSG_GOODSIZE - 512);
+	BUILD_BUG_ON(KMAGLEV_REPLY_BACKENDS_MAX * 160 > GENLMSG_DEFAULT_SIZE - 512);
 	return min_t(u32, svc->nbe, KMAGLEV_REPLY_BACKENDS_MAX);
 }
 
@@ -734,11 +735,20 @@ static void kmg_nl_multicast(struct kmg_net *kn, struct sk_buff *skb)
 	genlmsg_multicast_netns(&kmg_family, kn->net, skb, 0, KMAGLEV_NLGRP_EVENTS, GFP_KERNEL);
 }
 
+/* A notification was lost: tell the listeners (and free what was built of it). */
+static void kmg_nl_lost(struct kmg_net *kn, struct sk_buff *skb)
+{
+	nlmsg_free(skb);
+	genl_set_err(&kmg_family, kn->net, 0, KMAGLEV_NLGRP_EVENTS, -ENOBUFS);
+}
+
 /*
- * Notifications carry the portid and sequence number of the request that caused them, as
- * rtnetlink's do, so that a listener can tell its own changes from others'. Changes with no
- * request behind them (a migration ending) carry 0 and 0. The requester is not excluded from
- * the group: a monitor also sees what it did itself.
+ * Notifications carry the portid and sequence number of the request that caused them in their
+ * header (as rtnetlink stamps its notifications), so that a listener can tell its own changes
+ * from others'. Changes with no request behind them (a migration ending) carry 0 and 0. The
+ * requester is not excluded from the group: a monitor also sees what it did itself. A
+ * notification that cannot be built sets ENOBUFS on the listeners' sockets, so that they know
+ * to dump again.
  */
 static u32 kmg_ntf_portid(const struct genl_info *info)
 {
@@ -757,12 +767,14 @@ static void kmg_notify_service(struct kmg_service *svc, u8 cmd, const struct gen
 	kmg_nl_changed(svc->kn);
 	if (!kmg_nl_listeners(svc->kn))
 		return;
-	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!skb)
+	skb = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!skb) {
+		kmg_nl_lost(svc->kn, NULL);
 		return;
+	}
 	if (kmg_nl_fill_service(skb, svc, kmg_ntf_portid(info), kmg_ntf_seq(info), 0, cmd,
 				false)) {
-		nlmsg_free(skb);
+		kmg_nl_lost(svc->kn, skb);
 		return;
 	}
 	kmg_nl_multicast(svc->kn, skb);
@@ -776,12 +788,14 @@ static void kmg_notify_backend(struct kmg_service *svc, const struct kmg_backend
 	kmg_nl_changed(svc->kn);
 	if (!kmg_nl_listeners(svc->kn))
 		return;
-	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!skb)
+	skb = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!skb) {
+		kmg_nl_lost(svc->kn, NULL);
 		return;
+	}
 	if (kmg_nl_fill_backend(skb, svc, be, -1, kmg_ntf_portid(info), kmg_ntf_seq(info), 0,
 				cmd)) {
-		nlmsg_free(skb);
+		kmg_nl_lost(svc->kn, skb);
 		return;
 	}
 	kmg_nl_multicast(svc->kn, skb);
@@ -795,12 +809,14 @@ static void kmg_notify_table_req(struct kmg_service *svc, const struct genl_info
 	kmg_nl_changed(svc->kn);
 	if (!kmg_nl_listeners(svc->kn))
 		return;
-	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!skb)
+	skb = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!skb) {
+		kmg_nl_lost(svc->kn, NULL);
 		return;
+	}
 	if (kmg_nl_fill_table(skb, svc, kmg_ntf_portid(info), kmg_ntf_seq(info),
 			      KMAGLEV_CMD_TABLE_NTF, false)) {
-		nlmsg_free(skb);
+		kmg_nl_lost(svc->kn, skb);
 		return;
 	}
 	kmg_nl_multicast(svc->kn, skb);
@@ -944,19 +960,24 @@ int kmaglev_nl_service_del_doit(struct sk_buff *skb, struct genl_info *info)
 int kmaglev_nl_service_flush_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct kmg_net *kn = kmg_info_kn(info);
-	struct kmg_service *svc;
-	unsigned long id;
+	struct sk_buff *ntf;
+	void *hdr;
 
 	mutex_lock(&kn->lock);
-	/* A listener learns of a flush as the deletion of each service. */
-	if (kmg_nl_listeners(kn)) {
-		xa_for_each(&kn->services, id, svc) {
-			kmg_notify_service(svc, KMAGLEV_CMD_SERVICE_DEL_NTF, info);
-			cond_resched();
-		}
-	}
 	kmg_service_flush(kn);
 	kmg_nl_changed(kn);
+	/* one notification for all: a service-del each could overrun the listeners */
+	if (kmg_nl_listeners(kn)) {
+		ntf = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
+		hdr = ntf ? kmg_nl_hdr(ntf, info->snd_portid, info->snd_seq, 0,
+				       KMAGLEV_CMD_SERVICE_FLUSH_NTF) : NULL;
+		if (hdr) {
+			genlmsg_end(ntf, hdr);
+			kmg_nl_multicast(kn, ntf);
+		} else {
+			kmg_nl_lost(kn, ntf);
+		}
+	}
 	mutex_unlock(&kn->lock);
 	return 0;
 }
@@ -972,7 +993,7 @@ int kmaglev_nl_service_get_doit(struct sk_buff *skb, struct genl_info *info)
 	err = kmg_nl_svc_tb(info, tb, KMG_SVC_KEY_ATTRS);
 	if (err)
 		return err;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	mutex_lock(&kn->lock);
@@ -1131,7 +1152,7 @@ int kmaglev_nl_backend_get_doit(struct sk_buff *skb, struct genl_info *info)
 	err = kmg_nl_backend_req(info, KMG_BE_KEY_ATTRS, &cfg, tb);
 	if (err)
 		return err;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	mutex_lock(&kn->lock);
@@ -1292,7 +1313,7 @@ int kmaglev_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 			err = PTR_ERR(svc);
 			goto err_unlock;
 		}
-		msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+		msg = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
 		if (!msg) {
 			err = -ENOMEM;
 			goto err_unlock;
@@ -1301,7 +1322,7 @@ int kmaglev_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 		goto done;
 	}
 	/* The whole netns: the sum over its services, and the packet path's counters. */
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg) {
 		err = -ENOMEM;
 		goto err_unlock;
@@ -1431,7 +1452,7 @@ int kmaglev_nl_table_get_doit(struct sk_buff *skb, struct genl_info *info)
 		err = PTR_ERR(svc);
 		goto out;
 	}
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg) {
 		err = -ENOMEM;
 		goto out;
@@ -1454,7 +1475,7 @@ int kmaglev_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct sk_buff *msg;
 	void *hdr;
 
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
 	hdr = kmg_nl_hdr(msg, info->snd_portid, info->snd_seq, 0, KMAGLEV_CMD_CONFIG_GET);

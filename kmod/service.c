@@ -639,6 +639,7 @@ void kmg_service_flush(struct kmg_net *kn)
 	xa_for_each(&kn->services, id, svc) {
 		kmg_service_unlink(svc);
 		list_add(&svc->dead_list, &dead);
+		cond_resched();
 	}
 	kmg_services_stop(kn);
 	if (list_empty(&dead))

@@ -18,11 +18,11 @@ void kmg_usage_monitor(FILE *f)
 	fprintf(f,
 		"Usage: kmaglev [-t] [-j] monitor [all | OBJECT...]\n"
 		"OBJECT := service | backend | table\n"
-		"Prints service-new, service-del, service-change, backend-new, backend-del,\n"
-		"backend-change and table-change events of the chosen objects (default all) until\n"
-		"interrupted, one per line. Each names who made the change: the netlink portid\n"
-		"and sequence number of the request (0 for the kernel's own, a migration ending),\n"
-		"and the command of the process whose pid is that portid, where there is one.\n"
+		"Prints service-new, service-del, service-change, service-flush, backend-new,\n"
+		"backend-del, backend-change and table-change events of the chosen objects (default\n"
+		"all) until interrupted, one per line. Each names who made the change: the netlink\n"
+		"portid and sequence number of the request (0 for the kernel's own, a migration\n"
+		"ending). After \"events lost\", dump the configuration again.\n"
 		"-t adds the time each event arrived. With -j, one JSON object per line.\n");
 }
 
@@ -49,6 +49,7 @@ static unsigned int event_object(uint8_t cmd)
 	case KMAGLEV_CMD_SERVICE_NEW_NTF:
 	case KMAGLEV_CMD_SERVICE_DEL_NTF:
 	case KMAGLEV_CMD_SERVICE_CHANGE_NTF:
+	case KMAGLEV_CMD_SERVICE_FLUSH_NTF:
 		return KMG_MON_SERVICE;
 	case KMAGLEV_CMD_BACKEND_NEW_NTF:
 	case KMAGLEV_CMD_BACKEND_DEL_NTF:
@@ -57,24 +58,6 @@ static unsigned int event_object(uint8_t cmd)
 	default:
 		return KMG_MON_TABLE;
 	}
-}
-
-/* The command name of process @pid, if there is one ("" otherwise). */
-static const char *comm_of(uint32_t pid, char *buf, size_t len)
-{
-	char path[48];
-	FILE *f;
-
-	buf[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
-	f = pid ? fopen(path, "r") : NULL;
-	if (!f)
-		return buf;
-	if (!fgets(buf, len, f))
-		buf[0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	fclose(f);
-	return buf;
 }
 
 /* Print one notification; anything else on the socket is ignored. */
@@ -113,8 +96,6 @@ int kmg_monitor_event(struct kmg_ctx *ctx, const struct nlmsghdr *nlh)
 	kmg_out_str(&o, "event", name ? name : "unknown");
 	kmg_out_uint(&o, "portid", nlh->nlmsg_pid);
 	kmg_out_uint(&o, "seq", nlh->nlmsg_seq);
-	if (*comm_of(nlh->nlmsg_pid, buf, sizeof(buf)))
-		kmg_out_str(&o, "comm", buf);
 	kmg_out_event(&o, &m);
 	kmg_out_close(&o);
 	kmg_out_end(&o);

@@ -624,6 +624,7 @@ const char *kmg_cmd_name(uint8_t cmd)
 		[KMAGLEV_CMD_BACKEND_DEL_NTF] = "backend-del",
 		[KMAGLEV_CMD_BACKEND_CHANGE_NTF] = "backend-change",
 		[KMAGLEV_CMD_TABLE_NTF] = "table-change",
+		[KMAGLEV_CMD_SERVICE_FLUSH_NTF] = "service-flush",
 	};
 
 	return cmd <= KMAGLEV_CMD_MAX && names[cmd] ? names[cmd] : NULL;

@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib.sh"
 kmg_require_root
 kmg_require_cmd ip unshare python3
 ktap_print_header
-ktap_set_plan 57
+ktap_set_plan 58
 
 # Object counts of the large cases; the debug kernel (KASAN, about ten times slower) runs them
 # smaller, still several dump messages each.
@@ -244,7 +244,21 @@ for _ in $(seq 1 100); do
 	sleep 0.2
 done
 ktap_test_result "netns deletion frees its services" test "$(objects services)" -eq "$s0"
+# A flush is one event (not one per service), stamped with the flushing request.
+ev=$(mktemp)
+ip netns exec "$ns" timeout 60 "$KMAGLEV" -j monitor service >"$ev" &
+mon=$!
+sleep 1
 ip netns exec "$ns" "$KMAGLEV" service flush
+sleep 1
+kill $mon 2>/dev/null
+wait $mon 2>/dev/null
+ktap_test_result "a flush is one service-flush event with the request's portid and seq" $PY -c "
+import json
+ev = [json.loads(l) for l in open('$ev')]
+assert [e['event'] for e in ev] == ['service-flush'], ev
+assert ev[0]['portid'] > 0 and ev[0]['seq'] > 0, ev"
+rm -f "$ev"
 kmg_netns_cleanup
 for _ in $(seq 1 100); do
 	[[ $(objects services) -eq 0 && $(objects backends) -eq 0 && $(objects tables) -eq 0 ]] && break
