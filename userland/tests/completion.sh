@@ -1,0 +1,477 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Tests of the bash completion, completion/kmaglev: for every object and command, written in
+# full and as its shortest unique prefix, _kmaglev must offer exactly the expected words, and
+# every word it offers must be one the parser takes there: each is run through ./kmaglev
+# (with a sample value for a keyword) and must parse, i.e. succeed or fail only because
+# kmaglev.ko is not loaded. No bash-completion helpers and no kernel module are needed:
+# "kmaglev" is a shell function here, so the kernel's services and backends are what the test
+# says. TAP output ("ok N - name"); the exit status is non-zero if a case failed.
+#
+#   bash tests/completion.sh            (from userland/; "make check" runs it)
+set -u
+cd "$(dirname "$0")/.." || exit 1
+
+n=0
+failed=0
+ok() {
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+notok() {
+	n=$((n + 1))
+	echo "not ok $n - $1"
+	shift
+	local l
+	for l; do
+		echo "# $l"
+	done
+	failed=1
+}
+skip() {
+	n=$((n + 1))
+	echo "ok $n - $1 # SKIP $2"
+}
+
+# The parser, to check candidates with. With kmaglev.ko loaded the commands would change
+# this network namespace: then candidates are not run.
+BIN=./kmaglev
+NOT_LOADED='netlink family "kmaglev" not found (is kmaglev.ko loaded?)'
+run_parser=1
+if [[ ! -x $BIN ]]; then
+	run_parser=0
+	why_not="no ./kmaglev (make kmaglev)"
+elif "$BIN" family show >/dev/null 2>&1; then
+	run_parser=0
+	why_not="kmaglev.ko is loaded"
+fi
+
+# Does "kmaglev WORDS..." parse?
+parses() {
+	local err rc
+	err=$("$BIN" "$@" 2>&1 >/dev/null)
+	rc=$?
+	[[ $rc -eq 0 || $err == *"$NOT_LOADED"* ]]
+}
+
+# A sample value for each keyword, alternatives separated by "|"; "-" for none.
+declare -A SAMPLE=(
+	[table-size]=251 [hash]=five-tuple [flags]=echo [seed]=00112233445566778899aabbccddeeff
+	[ramp]=50 [ramp-time]=1s [window]=1s [max-conns]=1 [client-rate]=1
+	[encap-src4]=192.0.2.100 [encap-src6]=2001:db8::100 [encap-src]="192.0.2.100|2001:db8::100"
+	[backend]="10.0.0.99|add 10.0.0.99" [no-backends]=- [weight]=1 [state]=up
+	[encap]="gre|ipip" [gre-key]="7|7 encap gre"
+	[max-services]=1 [max-backends]=1 [conn-max]=1 [flood-rate]=1
+	[timeout-tcp-syn]=30s [timeout-tcp-est]=30s [timeout-tcp-fin]=30s [timeout-udp]=30s
+	[probe-mark-min]=0 [probe-mark-max]=4294967295 [then]=-
+	# simulate's changes, "backend OP ...": the sample lines have backend 10.0.0.1
+	[add]=10.0.0.99 [del]=10.0.0.1 [set]="10.0.0.1 weight 2" [drain]=10.0.0.1
+)
+
+# Would the parser take candidate $1 after words "${@:2}" (without "kmaglev")? As it is, or
+# with a sample value.
+candidate_parses() {
+	local cand=$1 alt
+	shift
+	parses "$@" "$cand" && return 0
+	[[ -n ${SAMPLE[$cand]-} ]] || return 1
+	local IFS='|'
+	local -a alts
+	read -ra alts <<<"${SAMPLE[$cand]}"
+	IFS=$' \t\n'
+	for alt in "${alts[@]}"; do
+		[[ $alt == - ]] && continue
+		# shellcheck disable=SC2086
+		parses "$@" "$cand" $alt && return 0
+	done
+	return 1
+}
+
+# Completion of the words "$@": the last is the one being completed.
+complete_words() {
+	unset COMP_LINE COMP_POINT
+	COMP_WORDS=("$@")
+	COMP_CWORD=$(($# - 1))
+	COMPREPLY=()
+	_kmaglev
+}
+
+# The words of LINE ("kmaglev" implied); a trailing space starts a new, empty word.
+split_line() {
+	read -ra WORDS <<<"$1"
+	[[ $1 == *" " || -z $1 ]] && WORDS+=("")
+}
+
+# Sorted, one per line.
+sorted() {
+	printf '%s\n' "$@" | sed '/^$/d' | sort -u
+}
+
+# check NAME LINE WANT [HOW]: the candidates for LINE are exactly WANT (a space-separated
+# set), and each parses after the words before it, alone or with a sample value (HOW
+# "novalidate": not run; "+WORDS": or with its sample value and WORDS after it, for candidates
+# that need more to parse, such as "service set SERVICE", or "weight" before the "encap gre"
+# that a gre-key needs).
+check() {
+	local name=$1 line=$2 want=$3 validate=${4:-validate} more=()
+	local -a WORDS wants
+	split_line "$line"
+	complete_words kmaglev "${WORDS[@]}"
+	local got wantl bad=() c
+	got=$(sorted "${COMPREPLY[@]}")
+	read -ra wants <<<"$want"
+	wantl=$(sorted "${wants[@]}")
+	if [[ $validate == +* ]]; then
+		read -ra more <<<"${validate#+}"
+		validate=validate
+	fi
+	if [[ $got != "$wantl" ]]; then
+		notok "$name" "kmaglev $line<TAB>" "want: $(tr '\n' ' ' <<<"$wantl")" \
+			" got: $(tr '\n' ' ' <<<"$got")"
+		return
+	fi
+	if [[ $validate == validate && $run_parser == 1 ]]; then
+		for c in "${COMPREPLY[@]}"; do
+			candidate_parses "$c" "${WORDS[@]:0:${#WORDS[@]}-1}" && continue
+			if ((${#more[@]})); then
+				local s=${SAMPLE[$c]-}
+				s=${s%%|*}
+				[[ $s == - ]] && s=""
+				# shellcheck disable=SC2086
+				parses "${WORDS[@]:0:${#WORDS[@]}-1}" "$c" $s "${more[@]}" && continue
+			fi
+			bad+=("$c")
+		done
+		if ((${#bad[@]})); then
+			notok "$name" "kmaglev $line<TAB>" "the parser refuses: ${bad[*]}"
+			return
+		fi
+	fi
+	ok "$name"
+}
+
+# --- abbreviations -------------------------------------------------------------------------
+
+OBJECTS="service backend stats table simulate monitor config save family help"
+declare -A COMMANDS=(
+	[service]="add set del show flush list" [backend]="add set del show drain list"
+	[config]="show set list" [table]="show list" [family]="show" [stats]="show"
+)
+
+# The shortest prefix of $1 that no other of "${@:2}" starts with.
+shortest() {
+	local w=$1 len other
+	shift
+	for ((len = 1; len < ${#w}; len++)); do
+		for other; do
+			[[ $other != "$w" && $other == "${w:0:len}"* ]] && continue 2
+		done
+		break
+	done
+	printf '%s' "${w:0:len}"
+}
+
+# case NAME LINE WANT [novalidate]: check LINE as written and with its object, and its
+# command if it has one, abbreviated to the shortest unique prefix.
+case_() {
+	local name=$1 line=$2 want=$3 v=${4:-validate}
+	local -a w
+	read -ra w <<<"$line"
+	check "$name" "$line" "$want" "$v"
+	[[ ${#w[@]} -ge 1 ]] || return
+	local obj=${w[0]} rest=${line#"${w[0]}"}
+	[[ " $OBJECTS " == *" $obj "* ]] || return
+	# shellcheck disable=SC2086
+	local o
+	o=$(shortest "$obj" $OBJECTS)
+	[[ $o != "$obj" ]] && check "$name ($o)" "$o$rest" "$want" "$v"
+	local cmds=${COMMANDS[$obj]-} cmd=${w[1]-}
+	if [[ -n $cmds && -n $cmd && " $cmds " == *" $cmd "* && $line == "$obj $cmd "* ]]; then
+		local c
+		# shellcheck disable=SC2086
+		c=$(shortest "$cmd" $cmds)
+		[[ $c != "$cmd" ]] && check "$name ($o $c)" "$o $c${rest#" $cmd"}" "$want" "$v"
+	fi
+}
+
+# The kernel, as far as completion asks it: "service show" and "backend show SERVICE".
+SERVICES=()
+KMAGLEV_CALLS=/tmp/kmaglev-completion-calls.$$
+trap 'rm -f "$KMAGLEV_CALLS"; rm -rf "$NETNS_DIR"' EXIT
+kmaglev() {
+	echo "$*" >>"$KMAGLEV_CALLS"
+	while [[ $1 == -* ]]; do
+		[[ $1 == -n ]] && shift
+		shift
+	done
+	case $1 in
+	service)
+		local s
+		for s in "${SERVICES[@]}"; do
+			echo "service $s id 1 table-size 251 hash five-tuple ramp 100 window 30s"
+		done
+		;;
+	backend)
+		((${#SERVICES[@]})) || return 1
+		echo "service $2 id 1"
+		echo "  backend 10.0.0.11 id 4 weight 1 state up encap ipip slots 125"
+		echo "  backend 2001:db8:1::12 id 5 weight 1 state up encap ipip slots 126"
+		;;
+	*) return 1 ;;
+	esac
+}
+
+run_cases() {
+	SERVICES=()
+	local SVC=192.0.2.1:80/tcp
+	local SVCKW="table-size hash flags seed ramp ramp-time window max-conns client-rate encap-src encap-src4 encap-src6"
+	local BEKW="weight state encap gre-key max-conns"
+	local CFGKW="max-services max-backends conn-max timeout-tcp-syn timeout-tcp-est timeout-tcp-fin timeout-udp flood-rate probe-mark-min probe-mark-max"
+
+	# options and objects
+	check "options" "-" "-j --json -p --pretty -b --batch -n --netns -t --timestamp --show-secrets -V --version -h --help" novalidate
+	check "objects" "" "$OBJECTS" novalidate
+	check "objects after options" "-j -t --show-secrets " "$OBJECTS" novalidate
+	check "objects after -n NETNS" "-n blue " "$OBJECTS" novalidate
+	check "objects: ambiguous prefix" "s" "service stats simulate save" novalidate
+	check "nothing after -b FILE" "-b lb.conf " ""
+	check "-b completes files" "-b completion/kmag" "completion/kmaglev" novalidate
+	check "-jb completes files" "-jb completion/kmag" "completion/kmaglev" novalidate
+	check "-n: no /run/netns" "-n " "" novalidate
+	_kmaglev_netns_dir=$NETNS_DIR
+	check "-n completes netns names" "-n " "blue red" novalidate
+	check "--netns completes netns names" "--netns r" "red" novalidate
+	check "-n takes paths" "-n $NETNS_DIR/b" "$NETNS_DIR/blue" novalidate
+	_kmaglev_netns_dir=/run/netns
+	check "unknown object" "x " ""
+	check "ambiguous object" "s " ""
+
+	# service
+	case_ "service commands" "service " "add set del show flush list help" novalidate
+	case_ "service add: SERVICE" "service add " ""
+	case_ "service add: options" "service add $SVC " "$SVCKW backend"
+	case_ "service add: not id" "service add id 3 " ""
+	case_ "service add: hash" "service add $SVC hash " "five-tuple three-tuple src-addr 5tuple 3tuple src"
+	case_ "service add: hash by prefix" "service add $SVC ha " "five-tuple three-tuple src-addr 5tuple 3tuple src"
+	case_ "service add: flags" "service add $SVC flags " "echo defrag resched none"
+	case_ "service add: flags list" "service add $SVC flags echo," "echo,defrag echo,resched"
+	case_ "service add: flags list, two" "service add $SVC flags echo,resched," "echo,resched,defrag"
+	case_ "service add: no none in a list" "service add $SVC flags none," ""
+	case_ "service add: flags partial" "service add $SVC flags de" "defrag"
+	case_ "service add: window" "service add $SVC window " "500ms 30s 5m 1h"
+	case_ "service add: window units" "service add $SVC window 30" "30ms 30s 30m"
+	case_ "service add: window unit started" "service add $SVC window 2m" "2m 2ms"
+	case_ "service add: ramp-time by prefix" "service add $SVC ramp- 24" "24ms 24s 24m 24h"
+	case_ "service add: ramp" "service add $SVC ramp " "0 50 100"
+	case_ "service add: table-size" "service add $SVC table-size " "$_kmaglev_primes"
+	case_ "service add: no value list" "service add $SVC seed " ""
+	case_ "service add: each option once" "service add $SVC table-size 251 hash src window 1s " \
+		"flags seed ramp ramp-time max-conns client-rate encap-src encap-src4 encap-src6 backend"
+	case_ "service add: prefixes count as given" "service add $SVC tab 251 h src " \
+		"flags seed ramp ramp-time window max-conns client-rate encap-src encap-src4 encap-src6 backend"
+	case_ "service add: encap-src IPv4" "service add $SVC encap-src 192.0.2.9 " \
+		"table-size hash flags seed ramp ramp-time window max-conns client-rate encap-src encap-src6 backend"
+	case_ "service add: encap-src both" "service add $SVC encap-src 192.0.2.9 encap-src6 :: " \
+		"table-size hash flags seed ramp ramp-time window max-conns client-rate backend"
+	case_ "service add: after an unknown word" "service add $SVC bogus 1 " ""
+	case_ "service add: after an ambiguous word" "service add $SVC r 1 " ""
+	case_ "service add: after a read-only field" "service add $SVC generation 1 " ""
+	case_ "service add: backend options" "service add $SVC backend 10.0.0.1 " "$BEKW backend"
+	case_ "service add: backend options, some given" "service add $SVC backend 10.0.0.1 weight 2 st up " \
+		"encap gre-key max-conns backend"
+	case_ "service add: encap ipip, no gre-key" "service add $SVC backend 10.0.0.1 encap ipip " \
+		"weight state max-conns backend"
+	case_ "service add: gre-key, encap gre" "service add $SVC backend 10.0.0.1 gre-key 7 encap " "gre"
+	case_ "service add: state" "service add $SVC backend 10.0.0.1 state " "up drain down"
+	case_ "service add: s is state in a backend" "service add $SVC backend 10.0.0.1 s " "up drain down"
+	case_ "service add: second backend" "service add $SVC backend 10.0.0.1 weight 2 backend 10.0.0.2 " \
+		"$BEKW backend"
+	case_ "service add: no service option after a backend" "service add $SVC backend 10.0.0.1 window 1s " ""
+	case_ "service set: SERVICE" "service set " ""
+	case_ "service set: options" "service set $SVC " "$SVCKW backend no-backends"
+	case_ "service set: id N" "service set id 3 " "$SVCKW backend no-backends"
+	case_ "service set: after no-backends" "service set $SVC no-backends " "$SVCKW"
+	case_ "service set: no no-backends after a backend" "service set $SVC backend 10.0.0.1 " "$BEKW backend"
+	case_ "service set: backends" "service set $SVC backend " ""
+	case_ "service del" "service del " ""
+	case_ "service del: nothing after" "service del $SVC " ""
+	case_ "service show" "service show " ""
+	case_ "service list" "service list " ""
+	case_ "service flush" "service flush " ""
+	case_ "service help" "service help " ""
+
+	# backend
+	case_ "backend commands" "backend " "add set del show drain list help" novalidate
+	check "backend: ambiguous command" "backend d " ""
+	case_ "backend add: options" "backend add $SVC 10.0.0.1 " "$BEKW"
+	case_ "backend add: options, id N" "backend add id 3 10.0.0.1 " "$BEKW"
+	case_ "backend add: encap ipip" "backend add $SVC 10.0.0.1 encap ipip " "weight state max-conns"
+	case_ "backend add: gre-key first" "backend add $SVC 10.0.0.1 gre-key 7 " "weight state encap max-conns" \
+		"+encap gre"
+	case_ "backend add: encap after gre-key" "backend add $SVC 10.0.0.1 gre-key 7 e" "encap"
+	case_ "backend add: encap value after gre-key" "backend add $SVC 10.0.0.1 gre-key 7 encap " "gre"
+	case_ "backend add: encap" "backend add $SVC 10.0.0.1 encap " "ipip gre"
+	case_ "backend add: state" "backend add $SVC 10.0.0.1 state " "up drain down"
+	case_ "backend add: duplicate" "backend add $SVC 10.0.0.1 weight 1 weight 2 " ""
+	case_ "backend add: read-only id" "backend add $SVC 10.0.0.1 id 2 " ""
+	case_ "backend set: options" "backend set $SVC 10.0.0.1 " "$BEKW"
+	case_ "backend set: by prefixes" "backend set $SVC 10.0.0.1 w 1 s drain " "encap gre-key max-conns"
+	case_ "backend drain: nothing after" "backend drain $SVC 10.0.0.1 " ""
+	case_ "backend del: nothing after" "backend del $SVC 10.0.0.1 " ""
+	case_ "backend show: nothing after" "backend show $SVC 10.0.0.1 " ""
+	case_ "backend list" "backend list " ""
+
+	# stats, table, config, family, save, help
+	case_ "stats" "stats " "show help"
+	case_ "stats show" "stats show " ""
+	case_ "stats SERVICE: nothing after" "stats $SVC " ""
+	case_ "table commands" "table " "show list help" novalidate
+	case_ "table show" "table show " ""
+	case_ "table list: nothing after SERVICE" "table list $SVC " ""
+	case_ "config commands" "config " "show set list help" novalidate
+	check "config: ambiguous command" "config s " ""
+	case_ "config set" "config set " "$CFGKW"
+	case_ "config set: each once" "config set conn-max 1 timeout-u 30s " \
+		"max-services max-backends timeout-tcp-syn timeout-tcp-est timeout-tcp-fin flood-rate probe-mark-min probe-mark-max"
+	case_ "config set: timeouts have no ms" "config set timeout-tcp-syn " "30s 5m 1h"
+	case_ "config set: timeout units" "config set timeout-udp 90" "90s 90m 90h"
+	case_ "config set: timeout range" "config set timeout-udp 200" "200s 200m"
+	case_ "config set: read-only" "config set conns 1 " ""
+	case_ "config show: nothing after" "config show " ""
+	case_ "family" "family " "show help"
+	case_ "family show: nothing after" "family show " ""
+	case_ "save" "save " "help"
+	case_ "save: nothing after" "save help " ""
+	case_ "help" "help " "service backend stats table simulate monitor config save family"
+	case_ "help: nothing after OBJECT" "help service " ""
+
+	# monitor
+	case_ "monitor" "monitor " "all service backend table help"
+	case_ "monitor: more objects" "monitor s " "all backend table"
+	case_ "monitor: by prefixes" "monitor s b " "all table"
+	case_ "monitor: after an unknown word" "monitor x " ""
+
+	# simulate: live, then offline
+	case_ "simulate" "simulate " "table-size seed backend then help"
+	case_ "simulate live" "simulate $SVC " "seed then backend table-size"
+	case_ "simulate live, id N" "simulate id 3 " "seed then backend table-size"
+	case_ "simulate live: after then" "simulate $SVC then " "seed backend table-size"
+	case_ "simulate live: change ops" "simulate $SVC backend " "add del set drain"
+	case_ "simulate live: after a change, no then" "simulate $SVC table-size 4093 " "seed backend table-size"
+	case_ "simulate live: add takes weight, state" "simulate $SVC backend add 10.0.0.1 " \
+		"weight state seed backend table-size"
+	case_ "simulate live: set needs weight or state" "simulate $SVC backend set 10.0.0.1 " "weight state"
+	case_ "simulate live: set after weight" "simulate $SVC backend set 10.0.0.1 weight 2 " \
+		"state seed backend table-size"
+	case_ "simulate live: del takes nothing" "simulate $SVC backend del 10.0.0.1 " "seed backend table-size"
+	case_ "simulate live: drain takes nothing" "simulate $SVC seed 00112233445566778899aabbccddeeff backend drain 10.0.0.1 " \
+		"backend table-size"
+	case_ "simulate live: no weight alone" "simulate $SVC weight 2 " ""
+	case_ "simulate live: state" "simulate $SVC backend add 10.0.0.1 state " "up drain down"
+	case_ "simulate offline: table-size" "simulate table-size 4093 " "seed then backend"
+	case_ "simulate offline: table-size values" "simulate table-size " "$_kmaglev_primes"
+	case_ "simulate offline: backend" "simulate backend 10.0.0.1 " "weight state seed then backend table-size"
+	case_ "simulate offline: backend weight given" "simulate backend 10.0.0.1 weight 2 " \
+		"state seed then backend table-size"
+	case_ "simulate offline: no weight after table-size" "simulate backend 10.0.0.1 table-size 251 " "seed then backend"
+	case_ "simulate offline: no change before then" "simulate backend add " ""
+	case_ "simulate offline: after then" "simulate backend 10.0.0.1 then " "seed backend table-size"
+	case_ "simulate offline: change ops" "simulate backend 10.0.0.1 then backend " "add del set drain"
+	case_ "simulate offline: the backends there are" "simulate backend 10.0.0.1 backend 10.0.0.2 then backend del " \
+		"10.0.0.1 10.0.0.2"
+	case_ "simulate offline: set needs weight or state" "simulate backend 10.0.0.1 then backend set 10.0.0.1 " \
+		"weight state"
+	case_ "simulate offline: then once" "simulate then backend add 10.0.0.1 then " ""
+	case_ "simulate: words are exact" "simulate tab 251 " ""
+
+	# the kernel's services and backends
+	SERVICES=(192.0.2.10:80/tcp "[2001:db8::1]:53/udp")
+	: >"$KMAGLEV_CALLS"
+	case_ "service show: services" "service show " "192.0.2.10:80/tcp [2001:db8::1]:53/udp"
+	case_ "service add: no existing services" "service add " ""
+	case_ "service set: services" "service set 192" "192.0.2.10:80/tcp" "+table-size 251"
+	case_ "stats: show and services" "stats " "show help 192.0.2.10:80/tcp [2001:db8::1]:53/udp"
+	case_ "simulate: services" "simulate [" "[2001:db8::1]:53/udp"
+	case_ "backend del: backends" "backend del 192.0.2.10:80/tcp " "10.0.0.11 2001:db8:1::12"
+	case_ "backend set: backends" "backend set id 1 " "10.0.0.11 2001:db8:1::12" "+weight 1"
+	case_ "backend add: no existing backends" "backend add 192.0.2.10:80/tcp " ""
+	case_ "service set: current backends" "service set 192.0.2.10:80/tcp backend " "10.0.0.11 2001:db8:1::12"
+	case_ "simulate live: the service's backends" "simulate 192.0.2.10:80/tcp backend del " \
+		"10.0.0.11 2001:db8:1::12"
+	check "-n NETNS is used for listings" "-n blue service del " "192.0.2.10:80/tcp [2001:db8::1]:53/udp" novalidate
+	if grep -qx -- "-n blue service show" "$KMAGLEV_CALLS"; then
+		ok "listings run in the -n NETNS"
+	else
+		notok "listings run in the -n NETNS" "calls: $(tr '\n' ';' <"$KMAGLEV_CALLS")"
+	fi
+
+	# bash splits words at colons: COMP_LINE has the whole word, and only bash's word is
+	# replaced
+	COMP_LINE="kmaglev service del 192.0.2.10:8"
+	COMP_POINT=${#COMP_LINE}
+	COMP_WORDS=(kmaglev service del 192.0.2.10 : 8)
+	COMP_CWORD=5
+	COMPREPLY=()
+	_kmaglev
+	if [[ ${COMPREPLY[*]} == 80/tcp ]]; then
+		ok "colon in the word being completed"
+	else
+		notok "colon in the word being completed" "got: ${COMPREPLY[*]}"
+	fi
+	COMP_LINE="kmaglev serv a 192.0.2.1:80 ha"
+	COMP_POINT=${#COMP_LINE}
+	COMP_WORDS=(kmaglev serv a 192.0.2.1 : 80 ha)
+	COMP_CWORD=6
+	COMPREPLY=()
+	_kmaglev
+	if [[ ${COMPREPLY[*]} == "hash" ]]; then
+		ok "colon in an earlier word"
+	else
+		notok "colon in an earlier word" "got: ${COMPREPLY[*]}"
+	fi
+	unset COMP_LINE COMP_POINT
+	SERVICES=()
+}
+
+NETNS_DIR=$(mktemp -d)
+touch "$NETNS_DIR/blue" "$NETNS_DIR/red"
+
+# shellcheck source=../completion/kmaglev
+source completion/kmaglev
+if declare -F _get_comp_words_by_ref >/dev/null || declare -F _comp_get_words >/dev/null; then
+	notok "without bash-completion helpers" "they are defined in this shell"
+else
+	ok "without bash-completion helpers"
+fi
+if complete -p kmaglev 2>/dev/null | grep -q -- '-F _kmaglev'; then
+	ok "registered for kmaglev"
+else
+	notok "registered for kmaglev"
+fi
+((run_parser)) || skip "candidates run through the parser" "$why_not"
+run_cases
+
+# The same with bash-completion loaded, where it is installed: nothing may depend on it.
+BC=/usr/share/bash-completion/bash_completion
+if [[ -r $BC ]]; then
+	# shellcheck disable=SC1090
+	if (source "$BC" >/dev/null 2>&1 && declare -F _get_comp_words_by_ref >/dev/null); then
+		source "$BC" >/dev/null 2>&1
+		source completion/kmaglev
+		run_parser_saved=$run_parser
+		run_parser=0	# the candidates were run above
+		before=$failed
+		out=$(run_cases)
+		echo "$out" | sed -n 's/^not ok [0-9]* - /# with bash-completion: /p'
+		if grep -q '^not ok' <<<"$out"; then
+			notok "the same with bash-completion loaded"
+		else
+			ok "the same with bash-completion loaded"
+		fi
+		run_parser=$run_parser_saved
+		[[ $failed != "$before" ]] && failed=1
+	fi
+fi
+
+echo "1..$n"
+exit $failed
