@@ -163,9 +163,12 @@ static int arg_time(const char *field, const char *s, bool sec, uint64_t min, ui
 	kmg_fmt_duration(sec ? max * 1000 : max, hi, sizeof(hi));
 	if (ret == -ERANGE)
 		return kmg_err(KMG_EUSAGE, "invalid %s \"%s\": must be %s..%s", field, s, lo, hi);
+	if (ret == -EDOM && sec)
+		return kmg_err(KMG_EUSAGE, "invalid %s \"%s\": give a unit: %ss, %sm or %sh",
+			       field, s, s, s, s);
 	if (ret == -EDOM)
-		return kmg_err(KMG_EUSAGE, "invalid %s \"%s\": give a unit: %s%s, %ss, %sm or %sh",
-			       field, s, s, sec ? "s" : "ms", s, s, s);
+		return kmg_err(KMG_EUSAGE, "invalid %s \"%s\": give a unit: %sms, %ss, %sm or %sh",
+			       field, s, s, s, s, s);
 	return kmg_err(KMG_EUSAGE,
 		       "invalid %s \"%s\": expected a duration like %s30s, 15m or 2h", field, s,
 		       sec ? "" : "1500ms, ");
@@ -308,7 +311,9 @@ int kmg_arg_flags(const char *field, const struct kmg_enum *e, const char *s, ui
 		return 0;
 	}
 	choices(e, names, sizeof(names));
-	if (!*s || strlen(s) >= sizeof(buf))
+	/* strtok_r would skip empty names: ",", "echo,,defrag" */
+	if (!*s || strlen(s) >= sizeof(buf) || *s == ',' || s[strlen(s) - 1] == ',' ||
+	    strstr(s, ",,"))
 		return kmg_err(KMG_EUSAGE,
 			       "invalid %s \"%s\": expected NAME[,NAME...] of %s, or none", field,
 			       s, names);

@@ -112,6 +112,8 @@ int kmg_service_req(void *buf, uint8_t cmd, uint16_t flags, const struct kmg_ser
 void kmg_service_big_hint(const struct kmg_nl *nl, const struct nlmsghdr *nlh,
 			  const struct kmg_service *s);
 void kmg_attach_backends(struct kmg_msgs *sl, const struct kmg_msgs *bl);
+/* Service @key (NULL: every service) with its backends, appended to @sl. */
+int kmg_services_get(struct kmg_ctx *ctx, const struct kmg_service *key, struct kmg_msgs *sl);
 void kmg_print_services(struct kmg_ctx *ctx, const struct kmg_msgs *sl);
 
 enum { KMG_BE_ADD, KMG_BE_SET, KMG_BE_DEL, KMG_BE_SHOW, KMG_BE_DRAIN, KMG_BE_LIST };

@@ -74,7 +74,7 @@ void kmg_save(FILE *f, const struct kmg_config *c, const struct kmg_msgs *sl)
 
 int kmg_cmd_save(struct kmg_ctx *ctx, int argc, char **argv)
 {
-	struct kmg_msgs cl = { 0 }, sl = { 0 }, bl = { 0 };
+	struct kmg_msgs cl = { 0 }, sl = { 0 };
 	const struct kmg_config *c = NULL;
 	struct nlmsghdr *nlh;
 	unsigned int i;
@@ -91,21 +91,13 @@ int kmg_cmd_save(struct kmg_ctx *ctx, int argc, char **argv)
 	kmg_config_req(buf, KMAGLEV_CMD_CONFIG_GET, NULL, &nlh);
 	ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, &cl, NULL);
 	if (!ret)
-		ret = kmg_service_req(buf, KMAGLEV_CMD_SERVICE_GET, NLM_F_DUMP, NULL, &nlh);
-	if (!ret)
-		ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, &sl, NULL);
-	if (!ret)
-		ret = kmg_service_req(buf, KMAGLEV_CMD_BACKEND_GET, NLM_F_DUMP, NULL, &nlh);
-	if (!ret)
-		ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, &bl, NULL);
+		ret = kmg_services_get(ctx, NULL, &sl);
 	if (!ret) {
 		for (i = 0; i < cl.n; i++)
 			if (KMG_HAS(&cl.m[i], KMAGLEV_A_CONFIG))
 				c = &cl.m[i].config;
-		kmg_attach_backends(&sl, &bl);
 		kmg_save(ctx->out, c, &sl);
 	}
-	kmg_msgs_free(&bl);
 	kmg_msgs_free(&sl);
 	kmg_msgs_free(&cl);
 	free(buf);

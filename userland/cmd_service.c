@@ -269,9 +269,9 @@ void kmg_print_services(struct kmg_ctx *ctx, const struct kmg_msgs *sl)
 	kmg_out_end(&o);
 }
 
-static int service_show(struct kmg_ctx *ctx, const struct kmg_service *key)
+int kmg_services_get(struct kmg_ctx *ctx, const struct kmg_service *key, struct kmg_msgs *sl)
 {
-	struct kmg_msgs sl = { 0 }, bl = { 0 };
+	struct kmg_msgs bl = { 0 };
 	struct nlmsghdr *nlh;
 	void *buf;
 	int ret;
@@ -281,18 +281,26 @@ static int service_show(struct kmg_ctx *ctx, const struct kmg_service *key)
 		return KMG_EFAIL;
 	ret = kmg_service_req(buf, KMAGLEV_CMD_SERVICE_GET, key ? 0 : NLM_F_DUMP, key, &nlh);
 	if (!ret)
-		ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, &sl, NULL);
+		ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, sl, NULL);
 	if (!ret)
 		ret = kmg_service_req(buf, KMAGLEV_CMD_BACKEND_GET, NLM_F_DUMP, key, &nlh);
 	if (!ret)
 		ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, &bl, NULL);
-	if (!ret) {
-		kmg_attach_backends(&sl, &bl);
-		kmg_print_services(ctx, &sl);
-	}
+	if (!ret)
+		kmg_attach_backends(sl, &bl);
 	kmg_msgs_free(&bl);
-	kmg_msgs_free(&sl);
 	free(buf);
+	return ret;
+}
+
+static int service_show(struct kmg_ctx *ctx, const struct kmg_service *key)
+{
+	struct kmg_msgs sl = { 0 };
+	int ret = kmg_services_get(ctx, key, &sl);
+
+	if (!ret)
+		kmg_print_services(ctx, &sl);
+	kmg_msgs_free(&sl);
 	return ret;
 }
 

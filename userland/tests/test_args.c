@@ -192,6 +192,10 @@ static void test_enums(void **state)
 	assert_string_equal(kmg_errmsg(),
 			    "invalid flags \"echo,nope\": unknown flag \"nope\" (expected echo, defrag or resched, or none)");
 	assert_int_equal(kmg_arg_flags("flags", &kmg_enum_service_flags, "", &v), KMG_EUSAGE);
+	assert_int_equal(kmg_arg_flags("flags", &kmg_enum_service_flags, ",", &v), KMG_EUSAGE);
+	assert_int_equal(kmg_arg_flags("flags", &kmg_enum_service_flags, "echo,,defrag", &v),
+			 KMG_EUSAGE);
+	assert_int_equal(kmg_arg_flags("flags", &kmg_enum_service_flags, ",echo", &v), KMG_EUSAGE);
 }
 
 static void test_addresses(void **state)

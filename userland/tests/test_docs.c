@@ -80,7 +80,11 @@ static void render(const char *s, char *out, size_t len)
 	};
 	size_t n = 0, i;
 
-#define PUT(str) do { const char *_p = (str); while (*_p && n + 1 < len) out[n++] = *_p++; } while (0)
+#define PUT(str) do {							\
+		const char *_p = (str);					\
+		while (*_p && n + 1 < len)				\
+			out[n++] = *_p++;				\
+	} while (0)
 	while (*s) {
 		char one[2] = { *s, 0 };
 
@@ -198,15 +202,17 @@ static bool is_text(const struct mline *l)
 
 static void load_man(void)
 {
-	char *src = read_all(MAN_PATH), *save = NULL, *line, buf[4096];
+	char *src = read_all(MAN_PATH), *next = src, *line, buf[4096];
 	char section[32] = "";
 	int lineno = 0;
 
-	for (line = strtok_r(src, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+	while ((line = strsep(&next, "\n"))) {
 		struct mline *l;
 		const char *sep;
 
-		lineno++;	/* empty lines are not counted by strtok_r; fine for messages */
+		lineno++;
+		if (!*line)
+			continue;
 		if (!strncmp(line, ".\\\"", 3) || !strcmp(line, "."))
 			continue;
 		assert_true(nlines < MAX_LINES);
@@ -1153,8 +1159,9 @@ static void test_values_documented(void **state)
 	};
 	static const uint8_t events[] = {
 		KMAGLEV_CMD_SERVICE_NEW_NTF, KMAGLEV_CMD_SERVICE_DEL_NTF,
-		KMAGLEV_CMD_SERVICE_CHANGE_NTF, KMAGLEV_CMD_BACKEND_NEW_NTF,
-		KMAGLEV_CMD_BACKEND_DEL_NTF, KMAGLEV_CMD_BACKEND_CHANGE_NTF, KMAGLEV_CMD_TABLE_NTF,
+		KMAGLEV_CMD_SERVICE_CHANGE_NTF, KMAGLEV_CMD_SERVICE_FLUSH_NTF,
+		KMAGLEV_CMD_BACKEND_NEW_NTF, KMAGLEV_CMD_BACKEND_DEL_NTF,
+		KMAGLEV_CMD_BACKEND_CHANGE_NTF, KMAGLEV_CMD_TABLE_NTF,
 	};
 	static const char *const event_keys[] = { "portid", "seq", "time", "event" };
 	size_t i;

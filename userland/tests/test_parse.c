@@ -354,7 +354,7 @@ static void test_config_conn(void **state)
 		  "invalid timeout-udp \"169h\": must be 1s..168h");
 	/* a bare number names no unit */
 	run_fails("config set timeout-udp 30", KMG_EUSAGE,
-		  "invalid timeout-udp \"30\": give a unit: 30s, 30s, 30m or 30h");
+		  "invalid timeout-udp \"30\": give a unit: 30s, 30m or 30h");
 	run_fails("config set timeout-tcp-syn 500ms", KMG_EUSAGE,
 		  "invalid timeout-tcp-syn \"500ms\": expected a duration like 30s, 15m or 2h");
 	run_fails("config set timeout-tcp-fin -1", KMG_EUSAGE,
