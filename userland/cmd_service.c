@@ -264,7 +264,7 @@ void kmg_print_services(struct kmg_ctx *ctx, const struct kmg_msgs *sl)
 	kmg_out_open_array(&o, NULL);
 	for (i = 0; i < sl->n; i++)
 		if (KMG_HAS(&sl->m[i], KMAGLEV_A_SERVICE))
-			kmg_out_service(&o, &sl->m[i].svc, true);
+			kmg_out_service(&o, NULL, &sl->m[i].svc, true);
 	kmg_out_close_array(&o);
 	kmg_out_end(&o);
 }

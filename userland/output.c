@@ -187,12 +187,13 @@ void kmg_out_backend(struct kmg_out *o, const char *key, const struct kmg_backen
 	kmg_out_close(o);
 }
 
-void kmg_out_service(struct kmg_out *o, const struct kmg_service *s, bool backends)
+void kmg_out_service(struct kmg_out *o, const char *key, const struct kmg_service *s,
+		     bool backends)
 {
 	struct kmg_service tmp = *s;
 	unsigned int i;
 
-	kmg_out_open(o, NULL);
+	kmg_out_open(o, key);
 	kmg_out_service_name(o, "service", s);
 	KMG_CLR(&tmp, KMAGLEV_A_SERVICE_ID);	/* printed with the name */
 	kmg_out_fields(o, &kmg_obj_service, &tmp);
@@ -293,9 +294,7 @@ void kmg_out_event(struct kmg_out *o, const struct kmg_msg *m)
 		return;
 	}
 	if (m->nbe) {
-		kmg_out_open(o, "service");
-		kmg_out_service_name(o, "service", &m->svc);
-		kmg_out_close(o);
+		kmg_out_service(o, "service", &m->svc, false);
 		if (m->nbe == 1) {
 			kmg_out_backend(o, "backend", &m->be[0]);
 			return;
@@ -306,13 +305,6 @@ void kmg_out_event(struct kmg_out *o, const struct kmg_msg *m)
 		kmg_out_close_array(o);
 		return;
 	}
-	if (KMG_HAS(m, KMAGLEV_A_SERVICE)) {
-		struct kmg_service tmp = m->svc;
-
-		kmg_out_open(o, "service");
-		kmg_out_service_name(o, "service", &m->svc);
-		KMG_CLR(&tmp, KMAGLEV_A_SERVICE_ID);
-		kmg_out_fields(o, &kmg_obj_service, &tmp);
-		kmg_out_close(o);
-	}
+	if (KMG_HAS(m, KMAGLEV_A_SERVICE))
+		kmg_out_service(o, "service", &m->svc, false);
 }

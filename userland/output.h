@@ -46,10 +46,11 @@ const char *kmg_fmt_field(const struct kmg_out *o, const struct kmg_object *obj,
 /* "service NAME" (plus JSON's address, port, protocol) and the id. */
 void kmg_out_service_name(struct kmg_out *o, const char *kind, const struct kmg_service *s);
 /*
- * A service as an element of the current array: its name, settings and state, then (if
- * @backends) its backends as an array (lines below it in text).
+ * A service, as an element of the current array (@key NULL) or a member: its name, settings
+ * and state, then (if @backends) its backends as an array (lines below it in text).
  */
-void kmg_out_service(struct kmg_out *o, const struct kmg_service *s, bool backends);
+void kmg_out_service(struct kmg_out *o, const char *key, const struct kmg_service *s,
+		     bool backends);
 /*
  * A backend, with its counters if the kernel sent them: an element of the current array
  * (@key NULL) or a member.
