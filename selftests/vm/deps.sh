@@ -9,7 +9,8 @@ PKGS=(
 	build-essential bc bison flex libelf-dev libssl-dev dwarves cpio kmod
 	sparse pkg-config
 	# userland libraries
-	libmnl-dev libjson-c-dev libsodium-dev libcyaml-dev libmicrohttpd-dev libev-dev libcmocka-dev
+	libmnl-dev libjson-c-dev libsodium-dev libcyaml-dev libyaml-dev libmicrohttpd-dev libev-dev libcmocka-dev
+	libcurl4-openssl-dev libsystemd-dev
 	# kernels
 	linux-source-6.12 linux-headers-amd64 linux-image-amd64
 	# YNL code generator
@@ -17,6 +18,8 @@ PKGS=(
 	# VM and guest tools
 	qemu-system-x86 busybox-static iproute2 iputils-ping curl socat iperf3 ipvsadm
 	bird2 ethtool tcpdump bash-completion
+	# promtool checks the daemon's /metrics
+	prometheus
 )
 
 missing=()

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmaglev daemon: the configuration file, as C structs.
+ *
+ * kmd_config_load() reads a YAML file with libcyaml against a schema, then validates it
+ * (ranges, primes, duplicates, cross-field rules). A loaded config is complete: every default
+ * is filled in, durations are in milliseconds, and the kernel-facing parts are the CLI's own
+ * structs (struct kmg_service / kmg_backend / kmg_config with their @present masks), so the
+ * reconciler compares and encodes them with the same field tables as `kmaglev service set`.
+ *
+ * Every error names file:line:column and the field's path, e.g.
+ *   kmaglev.yaml:12:9: services[0].backends[2].weight: 70000 is out of range 0..65535
+ * and a config with any error is not returned at all (nothing is half-applied).
+ */
+#ifndef KMAGLEV_DAEMON_CONFIG_H
+#define KMAGLEV_DAEMON_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "msg.h"
+#include "util.h"
+
+/* Where a node of the file starts (1-based), for messages about it. */
+struct kmd_loc {
+	unsigned int line, col;
+};
+
+enum kmd_check_kind {
+	KMD_CHECK_TCP,			/* connect() succeeds */
+	KMD_CHECK_HTTP,			/* GET, status and optional body substring */
+	KMD_CHECK_HTTPS,		/* as http, over TLS; verify-tls optional */
+	KMD_CHECK_UDP,			/* send a payload, expect a reply (containing expect) */
+	KMD_CHECK_DNS,			/* a query, expect an rcode */
+	KMD_CHECK_EXEC,			/* a command: exit 0 up, else down; stdout "weight N" */
+	KMD_CHECK_AGENT,		/* HAProxy agent-check protocol over TCP */
+	KMD_CHECK_KINDS
+};
+
+enum kmd_check_via {
+	KMD_VIA_TUNNEL,			/* to VIP:port with SO_MARK = probe-mark-min + backend id */
+	KMD_VIA_DIRECT,			/* to the backend's own address */
+};
+
+/* An HTTP status range lo..hi (a single code has lo == hi). */
+struct kmd_status_range {
+	uint16_t lo, hi;
+};
+
+/* One health check, as configured (all defaults filled in). */
+struct kmd_check {
+	struct kmd_loc loc;
+	char *name;			/* for logs and metrics; default "<kind>" or "<kind>-<port>" */
+	enum kmd_check_kind kind;
+	enum kmd_check_via via;
+	uint16_t port;			/* 0: the service's port (agent: required) */
+	uint32_t interval_ms;		/* default 2000 */
+	uint32_t timeout_ms;		/* default 1000; must be <= interval */
+	uint32_t fast_interval_ms;	/* while rising or falling; default interval / 4 (>= 100) */
+	uint32_t down_interval_ms;	/* while down; default = interval */
+	uint32_t jitter_ms;		/* random extra delay, 0..jitter; default interval / 10 */
+	uint32_t rise;			/* successes to come up; default 2 */
+	uint32_t fall;			/* failures to go down; default 3 */
+	/* http, https */
+	char *host;			/* Host header; default the VIP (tunnel) or backend address */
+	char *path;			/* default "/" */
+	struct kmd_status_range *status; /* default 200..399 */
+	unsigned int nstatus;
+	char *body;			/* substring the body must contain; NULL: any */
+	bool verify_tls;		/* https: verify the certificate (default false) */
+	/* udp */
+	char *send;			/* payload sent */
+	char *expect;			/* substring the reply must contain; NULL: any reply */
+	/* dns */
+	char *query;			/* name asked; default "." */
+	uint16_t qtype;			/* default 1 (A); "A", "AAAA", "SOA", "NS", ... in YAML */
+	uint8_t rcode;			/* expected rcode; default 0 (NOERROR) */
+	/* exec: run with KMAGLEV_BACKEND, KMAGLEV_VIP, KMAGLEV_PORT, KMAGLEV_PROTO set */
+	char **argv;			/* NULL-terminated, no shell */
+	/* agent: uses port (required) */
+};
+
+enum kmd_quorum_action {
+	KMD_QUORUM_SERVE,		/* keep serving what is healthy (default) */
+	KMD_QUORUM_FAIL_OPEN,		/* below quorum: send to every configured backend */
+	KMD_QUORUM_WITHDRAW,		/* below quorum: the service is unhealthy (BGP withdraws) */
+};
+
+struct kmd_quorum {
+	uint32_t min;			/* healthy backends needed; 0 = none required */
+	double fraction;		/* or this share of configured backends (0 = unused) */
+	enum kmd_quorum_action action;
+};
+
+/* A backend: its kernel attributes plus daemon-only settings. */
+struct kmd_backend {
+	struct kmd_loc loc;
+	struct kmg_backend be;		/* addr, weight, encap, gre-key, max-conns, state (admin) */
+	struct kmd_check *checks;	/* NULL: the service's checks; else these instead */
+	unsigned int nchecks;
+	bool own_checks;		/* the backend listed "checks:" (even an empty list) */
+};
+
+struct kmd_service {
+	struct kmd_loc loc;
+	struct kmg_service svc;		/* key and settings; svc.be/nbe unused (see below) */
+	struct kmd_backend *backends;
+	unsigned int nbackends;
+	struct kmd_check *checks;	/* run against every backend */
+	unsigned int nchecks;
+	struct kmd_quorum quorum;
+};
+
+struct kmd_bgp_neighbor {
+	struct kmd_loc loc;
+	struct kmg_addr addr;
+	uint32_t asn;
+	uint16_t port;			/* default 179 */
+	uint32_t hold_time_s;		/* default 90; 0 or 3..65535 */
+	char *password;			/* TCP-MD5; NULL: none */
+	struct kmg_addr next_hop;	/* family AF_UNSPEC: the session's local address */
+};
+
+struct kmd_bgp {
+	bool present;
+	struct kmd_loc loc;
+	uint32_t asn;
+	struct in_addr router_id;
+	struct kmg_addr listen;		/* AF_UNSPEC: do not listen */
+	uint16_t listen_port;
+	struct kmd_bgp_neighbor *neighbors;
+	unsigned int nneighbors;
+	uint32_t communities[16];	/* asn:value as (asn << 16) | value */
+	unsigned int ncommunities;
+	uint32_t med;
+	uint32_t local_pref;		/* iBGP only */
+};
+
+enum kmd_enforce {
+	KMD_ENFORCE,			/* a hand change to an owned service is reverted (default) */
+	KMD_WARN,			/* ... only logged */
+};
+
+struct kmd_daemon {
+	char *owner;			/* owner cookie text; default "kmaglev-daemon" */
+	enum kmd_enforce enforce;
+	uint32_t drain_time_ms;		/* SIGTERM: lame duck this long; default 10s */
+	struct kmg_addr metrics_addr;	/* default 127.0.0.1; family 0 with metrics off */
+	uint16_t metrics_port;		/* default 9742; 0: no metrics */
+	char *socket;			/* default /run/kmaglev/daemon.sock */
+};
+
+struct kmd_config {
+	char *path;			/* the file it came from */
+	struct kmg_config kcfg;		/* global `config set` values (present bits) */
+	uint8_t seed[KMG_SEED_BYTES];	/* default seed of services without their own */
+	bool has_seed;
+	struct kmd_daemon daemon;
+	struct kmd_service *services;
+	unsigned int nservices;
+	struct kmd_bgp bgp;
+};
+
+/*
+ * Load and validate @path. 0 and *@cfg set, or -1 with every error found written to @err
+ * (one line each, file:line:col: path: what) and nothing allocated.
+ */
+int kmd_config_load(const char *path, struct kmd_config **cfg, FILE *err);
+/* As kmd_config_load(), from a string in memory; @name stands for the file in messages. */
+int kmd_config_load_str(const char *name, const char *yaml, size_t len, struct kmd_config **cfg,
+			FILE *err);
+void kmd_config_free(struct kmd_config *cfg);
+
+const char *kmd_check_kind_name(enum kmd_check_kind k);
+
+/*
+ * Write a config file for the kernel's current state: @cfg's global settings and services
+ * (each with its backends in svc.be/nbe, as kmg_services_get() returns them). Comments say
+ * where it came from. The output loads with kmd_config_load() to the same kernel state.
+ */
+int kmd_config_save_yaml(FILE *f, const struct kmg_config *cfg, const struct kmg_service *svcs,
+			 unsigned int n);
+
+#endif

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmaglev daemon: its running state.
+ *
+ * One thread, one libev loop. The loop owns everything below: the config in force, one
+ * struct kmd_svc per configured service with one struct kmd_be per backend, the health-check
+ * engine, the netlink socket for requests and the one subscribed to the family's events, the
+ * control socket and the metrics server. Nothing is shared with another thread.
+ */
+#ifndef KMAGLEV_DAEMON_DAEMON_H
+#define KMAGLEV_DAEMON_DAEMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <ev.h>
+
+#include "cli.h"
+#include "daemon/config.h"
+#include "daemon/health.h"
+
+/* One backend of a configured service. */
+struct kmd_be {
+	struct kmd_svc *svc;
+	const struct kmd_backend *conf;	/* in svc->conf */
+	struct kmd_probe **probes;	/* one per check in force for this backend */
+	unsigned int nprobes;
+	enum kmd_health health;		/* UP when every probe is UP (no checks: UP) */
+	int admin;			/* from the agent: KMAGLEV_BACKEND_STATE_*, -1: none */
+	int weight_pct;			/* agent N%, -1: none */
+	int weight;			/* agent weight:N or exec "weight N", -1: none */
+	struct kmg_backend kernel;	/* as last read from the kernel (present 0: absent) */
+	struct kmg_backend want;	/* what the last reconcile asked for */
+	uint64_t transitions;		/* health changes */
+};
+
+/* One configured (owned) service. */
+struct kmd_svc {
+	const struct kmd_service *conf;	/* in kmd->cfg */
+	struct kmd_be *be;
+	unsigned int nbe;
+	bool healthy;			/* quorum met (or action serve/fail-open) */
+	bool below_quorum;
+	uint32_t kernel_id;		/* the kernel's service id, 0: not there yet */
+};
+
+struct kmd_counters {
+	uint64_t reconcile_runs;	/* diffs computed */
+	uint64_t reconcile_msgs;	/* requests sent by them */
+	uint64_t reconcile_errors;	/* requests the kernel refused */
+	uint64_t table_builds;		/* table-change events of owned services */
+	uint64_t reloads, reload_failures;
+	uint64_t foreign_changes;	/* hand changes to owned services seen on events */
+};
+
+struct kmd {
+	struct ev_loop *loop;
+	struct kmg_ctx ctx;		/* requests (the CLI's context, JSON off) */
+	struct kmd_config *cfg;		/* in force */
+	const char *cfg_path;
+	struct kmd_svc *svc;
+	unsigned int nsvc;
+	struct kmd_hc *hc;
+	struct kmd_counters n;
+	bool draining;			/* SIGTERM: lame duck until drain_until */
+	ev_tstamp drain_until;
+	ev_tstamp started;
+	void *metrics;			/* struct MHD_Daemon *, NULL: off */
+	void *ctl;			/* control socket server */
+};
+
+/*
+ * Control socket: one JSON object per line each way. Requests {"cmd": "status"} and
+ * {"cmd": "reload"}; replies {"ok": true, ...} or {"ok": false, "error": "..."}.
+ *
+ * The status reply: {"ok": true, "config": PATH, "draining": BOOL, "uptime-s": N,
+ *   "services": [{"service": "tcp 10.0.0.1:80", "id": N, "healthy": BOOL,
+ *     "backends": [{"address": "10.1.0.1",
+ *        "configured": {"weight": N, "state": "up"},
+ *        "health": "up" | "down" | "unknown",
+ *        "kernel": {"id": N, "weight": N, "state": "up"} | null,
+ *        "checks": [{"name": "http", "state": "up", "result": "ok" | why,
+ *                    "latency-ms": 1.25, "transitions": N}]}]}]}
+ */
+#define KMD_SOCKET_DEFAULT	"/run/kmaglev/daemon.sock"
+#define KMD_CONFIG_DEFAULT	"/etc/kmaglev/kmaglev.yaml"
+
+#endif
