@@ -195,6 +195,82 @@ p2=$(dp_svc_stats 2 "$SVC" | awk '$1 == "service" { print $2 }')
 [[ ${p2:-0} -gt 0 ]]
 prop $? "lb2 carried the moved connection ($p2 packets)"
 
+# --- (d) the daemon ------------------------------------------------------------------------------
+say "(d) kmaglev daemon: health checks take a killed backend out and bring it back"
+DVIP=$(dp_vip4 1)
+DCFG=$DP_TMP/kmaglev.yaml
+DSOCK=$DP_TMP/daemon.sock
+dp_vip_route 1		# (c) moved the VIPs to lb2
+# The example config (Documentation/examples/kmaglev.yaml) cut down to this topology: one VIP,
+# three backends, an HTTP check that goes through each backend's tunnel.
+cat >"$DCFG" <<EOF
+config:
+  probe-mark-min: 0x10000        # tunnel checks: mark = probe-mark-min + backend id
+  probe-mark-max: 0x1ffff
+daemon:
+  drain-time: 2s
+  socket: $DSOCK
+services:
+  - vip: $DVIP
+    port: 80
+    proto: tcp
+    checks:
+      - kind: http               # GET / through the backend's tunnel, to the VIP
+        path: /
+        status: ["200-299"]
+        body: backend
+        interval: 1s
+        timeout: 1s
+        rise: 2
+        fall: 2
+    backends:
+      - address: $B1
+      - address: $B2
+      - address: $B3
+        weight: 2
+EOF
+sed 's/^/    /' "$DCFG"
+dstatus() {
+	printf '  lb1$ kmaglev status\n'
+	KMAGLEV_SOCKET=$DSOCK ip netns exec "${DP_LB[1]}" "$KMAGLEV" status 2>&1 | sed 's/^/    /'
+}
+be_state() {
+	dp_km 1 backend show "$DVIP:80/tcp" | awk -v b="$1" '$1 == "backend" && $2 == b {
+		for (i = 3; i < NF; i++) if ($i == "state") print $(i + 1) }'
+}
+printf '  lb1$ kmaglev daemon --check kmaglev.yaml\n'
+dp_km 1 daemon --check "$DCFG" 2>&1 | sed 's/^/    /'
+printf '  lb1$ kmaglev daemon -c kmaglev.yaml &\n'
+dp_bg daemon ip netns exec "${DP_LB[1]}" "$KMAGLEV" daemon -c "$DCFG"
+dp_wait 40 eval '[[ $(be_state '"$B1"') == up && $(be_state '"$B2"') == up && $(be_state '"$B3"') == up ]]'
+prop $? "the daemon configured the service and its checks passed on every backend"
+dstatus
+httpd_pid=$(ip netns pids "${DP_BE[2]}" | while read -r p; do
+	[[ $(tr '\0' ' ' </proc/"$p"/cmdline 2>/dev/null) == "busybox httpd"* ]] && echo "$p"; done)
+note "killing b2's web server (pid $httpd_pid)"
+kill $httpd_pid
+t0=$SECONDS
+dp_wait 20 eval '[[ $(be_state '"$B2"') == down ]]'
+prop $? "the daemon took b2 out after $((SECONDS - t0))s (interval 1s x fall 2, plus jitter)"
+dstatus
+dp_curl_many "$DVIP" 30 >"$DP_TMP/d1.txt"
+note "30 requests: $(dp_tally "$DP_TMP/d1.txt" | tr '\n' ' ')"
+! grep -q ' b2$' "$DP_TMP/d1.txt" && [[ $(wc -l <"$DP_TMP/d1.txt") -eq 30 ]]
+prop $? "clients got answers from b1 and b3 only, none failed"
+note "starting b2's web server again"
+ip netns exec "${DP_BE[2]}" busybox httpd -p 80 -h "$DP_TMP/www/b2"
+t0=$SECONDS
+dp_wait 20 eval '[[ $(be_state '"$B2"') == up ]]'
+prop $? "the daemon brought b2 back after $((SECONDS - t0))s (rise 2)"
+dp_curl_many "$DVIP" 30 >"$DP_TMP/d2.txt"
+note "30 requests: $(dp_tally "$DP_TMP/d2.txt" | tr '\n' ' ')"
+grep -q ' b2$' "$DP_TMP/d2.txt"
+prop $? "b2 answers again"
+kill -TERM "${DP_BGPID[daemon]}"
+dp_wait 10 eval '! kill -0 '"${DP_BGPID[daemon]}"' 2>/dev/null'
+note "the daemon's log:"
+sed 's/^/      /' "$DP_TMP/daemon.log"
+
 # --- summary -------------------------------------------------------------------------------------
 dp_teardown
 dp_unload_kmaglev

@@ -31,10 +31,12 @@ struct kmd_be {
 	struct kmg_backend kernel;	/* as last read from the kernel (present 0: absent) */
 	struct kmg_backend want;	/* what the last reconcile asked for */
 	uint64_t transitions;		/* health changes */
+	bool unbound;			/* a tunnel check cannot run yet (no kernel id) */
 };
 
 /* One configured (owned) service. */
 struct kmd_svc {
+	struct kmd *d;
 	const struct kmd_service *conf;	/* in kmd->cfg */
 	struct kmd_be *be;
 	unsigned int nbe;
@@ -66,6 +68,20 @@ struct kmd {
 	ev_tstamp started;
 	void *metrics;			/* struct MHD_Daemon *, NULL: off */
 	void *ctl;			/* control socket server */
+	/* kernel facts of the last read */
+	uint32_t probe_mark_min, probe_mark_max;
+	uint32_t portid;		/* of our request socket: events we caused carry it */
+	/* loop plumbing (sync.c, main.c) */
+	struct kmg_nl events;		/* subscribed to the family's "events" group */
+	bool events_open;
+	ev_io events_w;
+	ev_idle reconcile_w;		/* kmd_reconcile_soon() */
+	ev_timer resync_w;		/* periodic reconcile, and retry after a failure */
+	ev_timer drain_w;		/* lame duck: exit when it fires */
+	ev_timer watchdog_w;		/* sd_notify WATCHDOG=1 */
+	ev_signal sig_w[4];		/* HUP, TERM, INT, CHLD is libev's own */
+	bool exiting;
+	int exit_code;
 };
 
 /*

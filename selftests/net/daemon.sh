@@ -1,0 +1,406 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# kmaglev daemon, end to end: health checks drive the kernel, against a backend farm of three
+# real backends (dp_lib.sh's topology: busybox httpd on port 80, an echo stream on 7000, and a
+# socat agent-check responder on 7777 per backend).
+#
+#   - save --yaml of a hand-made config, flush, the daemon on the saved file: equal tables
+#   - backends that die (httpd killed: refused), recover, hang (accept, never answer), answer
+#     with a wrong status or body: each detected within its bound, the kernel's state checked
+#     with `kmaglev backend show` and client traffic through the VIP with real curl
+#   - agent-check replies drain, 50% and down
+#   - a tunnel check marks a backend with a broken tunnel (tunl0 down) down while a direct
+#     check of the same backend keeps it up
+#   - reload under live streams: weights change, a backend is added and removed: no stream
+#     resets; an invalid reload changes nothing
+#   - kill -9 and restart under traffic: no backend event (no flap), streams live
+#   - a hand change of an owned service is reverted; services made by hand are left alone
+#   - /metrics passes promtool and agrees with `kmaglev stats`
+#   - SIGTERM: lame duck (status says draining), exit after drain-time, forwarding goes on
+#   - daemon --flush deletes exactly what the daemon owns
+#
+# Bounds under emulation: a check interval of 1 s, fall 2 and rise 2; detection is allowed
+# interval x fall + jitter + timeout + 6 s (reconcile, curl and process start-up in a TCG guest).
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/dp_lib.sh"
+
+kmg_require_cmd socat
+
+dp_test_start 32 1 3
+
+LB=1
+V0=$(dp_vip4 0)		# port 0 (every port): http checks via the tunnel; streams on 7000
+V1=$(dp_vip4 1)		# agent checks, direct
+V2=$(dp_vip4 2)		# tcp check via the tunnel, b1 and b2
+V3=$(dp_vip4 3)		# tcp check direct, b1 and b2
+V5=$(dp_vip4 5)		# made by hand: never the daemon's
+V6=$(dp_vip4 6)		# save --yaml round trip
+CFG=$DP_TMP/kmaglev.yaml
+SOCK=$DP_TMP/daemon.sock
+DLOG=$DP_TMP/daemon.log
+DPID=
+AGENT_PORT=7777
+BOUND=12		# seconds: 1 s x fall 2 + jitter + timeout 1 s + 6 s slack, +1 for sleeps
+
+K() { dp_km $LB "$@"; }
+# the CLI's commands that talk to the daemon
+KS() { KMAGLEV_SOCKET=$SOCK ip netns exec "${DP_LB[LB]}" "$KMAGLEV" "$@"; }
+
+# be_field SVC BACKEND FIELD: a field of a backend in `kmaglev backend show SVC`.
+be_field() {
+	K backend show "$1" | awk -v b="$2" -v f="$3" '
+		$1 == "backend" && $2 == b { for (i = 3; i < NF; i++) if ($i == f) print $(i + 1) }'
+}
+# wait_be SECS SVC BACKEND FIELD VALUE: until the kernel shows it; prints how long it took.
+wait_be() {
+	local secs=$1 svc=$2 be=$3 f=$4 v=$5 t0=$SECONDS
+	if dp_wait "$secs" eval '[[ $(be_field '"$svc $be $f"') == '"$v"' ]]'; then
+		echo "$((SECONDS - t0))"
+		return 0
+	fi
+	echo "# $svc $be: $f is $(be_field "$svc" "$be" "$f"), not $v after ${secs}s"
+	K backend show "$svc" | sed 's/^/#   /'
+	tail -n 5 "$DLOG" | sed 's/^/#   log: /'
+	return 1
+}
+# curl through the VIP from the client: "NAME COUNT" lines for N new connections.
+tally() { dp_curl_many "$1" "$2" | dp_tally; }
+# only BACKENDS... answer N requests to VIP
+only() {
+	local vip=$1 n=$2 got want=; shift 2
+	got=$(tally "$vip" "$n" | awk '{ print $1 }' | tr '\n' ' ')
+	want=$(printf '%s ' "$@")
+	[[ $got == "$want" ]] || { echo "# answers from: $got; expected: $want"; return 1; }
+}
+
+be_ns() { echo "${DP_BE[$1]}"; }
+# httpd of backend N: stop, start (on its own web root)
+httpd_pids() { ip netns pids "$(be_ns "$1")" | while read -r p; do
+	[[ $(cat /proc/$p/comm 2>/dev/null) == httpd || $(tr '\0' ' ' </proc/$p/cmdline 2>/dev/null) == "busybox httpd"* ]] && echo "$p"; done; }
+httpd_stop() { local p; for p in $(httpd_pids "$1"); do kill "$p"; done; dp_wait 10 eval '[[ -z $(httpd_pids '"$1"') ]]'; }
+httpd_start() { ip netns exec "$(be_ns "$1")" busybox httpd -p "$DP_HTTP_PORT" -h "$DP_TMP/www/b$1"; }
+
+agent_start() {
+	local i=$1
+	echo up >"$DP_TMP/agent.b$i"
+	dp_bg "agent.b$i" ip netns exec "$(be_ns "$i")" socat \
+		TCP-LISTEN:$AGENT_PORT,fork,reuseaddr SYSTEM:"cat $DP_TMP/agent.b$i"
+}
+
+daemon_start() {
+	[[ -f $DLOG ]] && cat "$DLOG" >>"$DLOG.old"
+	dp_bg daemon ip netns exec "${DP_LB[LB]}" "$KMAGLEV" daemon -c "${1:-$CFG}"
+	DPID=${DP_BGPID[daemon]}
+	dp_wait 30 test -S "$SOCK"
+}
+daemon_alive() { kill -0 "$DPID" 2>/dev/null; }
+
+write_config() {
+	local v0_backends=$1 w1=${2:-1}
+	cat >"$CFG" <<EOF
+# kmaglev daemon selftest
+config:
+  probe-mark-min: 0x10000
+  probe-mark-max: 0x1ffff
+daemon:
+  owner: kmaglev-selftest
+  enforce: enforce
+  drain-time: 4s
+  metrics: 127.0.0.1:9742
+  socket: $SOCK
+services:
+  - vip: $V0
+    port: 0
+    proto: tcp
+    checks:
+      - kind: http
+        port: $DP_HTTP_PORT
+        path: /health
+        body: ok
+        interval: 1s
+        timeout: 1s
+        fast-interval: 300ms
+        jitter: 100ms
+        rise: 2
+        fall: 2
+    backends:
+$(for b in $v0_backends; do
+	echo "      - address: $(dp_be4 "$b")"
+	[[ $b == 1 ]] && echo "        weight: $w1"
+done)
+  - vip: $V1
+    port: $DP_HTTP_PORT
+    checks:
+      - { kind: agent, via: direct, port: $AGENT_PORT, interval: 1s, timeout: 1s, rise: 1, fall: 1 }
+    backends:
+      - { address: $(dp_be4 1), weight: 100 }
+      - { address: $(dp_be4 2), weight: 100 }
+  - vip: $V2
+    port: $DP_HTTP_PORT
+    checks:
+      - { kind: tcp, via: tunnel, interval: 1s, timeout: 1s, rise: 2, fall: 2 }
+    backends:
+      - { address: $(dp_be4 1) }
+      - { address: $(dp_be4 2) }
+  - vip: $V3
+    port: $DP_HTTP_PORT
+    checks:
+      - { kind: tcp, via: direct, interval: 1s, timeout: 1s, rise: 2, fall: 2 }
+    backends:
+      - { address: $(dp_be4 1) }
+      - { address: $(dp_be4 2) }
+EOF
+}
+
+for i in 1 2 3; do
+	echo ok >"$DP_TMP/www/b$i/health"
+	agent_start "$i"
+done
+
+# --- 2: save --yaml round trip ---------------------------------------------------------------
+round_trip() {
+	local d1 d2
+	K service add "$V6:$DP_HTTP_PORT/tcp" table-size 251 window 10s backend "$(dp_be4 1)" \
+		weight 3 backend "$(dp_be4 2)" weight 1 encap gre backend "$(dp_be4 3)" \
+		state drain || return 1
+	K save --yaml >"$DP_TMP/saved.yaml" || return 1
+	d1=$(K table show "$V6:$DP_HTTP_PORT/tcp" | awk '/digest/ { for (i = 1; i < NF; i++) if ($i == "digest") print $(i + 1) }')
+	K service flush || return 1
+	cat >>"$DP_TMP/saved.yaml" <<EOF
+daemon:
+  socket: $SOCK
+  metrics: off
+EOF
+	K daemon --check "$DP_TMP/saved.yaml" || return 1
+	daemon_start "$DP_TMP/saved.yaml" || { cat "$DLOG"; return 1; }
+	dp_wait 20 eval '[[ -n $(K table show '"$V6:$DP_HTTP_PORT/tcp"' 2>/dev/null) ]]'
+	d2=$(K table show "$V6:$DP_HTTP_PORT/tcp" | awk '/digest/ { for (i = 1; i < NF; i++) if ($i == "digest") print $(i + 1) }')
+	kill -9 "$DPID"
+	wait "$DPID" 2>/dev/null
+	rm -f "$SOCK"
+	echo "# digest before $d1, after $d2"
+	[[ -n $d1 && $d1 == "$d2" ]] || { sed 's/^/# /' "$DP_TMP/saved.yaml"; return 1; }
+	K service del "$V6:$DP_HTTP_PORT/tcp"
+}
+ktap_test_result "save --yaml, flush, daemon on the saved file: equal table digest" round_trip
+
+# --- start -----------------------------------------------------------------------------------
+K service add "$V5:$DP_HTTP_PORT/tcp" backend "$(dp_be4 3)"
+write_config "1 2 3"
+ktap_test_result "daemon --check accepts the test config" K daemon --check "$CFG"
+if daemon_start && dp_wait 40 eval '[[ $(be_field '"$V0 $(dp_be4 3)"' state) == up &&
+	$(be_field '"$V0 $(dp_be4 1)"' state) == up ]]'; then
+	ktap_test_pass "daemon up: all backends pass their checks (${SECONDS}s)"
+else
+	sed 's/^/# /' "$DLOG"
+	dp_fail_rest "daemon start" 1
+	dp_test_end
+fi
+ktap_test_result "traffic through the VIP reaches every backend" only "$V0" 30 b1 b2 b3
+ktap_test_result "hand-made service untouched: no owner, same backend" bash -c "
+	[[ \$($KMAGLEV -n ${DP_LB[LB]} -j service show $V5:$DP_HTTP_PORT/tcp) != *owner* ]] &&
+	[[ \$($KMAGLEV -n ${DP_LB[LB]} -j service show $V0/tcp) == *kmaglev-selftest* ]]"
+
+# --- failures --------------------------------------------------------------------------------
+t0=$SECONDS
+httpd_stop 2
+if t=$(wait_be $BOUND "$V0/tcp" "$(dp_be4 2)" state down); then
+	ktap_test_pass "backend dies (refused): down in ${t}s (bound ${BOUND}s)"
+else
+	echo "$t"; ktap_test_fail "backend dies (refused): down"
+fi
+ktap_test_result "clients avoid the dead backend" only "$V0" 20 b1 b3
+httpd_start 2
+if t=$(wait_be $BOUND "$V0/tcp" "$(dp_be4 2)" state up); then
+	ktap_test_pass "backend recovers: up in ${t}s"
+else
+	echo "$t"; ktap_test_fail "backend recovers: up"
+fi
+echo sick >"$DP_TMP/www/b3/health"
+if t=$(wait_be $BOUND "$V0/tcp" "$(dp_be4 3)" state down); then
+	ktap_test_pass "wrong body: down in ${t}s"
+else
+	echo "$t"; ktap_test_fail "wrong body: down"
+fi
+ktap_test_result "status names the body mismatch" eval 'KS status | grep -E "$(dp_be4 3).*body"'
+echo ok >"$DP_TMP/www/b3/health"
+rm -f "$DP_TMP/www/b1/health"
+if t=$(wait_be $BOUND "$V0/tcp" "$(dp_be4 1)" state down) &&
+	wait_be $BOUND "$V0/tcp" "$(dp_be4 3)" state up >/dev/null; then
+	ktap_test_pass "wrong status (404): down in ${t}s; the body fixed: up"
+else
+	echo "$t"; ktap_test_fail "wrong status (404): down"
+fi
+echo ok >"$DP_TMP/www/b1/health"
+# hang: something accepts on port 80 and never answers
+httpd_stop 3
+dp_bg hang.b3 ip netns exec "$(be_ns 3)" socat TCP-LISTEN:$DP_HTTP_PORT,fork,reuseaddr \
+	SYSTEM:"sleep 60"
+if t=$(wait_be $BOUND "$V0/tcp" "$(dp_be4 3)" state down) &&
+	KS -j status | grep -q timeout; then
+	ktap_test_pass "backend hangs: the probe times out, down in ${t}s"
+else
+	echo "$t"; ktap_test_fail "backend hangs: the probe times out"
+fi
+kill "${DP_BGPID[hang.b3]}" 2>/dev/null
+wait "${DP_BGPID[hang.b3]}" 2>/dev/null
+httpd_start 3
+all_up() {
+	wait_be $BOUND "$V0/tcp" "$(dp_be4 1)" state up >/dev/null &&
+		wait_be $BOUND "$V0/tcp" "$(dp_be4 3)" state up >/dev/null &&
+		only "$V0" 30 b1 b2 b3
+}
+ktap_test_result "all up again; traffic to every backend" all_up
+
+# --- agent -----------------------------------------------------------------------------------
+echo drain >"$DP_TMP/agent.b1"
+ktap_test_result "agent says drain: state drain" wait_be $BOUND "$V1:$DP_HTTP_PORT/tcp" \
+	"$(dp_be4 1)" state drain
+echo "up 50%" >"$DP_TMP/agent.b1"
+half() {
+	wait_be $BOUND "$V1:$DP_HTTP_PORT/tcp" "$(dp_be4 1)" weight 50 >/dev/null &&
+		wait_be $BOUND "$V1:$DP_HTTP_PORT/tcp" "$(dp_be4 1)" state up
+}
+ktap_test_result "agent says 50%: weight 100 -> 50, state up" half
+echo down >"$DP_TMP/agent.b2"
+ktap_test_result "agent says down: state down" wait_be $BOUND "$V1:$DP_HTTP_PORT/tcp" \
+	"$(dp_be4 2)" state down
+echo up >"$DP_TMP/agent.b2"
+echo "up 100%" >"$DP_TMP/agent.b1"
+
+# --- tunnel vs direct ------------------------------------------------------------------------
+ip -n "$(be_ns 1)" link set tunl0 down
+if wait_be $BOUND "$V2:$DP_HTTP_PORT/tcp" "$(dp_be4 1)" state down >/dev/null &&
+	[[ $(be_field "$V3:$DP_HTTP_PORT/tcp" "$(dp_be4 1)" state) == up ]]; then
+	ktap_test_pass "tunl0 down on b1: the tunnel check marks it down, the direct check keeps it up"
+else
+	K backend show | sed 's/^/# /'
+	ktap_test_fail "tunl0 down on b1: tunnel check down, direct check up"
+fi
+ip -n "$(be_ns 1)" link set tunl0 up
+ktap_test_result "tunl0 up: the tunnel check brings b1 back" wait_be $BOUND \
+	"$V2:$DP_HTTP_PORT/tcp" "$(dp_be4 1)" state up
+
+# --- reload under live traffic ---------------------------------------------------------------
+# Streams on b1 and b2 only (b3 out of the config first); then one reload adds b3 and changes
+# b1's weight, a SIGHUP removes b3 again. No stream may see a reset.
+write_config "1 2"
+KS reload >"$DP_TMP/reload.out" 2>&1
+dp_wait 10 eval '[[ -z $(be_field '"$V0/tcp $(dp_be4 3)"' state) ]]'
+dp_stream_start s1 "$V0" 12
+if dp_stream_wait s1 60; then
+	write_config "1 2 3" 5
+	KS reload >>"$DP_TMP/reload.out" 2>&1
+	r1=$?
+	dp_wait 10 eval '[[ $(be_field '"$V0/tcp $(dp_be4 1)"' weight) == 5 ]]'
+	w=$(be_field "$V0/tcp" "$(dp_be4 1)" weight)
+	n3=$(be_field "$V0/tcp" "$(dp_be4 3)" weight)
+	write_config "1 2" 5
+	kill -HUP "$DPID"
+	dp_wait 10 eval '[[ -z $(be_field '"$V0/tcp $(dp_be4 3)"' state) ]]'
+	gone=$(be_field "$V0/tcp" "$(dp_be4 3)" state)
+	if [[ $r1 -eq 0 && $w == 5 && $n3 == 1 && -z $gone ]] && dp_stream_alive s1; then
+		ktap_test_pass "reloads under traffic: b3 added and b1's weight 1 -> 5, then b3 removed (SIGHUP)"
+	else
+		sed 's/^/# /' "$DP_TMP/reload.out"
+		echo "# reload rc $r1, b1 weight $w, b3 weight $n3, b3 after removal: ${gone:-gone}"
+		ktap_test_fail "reloads under traffic"
+	fi
+	ktap_test_result "no stream was reset by the reloads" dp_stream_stop s1
+else
+	ktap_test_fail "reloads under traffic: streams did not start"
+	ktap_test_fail "no stream was reset by the reloads"
+fi
+write_config "1 2 3"
+KS reload >/dev/null 2>&1
+K save >"$DP_TMP/before-bad.txt"
+cp "$CFG" "$DP_TMP/good.yaml"
+sed -i '0,/weight: 100/s//weight: 70000/' "$CFG"
+out=$(KS reload 2>&1)
+rc=$?
+K save >"$DP_TMP/after-bad.txt"
+if [[ $rc -ne 0 && $out == *"weight: 70000 is out of range"* ]] &&
+	cmp -s "$DP_TMP/before-bad.txt" "$DP_TMP/after-bad.txt" && daemon_alive; then
+	ktap_test_pass "invalid reload refused with the field named; kernel and daemon unchanged"
+else
+	echo "$out" | sed 's/^/# /'
+	diff "$DP_TMP/before-bad.txt" "$DP_TMP/after-bad.txt" | sed 's/^/# /'
+	ktap_test_fail "invalid reload refused; nothing changed"
+fi
+cp "$DP_TMP/good.yaml" "$CFG"
+
+# --- enforce ---------------------------------------------------------------------------------
+K backend set "$V3:$DP_HTTP_PORT/tcp" "$(dp_be4 2)" weight 9
+ktap_test_result "a hand change of an owned service is reverted (enforce)" \
+	wait_be 10 "$V3:$DP_HTTP_PORT/tcp" "$(dp_be4 2)" weight 1
+
+# --- restart ---------------------------------------------------------------------------------
+dp_stream_start s2 "$V0" 8
+dp_stream_wait s2 60
+dp_bg mon ip netns exec "${DP_LB[LB]}" "$KMAGLEV" monitor backend
+dp_sleep 1
+kill -9 "$DPID"
+wait "$DPID" 2>/dev/null
+rm -f "$SOCK"
+daemon_start
+dp_sleep 6
+kill "${DP_BGPID[mon]}"
+if ! grep -q backend "$DP_TMP/mon.log" && daemon_alive; then
+	ktap_test_pass "kill -9 and restart: no backend changed (no flap)"
+else
+	sed 's/^/# /' "$DP_TMP/mon.log"
+	ktap_test_fail "kill -9 and restart: no flap"
+fi
+ktap_test_result "streams live through the restart" dp_stream_stop s2
+
+# --- metrics ---------------------------------------------------------------------------------
+metrics() { ip netns exec "${DP_LB[LB]}" curl -sf http://127.0.0.1:9742/metrics; }
+if metrics >"$DP_TMP/metrics.txt"; then
+	if command -v promtool >/dev/null; then
+		ktap_test_result "/metrics passes promtool check metrics" \
+			bash -c "promtool check metrics <$DP_TMP/metrics.txt"
+	else
+		ktap_test_skip "/metrics passes promtool (promtool not installed)"
+	fi
+else
+	ktap_test_fail "/metrics answers"
+fi
+# With no traffic, the packet counter of V3 is what `kmaglev stats` says.
+check_metric() {
+	local want got
+	want=$(K -j stats "$V3:$DP_HTTP_PORT/tcp" | grep -oE '"packets": *[0-9]+' | head -n 1 | grep -oE '[0-9]+$')
+	got=$(metrics | awk -v v="$V3" '/^kmaglev_service_packets_total\{/ && index($0, "vip=\"" v "\"") { print $2 }')
+	echo "# stats $want, metrics $got"
+	[[ -n $want && $want == "$got" ]]
+}
+ktap_test_result "metrics agree with kmaglev stats" check_metric
+gauges() {
+	metrics | awk -v v="vip=\"$V0\"" '/^kmaglev_backend_up\{/ && index($0, v) { n++; if ($2 != 1) bad++ }
+		END { print "# " n " gauges, " bad + 0 " not 1"; exit !(n == 3 && !bad) }'
+}
+ktap_test_result "health gauges: every backend of V0 up" gauges
+
+# --- SIGTERM -----------------------------------------------------------------------------------
+kill -TERM "$DPID"
+dp_sleep 1
+st=$(KS -j status 2>&1)
+dp_wait 15 eval '! daemon_alive'
+if [[ $st == *'"draining": true'* || $st == *'"draining":true'* ]] && ! daemon_alive &&
+	grep -q "lame duck" "$DLOG"; then
+	ktap_test_pass "SIGTERM: lame duck (draining), then exit"
+else
+	echo "$st" | head -n 3 | sed 's/^/# /'
+	tail -n 5 "$DLOG" | sed 's/^/# /'
+	ktap_test_fail "SIGTERM: lame duck, then exit"
+fi
+ktap_test_result "the kernel forwards after the daemon is gone" only "$V0" 15 b1 b2 b3
+
+# --- flush -----------------------------------------------------------------------------------
+flushed() {
+	K daemon --flush -c "$CFG" || return 1
+	K service show | grep -q "$V5" || { echo "# the hand-made service is gone"; return 1; }
+	! K service show | grep -qE "$V0|$V1|$V2|$V3"
+}
+ktap_test_result "daemon --flush deletes exactly the owned services" flushed
+
+dp_test_end

@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmaglev daemon: the per-service, per-backend state of a config in force. Building it from a
+ * config (adopting what the kernel already does, or what the previous config's state knew),
+ * binding each backend to its health probes, and folding probe results into backend health.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/log.h"
+#include "daemon/state.h"
+
+static const struct kmd_check *be_checks(const struct kmd_be *b, unsigned int *n)
+{
+	if (b->conf->own_checks) {
+		*n = b->conf->nchecks;
+		return b->conf->checks;
+	}
+	*n = b->svc->conf->nchecks;
+	return b->svc->conf->checks;
+}
+
+static bool same_key(const struct kmg_svc_key *a, const struct kmg_svc_key *b)
+{
+	return a->proto == b->proto && a->port == b->port && !kmg_addr_cmp(&a->addr, &b->addr);
+}
+
+const char *kmd_svc_name(const struct kmd_svc *s, char *buf, size_t len)
+{
+	return kmg_fmt_svc_key(&s->conf->svc.key, buf, len);
+}
+
+const char *kmd_be_name(const struct kmd_be *b, char *buf, size_t len)
+{
+	return kmg_fmt_addr(&b->conf->be.addr, buf, len);
+}
+
+/* Fold the probes' last results into the backend's health, agent state and weight. */
+static bool be_fold(struct kmd_be *b)
+{
+	enum kmd_health h = KMD_HEALTH_UP;
+	int admin = b->admin, pct = b->weight_pct, weight = b->weight;
+	bool changed;
+	unsigned int i;
+
+	for (i = 0; i < b->nprobes; i++) {
+		const struct kmd_result *r = kmd_probe_last(b->probes[i]);
+		enum kmd_health ph = kmd_probe_state(b->probes[i]);
+
+		if (ph == KMD_HEALTH_DOWN)
+			h = KMD_HEALTH_DOWN;
+		else if (ph == KMD_HEALTH_UNKNOWN && h == KMD_HEALTH_UP)
+			h = KMD_HEALTH_UNKNOWN;
+		if (!r)
+			continue;	/* keep what was adopted until the check says otherwise */
+		switch (kmd_probe_check(b->probes[i])->kind) {
+		case KMD_CHECK_AGENT:
+			admin = r->admin;
+			pct = r->weight_pct;
+			if (r->weight >= 0 || weight < 0)
+				weight = r->weight;
+			break;
+		case KMD_CHECK_EXEC:
+			weight = r->weight;
+			break;
+		default:
+			break;
+		}
+	}
+	if (b->nprobes == 0)
+		h = KMD_HEALTH_UP;	/* no checks: configured is healthy */
+	changed = h != b->health || admin != b->admin || pct != b->weight_pct ||
+		  weight != b->weight;
+	if (h != b->health)
+		b->transitions++;
+	b->health = h;
+	b->admin = admin;
+	b->weight_pct = pct;
+	b->weight = weight;
+	return changed;
+}
+
+static void probe_changed(struct kmd_probe *p, void *arg)
+{
+	struct kmd_be *b = arg;
+	struct kmd *d = b->svc->d;
+	enum kmd_health old = b->health;
+	char sn[128], bn[INET6_ADDRSTRLEN];
+	const struct kmd_result *r;
+
+	if (!be_fold(b))
+		return;
+	r = kmd_probe_last(p);
+	if (old != b->health)
+		kmd_log(b->health == KMD_HEALTH_UP ? LOG_NOTICE : LOG_WARNING,
+			"service %s backend %s: %s (%s: %s)", kmd_svc_name(b->svc, sn, sizeof(sn)),
+			kmd_be_name(b, bn, sizeof(bn)), kmd_health_name(b->health),
+			kmd_probe_check(p)->name, r ? r->why : "no result");
+	else
+		kmd_info("service %s backend %s: agent/exec says state %d, weight %d, %d%%",
+			 kmd_svc_name(b->svc, sn, sizeof(sn)), kmd_be_name(b, bn, sizeof(bn)),
+			 b->admin, b->weight, b->weight_pct);
+	kmd_reconcile_soon(d);
+}
+
+const char *kmd_health_name(enum kmd_health h)
+{
+	return h == KMD_HEALTH_UP ? "up" : h == KMD_HEALTH_DOWN ? "down" : "unknown";
+}
+
+/* Where check @c of backend @b goes; false when it cannot run yet (no kernel id). */
+static bool be_target(const struct kmd *d, const struct kmd_be *b, const struct kmd_check *c,
+		      struct kmd_target *t)
+{
+	const struct kmg_service *s = &b->svc->conf->svc;
+
+	memset(t, 0, sizeof(*t));
+	t->backend = b->conf->be.addr;
+	t->vip = s->key.addr;
+	t->vport = s->key.port;
+	t->proto = s->key.proto;
+	t->port = c->port ? c->port : s->key.port;
+	if (c->via == KMD_VIA_DIRECT) {
+		t->addr = b->conf->be.addr;
+		return true;
+	}
+	/* tunnel: to the VIP, marked for exactly this backend of this service */
+	if (!KMG_HAS(&b->kernel, KMAGLEV_A_BACKEND_ID) || !d->probe_mark_max ||
+	    d->probe_mark_min + (uint64_t)b->kernel.id > d->probe_mark_max)
+		return false;
+	t->addr = s->key.addr;
+	t->mark = d->probe_mark_min + b->kernel.id;
+	return true;
+}
+
+static bool target_equal(const struct kmd_target *a, const struct kmd_target *b)
+{
+	return !kmg_addr_cmp(&a->addr, &b->addr) && a->port == b->port && a->mark == b->mark;
+}
+
+/*
+ * (Re)bind @b to one probe per check in force. Probes whose target did not change are kept;
+ * kmd_probe_get() returns the running one, so its state carries over.
+ */
+int kmd_be_bind(struct kmd *d, struct kmd_be *b)
+{
+	unsigned int n, i, k = 0;
+	const struct kmd_check *c = be_checks(b, &n);
+	struct kmd_probe **np;
+	struct kmd_target t;
+	enum kmd_health start;
+
+	np = n ? calloc(n, sizeof(*np)) : NULL;
+	if (n && !np)
+		return -ENOMEM;
+	start = b->health;
+	for (i = 0; i < n; i++) {
+		if (!be_target(d, b, &c[i], &t))
+			continue;	/* tunnel probe of a backend the kernel has not got yet */
+		np[k] = kmd_probe_get(d->hc, &c[i], &t, start, probe_changed, b);
+		if (!np[k])
+			goto nomem;
+		k++;
+	}
+	for (i = 0; i < b->nprobes; i++)
+		kmd_probe_put(b->probes[i], probe_changed, b);
+	free(b->probes);
+	b->probes = np;
+	b->nprobes = k;
+	b->unbound = k < n;
+	if (k < n && b->health == KMD_HEALTH_UP && !KMG_HAS(&b->kernel, KMAGLEV_A_BACKEND_ID))
+		b->health = KMD_HEALTH_UNKNOWN;
+	be_fold(b);
+	if (b->unbound && b->health == KMD_HEALTH_UP)
+		b->health = KMD_HEALTH_UNKNOWN;	/* a check that cannot run is no pass */
+	return 0;
+nomem:
+	while (k--)
+		kmd_probe_put(np[k], probe_changed, b);
+	free(np);
+	return -ENOMEM;
+}
+
+/* Does @b's target of any probe differ from what it would be now (a kernel id changed)? */
+bool kmd_be_stale(const struct kmd *d, const struct kmd_be *b)
+{
+	unsigned int n, i, k = 0;
+	const struct kmd_check *c = be_checks(b, &n);
+	struct kmd_target t;
+
+	for (i = 0; i < n; i++) {
+		if (!be_target(d, b, &c[i], &t))
+			continue;
+		if (k >= b->nprobes || !target_equal(&t, kmd_probe_target(b->probes[k])))
+			return true;
+		k++;
+	}
+	return k != b->nprobes;
+}
+
+static bool be_dynamic(const struct kmd_be *b, enum kmd_check_kind kind)
+{
+	unsigned int n, i;
+	const struct kmd_check *c = be_checks(b, &n);
+
+	for (i = 0; i < n; i++)
+		if (c[i].kind == kind)
+			return true;
+	return false;
+}
+
+/*
+ * Initial state of a backend: from the previous config's state when there is one (reload),
+ * else from what the kernel does now (start): serving (up or drain) counts as healthy, so a
+ * restart black-holes nothing while the rise counters fill; a backend the kernel lacks starts
+ * unknown and takes traffic only once its checks pass.
+ */
+static void be_init(struct kmd_be *b, const struct kmd_be *prev, const struct kmg_backend *k)
+{
+	b->admin = -1;
+	b->weight_pct = -1;
+	b->weight = -1;
+	b->health = KMD_HEALTH_UNKNOWN;
+	if (k)
+		b->kernel = *k;
+	if (prev) {
+		b->health = prev->health;
+		b->admin = prev->admin;
+		b->weight_pct = prev->weight_pct;
+		b->weight = prev->weight;
+		b->transitions = prev->transitions;
+		return;
+	}
+	if (!k)
+		return;
+	b->health = k->state == KMAGLEV_BACKEND_STATE_DOWN ? KMD_HEALTH_DOWN : KMD_HEALTH_UP;
+	/* what an agent or a command decided survives the restart until they answer again */
+	if (be_dynamic(b, KMD_CHECK_AGENT) && k->state == KMAGLEV_BACKEND_STATE_DRAIN &&
+	    b->conf->be.state == KMAGLEV_BACKEND_STATE_UP)
+		b->admin = KMAGLEV_BACKEND_STATE_DRAIN;
+	if ((be_dynamic(b, KMD_CHECK_AGENT) || be_dynamic(b, KMD_CHECK_EXEC)) &&
+	    k->weight != b->conf->be.weight)
+		b->weight = k->weight;
+}
+
+static const struct kmg_service *kernel_find(const struct kmg_msgs *kernel,
+					     const struct kmg_svc_key *key)
+{
+	unsigned int i;
+
+	for (i = 0; kernel && i < kernel->n; i++)
+		if (same_key(&kernel->m[i].svc.key, key))
+			return &kernel->m[i].svc;
+	return NULL;
+}
+
+static const struct kmg_backend *kernel_be(const struct kmg_service *ks, const struct kmg_addr *a)
+{
+	unsigned int i;
+
+	for (i = 0; ks && i < ks->nbe; i++)
+		if (!kmg_addr_cmp(&ks->be[i].addr, a))
+			return &ks->be[i];
+	return NULL;
+}
+
+static const struct kmd_be *prev_be(const struct kmd_svc *ps, unsigned int nps,
+				    const struct kmg_svc_key *key, const struct kmg_addr *a)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < nps; i++) {
+		if (!same_key(&ps[i].conf->svc.key, key))
+			continue;
+		for (k = 0; k < ps[i].nbe; k++)
+			if (!kmg_addr_cmp(&ps[i].be[k].conf->be.addr, a))
+				return &ps[i].be[k];
+	}
+	return NULL;
+}
+
+int kmd_state_build(struct kmd *d, const struct kmd_config *cfg, const struct kmg_msgs *kernel,
+		    const struct kmd_svc *prev, unsigned int nprev, struct kmd_svc **out,
+		    unsigned int *nout)
+{
+	struct kmd_svc *sv;
+	unsigned int i, k;
+
+	sv = cfg->nservices ? calloc(cfg->nservices, sizeof(*sv)) : NULL;
+	if (cfg->nservices && !sv)
+		return -ENOMEM;
+	for (i = 0; i < cfg->nservices; i++) {
+		const struct kmd_service *cs = &cfg->services[i];
+		const struct kmg_service *ks = kernel_find(kernel, &cs->svc.key);
+
+		sv[i].d = d;
+		sv[i].conf = cs;
+		sv[i].healthy = true;
+		sv[i].kernel_id = ks ? ks->id : 0;
+		sv[i].be = cs->nbackends ? calloc(cs->nbackends, sizeof(*sv[i].be)) : NULL;
+		if (cs->nbackends && !sv[i].be)
+			goto nomem;
+		sv[i].nbe = cs->nbackends;
+		for (k = 0; k < cs->nbackends; k++) {
+			struct kmd_be *b = &sv[i].be[k];
+			const struct kmg_addr *a = &cs->backends[k].be.addr;
+
+			b->svc = &sv[i];
+			b->conf = &cs->backends[k];
+			be_init(b, prev_be(prev, nprev, &cs->svc.key, a), kernel_be(ks, a));
+		}
+	}
+	*out = sv;
+	*nout = cfg->nservices;
+	return 0;
+nomem:
+	kmd_state_free(sv, cfg->nservices);
+	return -ENOMEM;
+}
+
+int kmd_state_bind(struct kmd *d, struct kmd_svc *sv, unsigned int n)
+{
+	unsigned int i, k;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < sv[i].nbe; k++) {
+			ret = kmd_be_bind(d, &sv[i].be[k]);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+void kmd_state_free(struct kmd_svc *sv, unsigned int n)
+{
+	unsigned int i, k;
+
+	for (i = 0; sv && i < n; i++) {
+		for (k = 0; k < sv[i].nbe; k++) {
+			struct kmd_be *b = &sv[i].be[k];
+
+			while (b->nprobes)
+				kmd_probe_put(b->probes[--b->nprobes], probe_changed, b);
+			free(b->probes);
+		}
+		free(sv[i].be);
+	}
+	free(sv);
+}
+
+/* After a kernel read: note ids and states, and rebind backends whose tunnel target moved. */
+int kmd_state_update(struct kmd *d, const struct kmg_msgs *kernel)
+{
+	unsigned int i, k;
+	int ret;
+
+	for (i = 0; i < d->nsvc; i++) {
+		struct kmd_svc *s = &d->svc[i];
+		const struct kmg_service *ks = kernel_find(kernel, &s->conf->svc.key);
+
+		s->kernel_id = ks ? ks->id : 0;
+		for (k = 0; k < s->nbe; k++) {
+			struct kmd_be *b = &s->be[k];
+			const struct kmg_backend *kb = kernel_be(ks, &b->conf->be.addr);
+
+			if (kb)
+				b->kernel = *kb;
+			else
+				memset(&b->kernel, 0, sizeof(b->kernel));
+			if (kmd_be_stale(d, b)) {
+				ret = kmd_be_bind(d, b);
+				if (ret)
+					return ret;
+			}
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the daemon's planning (daemon/reconcile.c): which requests a change of config
+ * or health produces, and that nothing else is sent.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "daemon/reconcile.h"
+
+#define OWNER "kmaglev-daemon"
+
+/* A configured service with @n backends 10.1.0.1.., every attribute set as the loader does. */
+static void mk_service(struct kmd_service *cs, const char *vip, uint16_t port, unsigned int n)
+{
+	struct kmg_service *s = &cs->svc;
+	unsigned int i;
+
+	memset(cs, 0, sizeof(*cs));
+	assert_int_equal(kmg_parse_addr(vip, &s->key.addr), 0);
+	s->key.proto = IPPROTO_TCP;
+	s->key.port = port;
+	kmg_service_set_key(s, &s->key);
+	s->table_size = 65537;
+	s->hash = KMAGLEV_HASH_FIVE_TUPLE;
+	s->ramp_pct = 100;
+	s->window_ms = 30000;
+	s->present |= KMG_BIT(KMAGLEV_A_SERVICE_TABLE_SIZE) | KMG_BIT(KMAGLEV_A_SERVICE_HASH) |
+		      KMG_BIT(KMAGLEV_A_SERVICE_FLAGS) | KMG_BIT(KMAGLEV_A_SERVICE_SEED) |
+		      KMG_BIT(KMAGLEV_A_SERVICE_RAMP_PCT) | KMG_BIT(KMAGLEV_A_SERVICE_RAMP_MS) |
+		      KMG_BIT(KMAGLEV_A_SERVICE_WINDOW_MS) | KMG_BIT(KMAGLEV_A_SERVICE_MAX_CONNS) |
+		      KMG_BIT(KMAGLEV_A_SERVICE_CLIENT_RATE);
+	cs->backends = calloc(n, sizeof(*cs->backends));
+	cs->nbackends = n;
+	for (i = 0; i < n; i++) {
+		struct kmg_backend *b = &cs->backends[i].be;
+		char a[32];
+
+		snprintf(a, sizeof(a), "10.1.0.%u", i + 1);
+		assert_int_equal(kmg_parse_addr(a, &b->addr), 0);
+		kmg_backend_set_addr(b, &b->addr);
+		b->weight = 100;
+		b->state = KMAGLEV_BACKEND_STATE_UP;
+		b->encap = KMAGLEV_ENCAP_IPIP;
+		b->present |= KMG_BIT(KMAGLEV_A_BACKEND_WEIGHT) | KMG_BIT(KMAGLEV_A_BACKEND_STATE) |
+			      KMG_BIT(KMAGLEV_A_BACKEND_ENCAP) | KMG_BIT(KMAGLEV_A_BACKEND_GRE_KEY) |
+			      KMG_BIT(KMAGLEV_A_BACKEND_MAX_CONNS);
+	}
+}
+
+struct world {
+	struct kmd_config cfg;
+	struct kmd_service cs[3];
+	struct kmd_svc sv[3];
+	struct kmd d;
+};
+
+static void mk_world(struct world *w, unsigned int nsvc)
+{
+	unsigned int i, k;
+
+	memset(w, 0, sizeof(*w));
+	w->cfg.daemon.owner = OWNER;
+	for (i = 0; i < nsvc; i++) {
+		mk_service(&w->cs[i], "10.0.0.1", 80 + i, 3);
+		w->sv[i].d = &w->d;
+		w->sv[i].conf = &w->cs[i];
+		w->sv[i].nbe = w->cs[i].nbackends;
+		w->sv[i].be = calloc(w->sv[i].nbe, sizeof(struct kmd_be));
+		for (k = 0; k < w->sv[i].nbe; k++) {
+			struct kmd_be *b = &w->sv[i].be[k];
+
+			b->svc = &w->sv[i];
+			b->conf = &w->cs[i].backends[k];
+			b->health = KMD_HEALTH_UP;
+			b->admin = b->weight = b->weight_pct = -1;
+		}
+	}
+	w->cfg.services = w->cs;
+	w->cfg.nservices = nsvc;
+	w->d.cfg = &w->cfg;
+	w->d.svc = w->sv;
+	w->d.nsvc = nsvc;
+}
+
+static void free_world(struct world *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->cfg.nservices; i++) {
+		free(w->sv[i].be);
+		free(w->cs[i].backends);
+	}
+}
+
+/* The desired services of @w. */
+static struct kmg_service *want_of(struct world *w)
+{
+	struct kmg_service *want = calloc(w->d.nsvc, sizeof(*want));
+	unsigned int i;
+
+	for (i = 0; i < w->d.nsvc; i++)
+		assert_int_equal(kmd_want_service(&w->sv[i], &w->cfg, &want[i]), 0);
+	return want;
+}
+
+static void free_want(struct kmg_service *want, unsigned int n)
+{
+	while (n--)
+		free(want[n].be);
+	free(want);
+}
+
+/* "The kernel" holding exactly @want (as if applied), with ids. */
+static void kernel_from(struct kmg_msgs *k, const struct kmg_service *want, unsigned int n)
+{
+	unsigned int i, j;
+
+	k->m = calloc(n ? n : 1, sizeof(*k->m));
+	k->n = n;
+	for (i = 0; i < n; i++) {
+		struct kmg_service *s = &k->m[i].svc;
+
+		*s = want[i];
+		s->id = i + 1;
+		KMG_SET(s, KMAGLEV_A_SERVICE_ID);
+		KMG_CLR(s, KMAGLEV_A_SERVICE_REPLACE_BACKENDS);
+		s->be = calloc(want[i].nbe ? want[i].nbe : 1, sizeof(*s->be));
+		memcpy(s->be, want[i].be, want[i].nbe * sizeof(*s->be));
+		for (j = 0; j < s->nbe; j++) {
+			s->be[j].id = 10 * i + j;
+			KMG_SET(&s->be[j], KMAGLEV_A_BACKEND_ID);
+			/* the kernel reports zero gre-key and max-conns by leaving them out */
+			KMG_CLR(&s->be[j], KMAGLEV_A_BACKEND_GRE_KEY);
+			KMG_CLR(&s->be[j], KMAGLEV_A_BACKEND_MAX_CONNS);
+		}
+	}
+}
+
+static void free_kernel(struct kmg_msgs *k)
+{
+	unsigned int i;
+
+	for (i = 0; i < k->n; i++)
+		free(k->m[i].svc.be);
+	free(k->m);
+}
+
+/* Plan @w against @k and return the number of ops; the plan is in @p. */
+static unsigned int plan_of(struct world *w, const struct kmg_msgs *k, struct kmd_plan *p)
+{
+	struct kmg_service *want = want_of(w);
+
+	memset(p, 0, sizeof(*p));
+	assert_int_equal(kmd_plan(want, w->d.nsvc, NULL, k, NULL, OWNER, p), 0);
+	free_want(want, w->d.nsvc);
+	return p->n;
+}
+
+/* Apply the state of @w to a fresh "kernel" and return it in @k. */
+static void settled(struct world *w, struct kmg_msgs *k)
+{
+	struct kmg_service *want = want_of(w);
+
+	kernel_from(k, want, w->d.nsvc);
+	free_want(want, w->d.nsvc);
+}
+
+static void test_new_service(void **state)
+{
+	struct world w;
+	struct kmg_msgs k = { 0 };
+	struct kmd_plan p;
+
+	mk_world(&w, 1);
+	assert_int_equal(plan_of(&w, &k, &p), 1);
+	assert_int_equal(p.ops[0].cmd, KMAGLEV_CMD_SERVICE_NEW);
+	assert_int_equal(p.ops[0].svc.nbe, 3);
+	assert_string_equal(p.ops[0].svc.owner, OWNER);
+	assert_true(KMG_HAS(&p.ops[0].svc, KMAGLEV_A_SERVICE_REPLACE_BACKENDS));
+	kmd_plan_free(&p);
+	free_world(&w);
+}
+
+static void test_equal_sends_nothing(void **state)
+{
+	struct world w;
+	struct kmg_msgs k;
+	struct kmd_plan p;
+
+	mk_world(&w, 2);
+	settled(&w, &k);
+	assert_int_equal(plan_of(&w, &k, &p), 0);
+	free_kernel(&k);
+	free_world(&w);
+}
+
+static void test_weight_change_one_set(void **state)
+{
+	struct world w;
+	struct kmg_msgs k;
+	struct kmd_plan p;
+
+	mk_world(&w, 2);
+	settled(&w, &k);
+	w.cs[1].backends[2].be.weight = 50;
+	/* one service-set, for the changed service only, with the complete backend list */
+	assert_int_equal(plan_of(&w, &k, &p), 1);
+	assert_int_equal(p.ops[0].cmd, KMAGLEV_CMD_SERVICE_SET);
+	assert_int_equal(p.ops[0].svc.key.port, 81);
+	assert_int_equal(p.ops[0].svc.nbe, 3);
+	assert_int_equal(p.ops[0].svc.be[2].weight, 50);
+	assert_string_equal(p.ops[0].why, "backend 10.1.0.3: weight 100 -> 50");
+	kmd_plan_free(&p);
+	free_kernel(&k);
+	free_world(&w);
+}
+
+static void test_service_setting_change(void **state)
+{
+	struct world w;
+	struct kmg_msgs k;
+	struct kmd_plan p;
+
+	mk_world(&w, 1);
+	settled(&w, &k);
+	w.cs[0].svc.window_ms = 5000;
+	assert_int_equal(plan_of(&w, &k, &p), 1);
+	assert_string_equal(p.ops[0].why, "window changed");
+	kmd_plan_free(&p);
+	free_kernel(&k);
+	free_world(&w);
+}
+
+static void test_backend_added_removed(void **state)
+{
+	struct world w;
+	struct kmg_msgs k;
+	struct kmd_plan p;
+
+	mk_world(&w, 1);
+	settled(&w, &k);
+	w.sv[0].nbe = 2;		/* 10.1.0.3 leaves the config */
+	w.cs[0].nbackends = 2;
+	assert_int_equal(plan_of(&w, &k, &p), 1);
+	assert_int_equal(p.ops[0].svc.nbe, 2);
+	assert_string_equal(p.ops[0].why, "backend 10.1.0.3 removed");
+	kmd_plan_free(&p);
+	free_kernel(&k);
+	w.sv[0].nbe = 3;
+	w.cs[0].nbackends = 3;
+	free_world(&w);
+}
+
+static void test_health_down_and_back(void **state)
+{
+	struct world w;
+	struct kmg_msgs k;
+	struct kmd_plan p;
+
+	mk_world(&w, 1);
+	settled(&w, &k);
+	w.sv[0].be[1].health = KMD_HEALTH_DOWN;
+	assert_int_equal(plan_of(&w, &k, &p), 1);
+	assert_int_equal(p.ops[0].svc.be[1].state, KMAGLEV_BACKEND_STATE_DOWN);
+	assert_int_equal(p.ops[0].svc.be[0].state, KMAGLEV_BACKEND_STATE_UP);
+	assert_int_equal(p.ops[0].svc.be[1].weight, 100);	/* weight kept: comes back equal */
+	kmd_plan_free(&p);
+	/* unknown (a new backend whose checks have not passed yet) takes no traffic either */
+	w.sv[0].be[1].health = KMD_HEALTH_UNKNOWN;
+	assert_int_equal(plan_of(&w, &k, &p), 1);
+	assert_int_equal(p.ops[0].svc.be[1].state, KMAGLEV_BACKEND_STATE_DOWN);
+	kmd_plan_free(&p);
+	w.sv[0].be[1].health = KMD_HEALTH_UP;
+	assert_int_equal(plan_of(&w, &k, &p), 0);
+	free_kernel(&k);
+	free_world(&w);
+}
+
+static void test_agent_and_exec(void **state)
+{
+	struct world w;
+	struct kmg_backend b;
+
+	mk_world(&w, 1);
+	w.sv[0].be[0].admin = KMAGLEV_BACKEND_STATE_DRAIN;
+	kmd_want_backend(&w.sv[0].be[0], false, &b);
+	assert_int_equal(b.state, KMAGLEV_BACKEND_STATE_DRAIN);
+	w.sv[0].be[0].admin = KMAGLEV_BACKEND_STATE_UP;
+	w.sv[0].be[0].weight_pct = 50;
+	kmd_want_backend(&w.sv[0].be[0], false, &b);
+	assert_int_equal(b.state, KMAGLEV_BACKEND_STATE_UP);
+	assert_int_equal(b.weight, 50);
+	w.sv[0].be[0].weight = 30;	/* weight:30, then 50% of it */
+	kmd_want_backend(&w.sv[0].be[0], false, &b);
+	assert_int_equal(b.weight, 15);
+	w.sv[0].be[0].weight_pct = -1;
+	w.sv[0].be[0].weight = 70000;	/* clamped to the attribute's range */
+	kmd_want_backend(&w.sv[0].be[0], false, &b);
+	assert_int_equal(b.weight, 65535);
+	/* a backend drained in the config stays drained whatever a check says */
+	w.cs[0].backends[1].be.state = KMAGLEV_BACKEND_STATE_DRAIN;
+	w.sv[0].be[1].health = KMD_HEALTH_DOWN;
+	kmd_want_backend(&w.sv[0].be[1], false, &b);
+	assert_int_equal(b.state, KMAGLEV_BACKEND_STATE_DRAIN);
+	free_world(&w);
+}
+
+static void test_quorum(void **state)
+{
+	struct world w;
+	struct kmg_service want;
+	unsigned int i;
+
+	mk_world(&w, 1);
+	for (i = 0; i < 3; i++)
+		w.sv[0].be[i].health = KMD_HEALTH_DOWN;
+	w.sv[0].be[0].health = KMD_HEALTH_UP;
+
+	/* serve: what is healthy */
+	w.cs[0].quorum = (struct kmd_quorum){ .min = 2, .action = KMD_QUORUM_SERVE };
+	assert_false(kmd_quorum_eval(&w.sv[0]));
+	assert_true(w.sv[0].below_quorum);
+	assert_true(w.sv[0].healthy);
+
+	/* fail open: every configured backend */
+	w.cs[0].quorum.action = KMD_QUORUM_FAIL_OPEN;
+	assert_int_equal(kmd_want_service(&w.sv[0], &w.cfg, &want), 0);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(want.be[i].state, KMAGLEV_BACKEND_STATE_UP);
+	free(want.be);
+
+	/* withdraw: serve what is healthy, but the service is unhealthy (BGP withdraws it) */
+	w.cs[0].quorum = (struct kmd_quorum){ .fraction = 0.5, .action = KMD_QUORUM_WITHDRAW };
+	assert_false(kmd_quorum_eval(&w.sv[0]));
+	assert_false(w.sv[0].healthy);		/* 1 of 3 < ceil(1.5) */
+	w.sv[0].be[1].health = KMD_HEALTH_UP;
+	kmd_quorum_eval(&w.sv[0]);
+	assert_true(w.sv[0].healthy);		/* 2 of 3 */
+
+	/* no quorum configured: unhealthy only with nothing healthy */
+	w.cs[0].quorum = (struct kmd_quorum){ .action = KMD_QUORUM_WITHDRAW };
+	kmd_quorum_eval(&w.sv[0]);
+	assert_true(w.sv[0].healthy);
+	for (i = 0; i < 3; i++)
+		w.sv[0].be[i].health = KMD_HEALTH_DOWN;
+	kmd_quorum_eval(&w.sv[0]);
+	assert_false(w.sv[0].healthy);
+	free_world(&w);
+}
+
+static void test_ownership(void **state)
+{
+	struct world w;
+	struct kmg_msgs k;
+	struct kmd_plan p;
+
+	mk_world(&w, 3);
+	settled(&w, &k);
+	/* the config keeps only service 80; 81 is ours, 82 was made by hand */
+	snprintf(k.m[2].svc.owner, sizeof(k.m[2].svc.owner), "%s", "");
+	KMG_CLR(&k.m[2].svc, KMAGLEV_A_SERVICE_OWNER);
+	w.d.nsvc = 1;
+	w.cfg.nservices = 1;
+	assert_int_equal(plan_of(&w, &k, &p), 1);
+	assert_int_equal(p.ops[0].cmd, KMAGLEV_CMD_SERVICE_DEL);
+	assert_int_equal(p.ops[0].svc.key.port, 81);
+	assert_int_equal(p.ops[0].svc.present & ~KMG_SVC_KEY_MASK, 0);
+	kmd_plan_free(&p);
+	/* another owner's service is not ours either */
+	snprintf(k.m[1].svc.owner, sizeof(k.m[1].svc.owner), "%s", "someone-else");
+	assert_int_equal(plan_of(&w, &k, &p), 0);
+	/* a hand-made service the config names is taken over: stamped with our owner */
+	w.d.nsvc = 3;
+	w.cfg.nservices = 3;
+	assert_int_equal(plan_of(&w, &k, &p), 2);
+	assert_int_equal(p.ops[0].cmd, KMAGLEV_CMD_SERVICE_SET);
+	assert_string_equal(p.ops[0].why, "owner changed");
+	kmd_plan_free(&p);
+	free_kernel(&k);
+	free_world(&w);
+}
+
+static void test_config_named_settings_only(void **state)
+{
+	struct kmg_config want = { 0 }, have = { 0 };
+	struct kmg_msgs k = { 0 };
+	struct kmd_plan p = { 0 };
+
+	want.conn_max = 1000;
+	KMG_SET(&want, KMAGLEV_A_CONFIG_CONN_MAX);
+	have.conn_max = 1000;
+	have.timeout_udp = 10;		/* set by hand, not named by the config: left alone */
+	have.present = KMG_BIT(KMAGLEV_A_CONFIG_CONN_MAX) | KMG_BIT(KMAGLEV_A_CONFIG_TIMEOUT_UDP);
+	assert_int_equal(kmd_plan(NULL, 0, &want, &k, &have, OWNER, &p), 0);
+	assert_int_equal(p.n, 0);
+	have.conn_max = 2000;
+	assert_int_equal(kmd_plan(NULL, 0, &want, &k, &have, OWNER, &p), 0);
+	assert_int_equal(p.n, 1);
+	assert_int_equal(p.ops[0].cmd, KMAGLEV_CMD_CONFIG_SET);
+	assert_string_equal(p.ops[0].why, "conn-max changed");
+	kmd_plan_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_new_service),
+		cmocka_unit_test(test_equal_sends_nothing),
+		cmocka_unit_test(test_weight_change_one_set),
+		cmocka_unit_test(test_service_setting_change),
+		cmocka_unit_test(test_backend_added_removed),
+		cmocka_unit_test(test_health_down_and_back),
+		cmocka_unit_test(test_agent_and_exec),
+		cmocka_unit_test(test_quorum),
+		cmocka_unit_test(test_ownership),
+		cmocka_unit_test(test_config_named_settings_only),
+	};
+
+	return cmocka_run_group_tests_name("reconcile", tests, NULL, NULL);
+}
