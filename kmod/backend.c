@@ -12,11 +12,10 @@
 #include "kmaglev.h"
 
 /*
- * A new backend of a service in @kn, with an id for probe marks. The id is only reserved:
- * probes find the backend once kmg_backend_list() publishes it, when the change that adds it
- * commits, so a failed request never exposes it.
+ * A new backend, not yet in any set and without a probe id: the change that adds it gives it
+ * one when it commits (kmg_chg_assign_ids()), so a failed request never takes an id.
  */
-struct kmg_backend *kmg_backend_alloc(struct kmg_net *kn, const struct kmg_backend_cfg *cfg)
+struct kmg_backend *kmg_backend_alloc(const struct kmg_backend_cfg *cfg)
 {
 	struct kmg_backend *be;
 
@@ -28,9 +27,6 @@ struct kmg_backend *kmg_backend_alloc(struct kmg_net *kn, const struct kmg_backe
 		goto err_be;
 	if (dst_cache_init(&be->dst_cache, GFP_KERNEL_ACCOUNT))
 		goto err_stats;
-	if (xa_alloc_cyclic(&kn->backend_ids, &be->id, NULL, xa_limit_31b, &kn->next_backend_id,
-			    GFP_KERNEL_ACCOUNT) < 0)
-		goto err_dst;
 	be->addr = cfg->addr;
 	be->weight = 1;
 	be->state = KMAGLEV_BACKEND_STATE_UP;
@@ -41,8 +37,6 @@ struct kmg_backend *kmg_backend_alloc(struct kmg_net *kn, const struct kmg_backe
 	kmg_backend_apply(be, cfg);
 	return be;
 
-err_dst:
-	dst_cache_destroy(&be->dst_cache);
 err_stats:
 	free_percpu(be->stats);
 err_be:
@@ -50,20 +44,52 @@ err_be:
 	return NULL;
 }
 
-/* The backend joined its service's set: probes find it by its id. Under kn->lock. */
-void kmg_backend_list(struct kmg_net *kn, struct kmg_backend *be)
+/*
+ * Reserve the lowest free probe id below max-backends for @be; xa_load() sees NULL there
+ * until kmg_backend_list(). -EBUSY when every id below max-backends is taken. Under kn->lock.
+ */
+int kmg_backend_id_alloc(struct kmg_net *kn, struct kmg_backend *be)
 {
-	/* The id is reserved: storing to it allocates nothing and cannot fail. */
+	lockdep_assert_held(&kn->lock);
+	if (!kn->max_backends)
+		return -EBUSY;
+	return xa_alloc(&kn->backend_ids, &be->id, NULL, XA_LIMIT(0, kn->max_backends - 1),
+			GFP_KERNEL_ACCOUNT);
+}
+
+/* Give back an id kmg_backend_id_alloc() reserved for a backend that was never listed. */
+void kmg_backend_id_free(struct kmg_net *kn, struct kmg_backend *be)
+{
+	lockdep_assert_held(&kn->lock);
+	xa_erase(&kn->backend_ids, be->id);
+}
+
+/*
+ * The backend joined the set of @svc: probes find it by its id, which is reserved for it or
+ * was a backend's that leaves the set in the same change (its entry is overwritten in
+ * place). Either way the slot exists: storing allocates nothing and cannot fail. xa_store()
+ * publishes with release semantics, so a probe that finds the backend sees be->svc.
+ * Under kn->lock.
+ */
+void kmg_backend_list(struct kmg_net *kn, const struct kmg_service *svc, struct kmg_backend *be)
+{
+	lockdep_assert_held(&kn->lock);
+	be->svc = svc;
 	WARN_ON_ONCE(xa_is_err(xa_store(&kn->backend_ids, be->id, be, GFP_KERNEL)));
 }
 
 /*
- * The backend left its service's set, or never made it in: no more probes find it (and its
- * id is free again). It lives on for its flows. Under kn->lock.
+ * The backend left its service's set: it lives on for its flows, and reports no id any more.
+ * Its id is freed unless @id_taken (a backend that joins in the same change took it over, and
+ * kmg_backend_list() already pointed the id at that one). Call before the set drops its
+ * reference: a probe that finds it under RCU then still has it until a grace period ends.
+ * Under kn->lock.
  */
-void kmg_backend_unlist(struct kmg_net *kn, struct kmg_backend *be)
+void kmg_backend_unlist(struct kmg_net *kn, struct kmg_backend *be, bool id_taken)
 {
-	xa_erase(&kn->backend_ids, be->id);
+	lockdep_assert_held(&kn->lock);
+	if (!id_taken)
+		xa_erase(&kn->backend_ids, be->id);
 	WRITE_ONCE(be->removed, true);
 }
 

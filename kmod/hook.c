@@ -56,14 +56,38 @@ static void kmg_account(struct kmg_pcpu_stats __percpu *pcpu, unsigned int len, 
 	u64_stats_update_end(&s->syncp);
 }
 
-/* Locally generated packets with a probe mark go to the backend the mark names. */
-static struct kmg_backend *kmg_probe_backend(struct kmg_net *kn, const struct sk_buff *skb)
+/* Does the packet carry a probe mark? Then @id is the backend id it names. */
+static bool kmg_probe_marked(struct kmg_net *kn, const struct sk_buff *skb, u32 *id)
 {
 	u32 min = READ_ONCE(kn->ccfg.probe_mark_min), max = READ_ONCE(kn->ccfg.probe_mark_max);
 
 	if (!max || skb->mark < min || skb->mark > max)
+		return false;
+	*id = skb->mark - min;
+	return true;
+}
+
+/*
+ * The backend a probe-marked packet that matched @svc goes to, or NULL when the mark names no
+ * backend of @svc: no backend at all, one of another service, or one deleted meanwhile. Such
+ * a probe is dropped rather than balanced: it must test the backend it names or none (a
+ * prober holding a stale id learns of it from drop-probe-mismatch, not from a good answer
+ * by another backend).
+ *
+ * Under RCU: kn->backend_ids holds listed backends, which are freed only after a grace
+ * period once unlisted (kmg_backend_unlist() comes before the set's reference goes). be->svc
+ * was set before xa_store() published the backend and never changes; it is only compared.
+ * Ids are reused (kmg_chg_assign_ids()), so a mark may name a newer backend than the prober
+ * meant; the service check keeps it within the service the prober addressed.
+ */
+static struct kmg_backend *kmg_probe_backend(struct kmg_net *kn, const struct kmg_service *svc,
+					     u32 id)
+{
+	struct kmg_backend *be = xa_load(&kn->backend_ids, id);
+
+	if (!be || be->svc != svc || READ_ONCE(be->removed))
 		return NULL;
-	return xa_load(&kn->backend_ids, skb->mark - min);
+	return be;
 }
 
 /* Probe marks are configured: locally generated packets take the full path. */
@@ -85,6 +109,7 @@ static unsigned int kmg_rcv(struct kmg_net *kn, struct sk_buff *skb,
 	enum kmg_parse res;
 	struct kmg_vip *vip;
 	struct kmg_pkt p;
+	u32 probe_id;
 
 	res = family == AF_INET ? kmg_parse4(skb, &p) : kmg_parse6(skb, &p);
 	p.local = state->hook == NF_INET_LOCAL_OUT;
@@ -136,14 +161,17 @@ static unsigned int kmg_rcv(struct kmg_net *kn, struct sk_buff *skb,
 	}
 	kmg_count(kn, KMG_C_RX_PACKETS);
 
-	be = NULL;
-	if (kmg_probing(kn, state)) {
-		be = kmg_probe_backend(kn, skb);
-		if (be)
-			kmg_count(kn, KMG_C_PROBE);
-	}
-	if (!be)
+	if (kmg_probing(kn, state) && kmg_probe_marked(kn, skb, &probe_id)) {
+		be = kmg_probe_backend(kn, svc, probe_id);
+		if (!be) {
+			kmg_drop(kn, skb, KMG_C_DROP_PROBE_MISMATCH,
+				 SKB_DROP_REASON_NETFILTER_DROP);
+			return NF_STOLEN;
+		}
+		kmg_count(kn, KMG_C_PROBE);
+	} else {
 		be = kmg_flow_decide(kn, &f, svc, &p);
+	}
 	if (!be) {
 		kmg_drop(kn, skb, p.icmp_err ? KMG_C_ICMP_DROP : f.why,
 			 SKB_DROP_REASON_NETFILTER_DROP);

@@ -26,6 +26,7 @@
 #include <linux/bits.h>
 #include <linux/hash.h>
 #include <linux/in6.h>
+#include <linux/kmaglev.h>
 #include <linux/socket.h>
 #include <linux/string.h>
 #include <linux/mutex.h>
@@ -172,7 +173,16 @@ struct kmg_backend {
 	u32 gre_key;
 	u32 max_conns;
 
-	u32 id;				/* kn->backend_ids while in a service's set */
+	/*
+	 * Probe-mark id: kn->backend_ids maps it to this backend while the backend is in its
+	 * service's set. Set (with @svc) under kn->lock before xa_store() publishes the backend
+	 * there, constant after. Ids are small and reused (see kmg_chg_assign_ids()): packets
+	 * and connection entries hold backends by pointer, never by id, so a reused id moves no
+	 * flow; only a probe mark, read at the instant of the packet, follows it.
+	 */
+	u32 id;
+	/* The service whose set it joined; compared by the probe path, never dereferenced. */
+	const struct kmg_service *svc;
 	bool removed;			/* left its service's set (deleted) */
 
 	refcount_t ref;
@@ -216,6 +226,7 @@ struct kmg_service_cfg {
 	u32 client_rate;
 	__be32 encap_src4;
 	struct in6_addr encap_src6;
+	char owner[KMAGLEV_OWNER_LEN_MAX + 1];	/* opaque to the kernel; only under kn->lock */
 };
 
 struct kmg_net;
@@ -305,6 +316,7 @@ enum kmg_counter {
 	KMG_C_RAMP_PREV,
 	KMG_C_PREV_HIT,
 	KMG_C_PROBE,
+	KMG_C_DROP_PROBE_MISMATCH,
 	KMG_C_MAX
 };
 
@@ -374,7 +386,6 @@ struct kmg_net {
 	struct kmg_vip_filter __rcu *vipf;	/* allocated with the first VIP */
 	struct xarray backend_ids;	/* struct kmg_backend by id, for probe marks */
 	u32 next_id;
-	u32 next_backend_id;
 	u32 nservices;
 	u32 nbackends;
 	u32 max_services;
@@ -445,9 +456,11 @@ static inline __be32 kmg_addr_v4(const struct kmg_addr *a)
 }
 
 /* backend.c */
-struct kmg_backend *kmg_backend_alloc(struct kmg_net *kn, const struct kmg_backend_cfg *cfg);
-void kmg_backend_list(struct kmg_net *kn, struct kmg_backend *be);
-void kmg_backend_unlist(struct kmg_net *kn, struct kmg_backend *be);
+struct kmg_backend *kmg_backend_alloc(const struct kmg_backend_cfg *cfg);
+int kmg_backend_id_alloc(struct kmg_net *kn, struct kmg_backend *be);
+void kmg_backend_id_free(struct kmg_net *kn, struct kmg_backend *be);
+void kmg_backend_list(struct kmg_net *kn, const struct kmg_service *svc, struct kmg_backend *be);
+void kmg_backend_unlist(struct kmg_net *kn, struct kmg_backend *be, bool id_taken);
 void kmg_backend_apply(struct kmg_backend *be, const struct kmg_backend_cfg *cfg);
 void kmg_backend_put(struct kmg_backend *be);
 static inline void kmg_backend_get(struct kmg_backend *be)

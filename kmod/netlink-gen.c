@@ -78,7 +78,7 @@ const struct nla_policy kmaglev_config_nl_policy[KMAGLEV_A_CONFIG_PROBE_MARK_MAX
 	[KMAGLEV_A_CONFIG_PROBE_MARK_MAX] = { .type = NLA_U32, },
 };
 
-const struct nla_policy kmaglev_service_nl_policy[KMAGLEV_A_SERVICE_PAD + 1] = {
+const struct nla_policy kmaglev_service_nl_policy[KMAGLEV_A_SERVICE_OWNER + 1] = {
 	[KMAGLEV_A_SERVICE_ID] = { .type = NLA_U32, },
 	[KMAGLEV_A_SERVICE_ADDR4] = { .type = NLA_U32, },
 	[KMAGLEV_A_SERVICE_ADDR6] = NLA_POLICY_EXACT_LEN(16),
@@ -103,6 +103,7 @@ const struct nla_policy kmaglev_service_nl_policy[KMAGLEV_A_SERVICE_PAD + 1] = {
 	[KMAGLEV_A_SERVICE_WINDOW_LEFT_MS] = { .type = NLA_U32, },
 	[KMAGLEV_A_SERVICE_BACKEND] = NLA_POLICY_NESTED(kmaglev_backend_nl_policy),
 	[KMAGLEV_A_SERVICE_REPLACE_BACKENDS] = { .type = NLA_FLAG, },
+	[KMAGLEV_A_SERVICE_OWNER] = { .type = NLA_NUL_STRING, .len = KMAGLEV_OWNER_LEN_MAX, },
 };
 
 const struct nla_policy kmaglev_stats_nl_policy[KMAGLEV_A_STATS_PAD + 1] = {

@@ -245,6 +245,9 @@ static int kmg_nl_svc_cfg(struct nlattr **tb, struct kmg_service_cfg *cfg,
 		cfg->max_conns = nla_get_u32(tb[KMAGLEV_A_SERVICE_MAX_CONNS]);
 	if (tb[KMAGLEV_A_SERVICE_CLIENT_RATE])
 		cfg->client_rate = nla_get_u32(tb[KMAGLEV_A_SERVICE_CLIENT_RATE]);
+	/* the policy bounds its length and wants it NUL-terminated; "" clears it */
+	if (tb[KMAGLEV_A_SERVICE_OWNER])
+		nla_strscpy(cfg->owner, tb[KMAGLEV_A_SERVICE_OWNER], sizeof(cfg->owner));
 	a = tb[KMAGLEV_A_SERVICE_ENCAP_SRC4];
 	if (a) {
 		cfg->encap_src4 = nla_get_in_addr(a);
@@ -276,6 +279,7 @@ static int kmg_nl_svc_cfg(struct nlattr **tb, struct kmg_service_cfg *cfg,
 			   BIT_ULL(KMAGLEV_A_SERVICE_CLIENT_RATE) | \
 			   BIT_ULL(KMAGLEV_A_SERVICE_ENCAP_SRC4) | \
 			   BIT_ULL(KMAGLEV_A_SERVICE_ENCAP_SRC6) | \
+			   BIT_ULL(KMAGLEV_A_SERVICE_OWNER) | \
 			   BIT_ULL(KMAGLEV_A_SERVICE_BACKEND) | \
 			   BIT_ULL(KMAGLEV_A_SERVICE_REPLACE_BACKENDS))
 #define KMG_BE_CFG_ATTRS  (BIT_ULL(KMAGLEV_A_BACKEND_ADDR4) | BIT_ULL(KMAGLEV_A_BACKEND_ADDR6) | \
@@ -466,6 +470,7 @@ static int kmg_nl_put_service(struct sk_buff *skb, const struct kmg_service *svc
 	    (c->encap_src4 && nla_put_in_addr(skb, KMAGLEV_A_SERVICE_ENCAP_SRC4, c->encap_src4)) ||
 	    (!ipv6_addr_any(&c->encap_src6) &&
 	     nla_put_in6_addr(skb, KMAGLEV_A_SERVICE_ENCAP_SRC6, &c->encap_src6)) ||
+	    (c->owner[0] && nla_put_string(skb, KMAGLEV_A_SERVICE_OWNER, c->owner)) ||
 	    nla_put_u32(skb, KMAGLEV_A_SERVICE_GENERATION, svc->gen) ||
 	    nla_put_u32(skb, KMAGLEV_A_SERVICE_BACKENDS, svc->nbe) ||
 	    nla_put_u64_64bit(skb, KMAGLEV_A_SERVICE_TABLE_BYTES, kmg_service_table_bytes(svc),

@@ -32,6 +32,7 @@ struct kmg_be_change {
 	struct kmg_backend *be;
 	const struct kmg_backend_cfg *cfg;	/* applied at commit, or NULL */
 	bool is_new;				/* allocated for this change */
+	bool fresh_id;				/* its id was reserved for it (not taken over) */
 };
 
 /*
@@ -244,6 +245,7 @@ static void kmg_service_cfg_apply(struct kmg_service *svc, const struct kmg_serv
 	WRITE_ONCE(c->window_ms, cfg->window_ms);
 	WRITE_ONCE(c->max_conns, cfg->max_conns);
 	WRITE_ONCE(c->client_rate, cfg->client_rate);
+	memcpy(c->owner, cfg->owner, sizeof(c->owner));
 	if (c->encap_src4 != cfg->encap_src4 ||
 	    memcmp(&c->encap_src6, &cfg->encap_src6, sizeof(c->encap_src6))) {
 		/* see struct kmg_service: esrc_seq; no reader may interrupt the writer */
@@ -252,6 +254,76 @@ static void kmg_service_cfg_apply(struct kmg_service *svc, const struct kmg_serv
 		c->encap_src6 = cfg->encap_src6;
 		write_sequnlock_bh(&svc->esrc_seq);
 	}
+}
+
+/* Does @be, of the current set, leave it for @arr (the proposed set, sorted by address)? */
+static bool kmg_chg_leaves(const struct kmg_backend *be, struct kmg_backend *const *arr, u32 n)
+{
+	int pos = kmg_backend_find(arr, n, be->addr.b);
+
+	return pos < 0 || arr[pos] != be;
+}
+
+static void kmg_chg_release_ids(struct kmg_net *kn, struct kmg_be_change *set, u32 n)
+{
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (set[i].fresh_id) {
+			kmg_backend_id_free(kn, set[i].be);
+			set[i].fresh_id = false;
+		}
+	}
+}
+
+/*
+ * Probe ids for the new backends of @set, before the commit point. Ids stay small, so that a
+ * probe-mark range as large as max-backends covers them all:
+ *
+ *  - a new backend first takes over the id of a backend that leaves the set in this change
+ *    (the first new one in address order the first leaving one's, and so on: the commit
+ *    repeats this pairing, see kmg_service_commit()). The leaving backends' ids are still
+ *    taken until the commit, and a set replaced whole at max-backends would otherwise find no
+ *    free id below the limit;
+ *  - the others get the lowest free id below max-backends. The count check before guarantees
+ *    there is one: at most nbackends ids are taken, all listed backends of the netns, and
+ *    nbackends - (leaving) + (new) <= max-backends.
+ *
+ * So an id is reused as soon as its backend is deleted, by the next backend added to any
+ * service. That is safe for the data path: connection entries and tables hold backends by
+ * pointer, never by id. A probe mark is resolved when its packet passes the hook, and goes
+ * only to a backend of the service the packet matched (kmg_rcv()); a prober must take ids
+ * from the latest dump or notification. Under kn->lock; on error no id is taken.
+ */
+static int kmg_chg_assign_ids(struct kmg_service *svc, struct kmg_be_change *set,
+			      struct kmg_backend *const *arr, u32 n,
+			      struct netlink_ext_ack *extack)
+{
+	struct kmg_net *kn = svc->kn;
+	u32 i, o = 0;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		if (!set[i].is_new)
+			continue;
+		while (o < svc->nbe && !kmg_chg_leaves(svc->be[o], arr, n))
+			o++;
+		if (o < svc->nbe) {
+			set[i].be->id = svc->be[o++]->id;
+			continue;
+		}
+		err = kmg_backend_id_alloc(kn, set[i].be);
+		if (err) {
+			kmg_chg_release_ids(kn, set, i);
+			if (err == -EBUSY) {
+				NL_SET_ERR_MSG(extack, "no backend id free below max-backends");
+				err = -ENOSPC;
+			}
+			return err;
+		}
+		set[i].fresh_id = true;
+	}
+	return 0;
 }
 
 /*
@@ -269,7 +341,7 @@ static int kmg_service_commit(struct kmg_service *svc, const struct kmg_service_
 	struct kmg_client_limit *cl = NULL, *oldcl;
 	struct kmg_table_be *in = NULL;
 	struct kmg_table *t = NULL;
-	u32 i, ne = 0, nold = svc->nbe;
+	u32 i, ne = 0, nnew = 0, nleft = 0, nold = svc->nbe;
 	int err;
 
 	*rebuilt = false;
@@ -310,6 +382,7 @@ static int kmg_service_commit(struct kmg_service *svc, const struct kmg_service_
 	}
 	for (i = 0; i < n; i++) {
 		arr[i] = set[i].be;
+		nnew += set[i].is_new;
 		if (kmg_chg_state(&set[i]) == KMAGLEV_BACKEND_STATE_UP && kmg_chg_weight(&set[i])) {
 			in[ne].be = set[i].be;
 			in[ne].weight = kmg_chg_weight(&set[i]);
@@ -321,6 +394,9 @@ static int kmg_service_commit(struct kmg_service *svc, const struct kmg_service_
 		err = -EINVAL;
 		goto out;
 	}
+	err = kmg_chg_assign_ids(svc, set, arr, n, extack);
+	if (err)
+		goto out;
 	*rebuilt = !cur || memcmp(cfg->seed, svc->cfg.seed, sizeof(cfg->seed)) ||
 		   !kmg_table_same_input(cur, in, ne, cfg->table_size);
 	if (*rebuilt) {
@@ -328,6 +404,7 @@ static int kmg_service_commit(struct kmg_service *svc, const struct kmg_service_
 		if (IS_ERR(t)) {
 			err = PTR_ERR(t);
 			NL_SET_ERR_MSG(extack, "out of memory building the Maglev table");
+			kmg_chg_release_ids(kn, set, n);
 			goto out;
 		}
 	}
@@ -341,18 +418,20 @@ static int kmg_service_commit(struct kmg_service *svc, const struct kmg_service_
 		RCU_INIT_POINTER(svc->climit, NULL);
 		kfree_rcu(oldcl, rcu);
 	}
+	/* New backends first: they overwrite the ids they take over from leaving ones. */
 	for (i = 0; i < n; i++) {
 		if (set[i].is_new)
-			kmg_backend_list(kn, set[i].be);
+			kmg_backend_list(kn, svc, set[i].be);
 		else if (set[i].cfg)
 			kmg_backend_apply(set[i].be, set[i].cfg);
 	}
-	/* Drop the set's reference on backends that left it. */
+	/*
+	 * Drop the set's reference on backends that left it. The first @nnew of them, in
+	 * address order, gave their ids to the new ones (kmg_chg_assign_ids()).
+	 */
 	for (i = 0; i < nold; i++) {
-		int pos = kmg_backend_find(arr, n, old[i]->addr.b);
-
-		if (pos < 0 || arr[pos] != old[i]) {
-			kmg_backend_unlist(kn, old[i]);
+		if (kmg_chg_leaves(old[i], arr, n)) {
+			kmg_backend_unlist(kn, old[i], nleft++ < nnew);
 			kmg_backend_put(old[i]);
 		}
 	}
@@ -372,16 +451,14 @@ out:
 	return err;
 }
 
-static void kmg_chg_free_new(struct kmg_net *kn, struct kmg_be_change *set, u32 n)
+/* The new backends of a change that failed: never listed, and without ids. */
+static void kmg_chg_free_new(struct kmg_be_change *set, u32 n)
 {
 	u32 i;
 
-	for (i = 0; i < n; i++) {
-		if (set[i].is_new) {
-			kmg_backend_unlist(kn, set[i].be);
+	for (i = 0; i < n; i++)
+		if (set[i].is_new)
 			kmg_backend_put(set[i].be);
-		}
-	}
 }
 
 static int kmg_backend_cfg_cmp(const void *a, const void *b)
@@ -394,7 +471,7 @@ static int kmg_backend_cfg_cmp(const void *a, const void *b)
  * The proposed set for a full backend list @bcfg: existing backends with the same address are
  * kept (with their connections and counters) and get the new settings. Sorts @bcfg.
  */
-static struct kmg_be_change *kmg_chg_from_list(struct kmg_net *kn, struct kmg_service *svc,
+static struct kmg_be_change *kmg_chg_from_list(struct kmg_service *svc,
 					       struct kmg_backend_cfg *bcfg, u32 nb,
 					       struct netlink_ext_ack *extack)
 {
@@ -419,9 +496,9 @@ static struct kmg_be_change *kmg_chg_from_list(struct kmg_net *kn, struct kmg_se
 			set[i].be = svc->be[pos];
 			continue;
 		}
-		set[i].be = kmg_backend_alloc(kn, &bcfg[i]);
+		set[i].be = kmg_backend_alloc(&bcfg[i]);
 		if (!set[i].be) {
-			kmg_chg_free_new(kn, set, i);
+			kmg_chg_free_new(set, i);
 			kvfree(set);
 			return ERR_PTR(-ENOMEM);
 		}
@@ -485,7 +562,7 @@ static void kmg_service_unlist_backends(struct kmg_service *svc)
 	u32 i;
 
 	for (i = 0; i < svc->nbe; i++)
-		kmg_backend_unlist(svc->kn, svc->be[i]);
+		kmg_backend_unlist(svc->kn, svc->be[i], false);
 	svc->kn->nbackends -= svc->nbe;
 }
 
@@ -523,14 +600,14 @@ int kmg_service_create(struct kmg_net *kn, const struct kmg_svc_key *key,
 	seqlock_init(&svc->esrc_seq);
 	refcount_set(&svc->ref, 1);
 
-	set = kmg_chg_from_list(kn, NULL, bcfg, nbcfg, extack);
+	set = kmg_chg_from_list(NULL, bcfg, nbcfg, extack);
 	if (IS_ERR(set)) {
 		err = PTR_ERR(set);
 		goto err_svc;
 	}
 	err = kmg_service_commit(svc, cfg, set, nbcfg, &rebuilt, extack);
 	if (err) {
-		kmg_chg_free_new(kn, set, nbcfg);
+		kmg_chg_free_new(set, nbcfg);
 		kvfree(set);
 		goto err_svc;
 	}
@@ -583,7 +660,7 @@ int kmg_service_update(struct kmg_service *svc, const struct kmg_service_cfg *cf
 
 	lockdep_assert_held(&svc->kn->lock);
 	if (replace) {
-		set = kmg_chg_from_list(svc->kn, svc, bcfg, nbcfg, extack);
+		set = kmg_chg_from_list(svc, bcfg, nbcfg, extack);
 		n = nbcfg;
 	} else {
 		set = kmg_chg_current(svc);
@@ -595,7 +672,7 @@ int kmg_service_update(struct kmg_service *svc, const struct kmg_service_cfg *cf
 		return PTR_ERR(set);
 	err = kmg_service_commit(svc, cfg, set, n, rebuilt, extack);
 	if (err)
-		kmg_chg_free_new(svc->kn, set, n);
+		kmg_chg_free_new(set, n);
 	kvfree(set);
 	return err;
 }
@@ -683,7 +760,7 @@ int kmg_backend_add(struct kmg_service *svc, struct kmg_backend_cfg *cfg, bool *
 		return -ENOMEM;
 	at = -pos - 1;
 	memmove(&set[at + 1], &set[at], (svc->nbe - at) * sizeof(*set));
-	set[at].be = kmg_backend_alloc(svc->kn, cfg);
+	set[at].be = kmg_backend_alloc(cfg);
 	set[at].cfg = cfg;
 	set[at].is_new = true;
 	if (!set[at].be) {
@@ -692,7 +769,7 @@ int kmg_backend_add(struct kmg_service *svc, struct kmg_backend_cfg *cfg, bool *
 	}
 	err = kmg_service_commit(svc, &svc->cfg, set, svc->nbe + 1, rebuilt, extack);
 	if (err)
-		kmg_chg_free_new(svc->kn, &set[at], 1);
+		kmg_chg_free_new(&set[at], 1);
 	kvfree(set);
 	return err;
 }

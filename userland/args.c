@@ -384,6 +384,16 @@ int kmg_arg_field(const struct kmg_object *obj, const struct kmg_field *f, const
 	case KMG_FMT_SEED:
 		ret = kmg_arg_seed(v, p);
 		break;
+	case KMG_FMT_STRING:
+		if (strlen(v) > d->max)
+			return kmg_err(KMG_EUSAGE, "invalid %s \"%s\": longer than %" PRIu64
+				       " bytes", key, v, d->max);
+		/* opaque to the kernel; printable here, so that show and save print it back */
+		for (size_t i = 0; v[i]; i++)
+			if (iscntrl((unsigned char)v[i]))
+				return kmg_err(KMG_EUSAGE, "invalid %s: control character", key);
+		strcpy(p, v);	/* an empty one clears it */
+		break;
 	case KMG_FMT_ADDR:
 		ret = kmg_arg_addr(key, v, &a, KMG_ADDR_ALLOW_UNSPEC);
 		if (ret)

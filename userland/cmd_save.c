@@ -23,6 +23,22 @@ void kmg_usage_save(FILE *f)
 		"namespace without services (\"kmaglev service flush\" first).\n");
 }
 
+/* @s as one word for the batch parser (batch.c): double-quoted when it has to be. */
+static void save_word(FILE *f, const char *s)
+{
+	if (*s && !s[strcspn(s, " \t\r\n\v\f\"'\\#")]) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
 /* " key value" for every settable field of @s that is set. */
 static void save_fields(FILE *f, const struct kmg_object *obj, const void *s)
 {
@@ -38,8 +54,8 @@ static void save_fields(FILE *f, const struct kmg_object *obj, const void *s)
 			continue;
 		if (fd->flags & KMG_FF_OMIT0 && kmg_field_zero(obj, fd, s))
 			continue;
-		fprintf(f, " %s %s", kmg_field_key(obj, fd),
-			kmg_fmt_field(&o, obj, fd, s, buf, sizeof(buf)));
+		fprintf(f, " %s ", kmg_field_key(obj, fd));
+		save_word(f, kmg_fmt_field(&o, obj, fd, s, buf, sizeof(buf)));
 	}
 }
 

@@ -3,7 +3,8 @@
 """Generate userland/schema.c, the CLI's view of the kmaglev netlink family, from the YNL spec.
 
 For every attribute set: each attribute's name, type, exact length, display hint (IPv4/IPv6),
-nested set, multi-attr, the range its checks give (constants resolved) and its enumeration.
+nested set, multi-attr, the range its checks give (constants resolved; for strings, the longest
+length) and its enumeration.
 For every enum and flags definition: the names of its values. The CLI's C binding of these
 attributes (struct member, output format, keyword) is msg.c's field tables.
 
@@ -16,6 +17,7 @@ import yaml
 TYPES = {
     'u8': 'KMG_AT_U8', 'u16': 'KMG_AT_U16', 'u32': 'KMG_AT_U32', 'u64': 'KMG_AT_U64',
     'binary': 'KMG_AT_BINARY', 'flag': 'KMG_AT_FLAG', 'nest': 'KMG_AT_NEST',
+    'string': 'KMG_AT_STRING',
 }
 TYPE_MAX = {'u8': 0xff, 'u16': 0xffff, 'u32': 0xffffffff, 'u64': 0xffffffffffffffff}
 TYPE_MAX_C = {'u8': 'UINT8_MAX', 'u16': 'UINT16_MAX', 'u32': 'UINT32_MAX', 'u64': 'UINT64_MAX'}
@@ -76,6 +78,8 @@ def main(spec_path, out_path):
             checks = a.get('checks', {})
             if 'exact-len' in checks:
                 f.append('.len = %d' % value(checks['exact-len']))
+            if a['type'] == 'string' and 'max-len' in checks:
+                f.append('.max = %d' % value(checks['max-len']))
             hint = a.get('display-hint')
             if hint in ('ipv4', 'ipv6'):
                 f.append('.hint = KMG_HINT_%s' % hint.upper())

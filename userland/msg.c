@@ -34,6 +34,7 @@ static const struct kmg_field service_fields[] = {
 	F(kmg_service, SERVICE_CLIENT_RATE, client_rate, KMG_FMT_UINT, KMG_FF_OMIT0, NULL),
 	F(kmg_service, SERVICE_ENCAP_SRC4, encap_src4, KMG_FMT_ADDR, KMG_FF_OMIT0, NULL),
 	F(kmg_service, SERVICE_ENCAP_SRC6, encap_src6, KMG_FMT_ADDR, KMG_FF_OMIT0, NULL),
+	F(kmg_service, SERVICE_OWNER, owner, KMG_FMT_STRING, KMG_FF_OMIT0, NULL),
 	F(kmg_service, SERVICE_GENERATION, generation, KMG_FMT_UINT, KMG_FF_RO, NULL),
 	F(kmg_service, SERVICE_BACKENDS, backends, KMG_FMT_UINT, KMG_FF_RO, "backend-count"),
 	F(kmg_service, SERVICE_TABLE_BYTES, table_bytes, KMG_FMT_UINT, KMG_FF_RO, NULL),
@@ -142,6 +143,8 @@ static size_t field_size(const struct kmg_attr_desc *d)
 		return 4;
 	case KMG_AT_U64:
 		return 8;
+	case KMG_AT_STRING:
+		return d->max + 1;	/* the char array, with room for the NUL */
 	default:
 		return d->len;
 	}
@@ -264,6 +267,10 @@ static void put_fields(struct nlmsghdr *nlh, const struct kmg_object *obj, const
 
 		if (f->flags & (KMG_FF_RO | KMG_FF_KEY) || !((present >> f->attr) & 1))
 			continue;
+		if (kmg_field_desc(obj, f)->type == KMG_AT_STRING) {
+			mnl_attr_put_strz(nlh, f->attr, (const char *)s + f->off);
+			continue;
+		}
 		mnl_attr_put(nlh, f->attr, field_size(kmg_field_desc(obj, f)),
 			     (const char *)s + f->off);
 	}
@@ -397,10 +404,18 @@ static void get_fields(const struct nlattr **tb, const struct kmg_object *obj, v
 	for (i = 0; i < obj->n; i++) {
 		const struct kmg_field *f = &obj->fields[i];
 
+		const struct kmg_attr_desc *d = kmg_field_desc(obj, f);
+		char *p = (char *)s + f->off;
+
 		if (!tb[f->attr])
 			continue;
-		memcpy((char *)s + f->off, mnl_attr_get_payload(tb[f->attr]),
-		       field_size(kmg_field_desc(obj, f)));
+		if (d->type == KMG_AT_STRING) {
+			/* parse_nest() checked: NUL-terminated, at most d->max bytes before */
+			memset(p, 0, field_size(d));
+			strcpy(p, mnl_attr_get_str(tb[f->attr]));
+		} else {
+			memcpy(p, mnl_attr_get_payload(tb[f->attr]), field_size(d));
+		}
 		*present_of(s) |= KMG_BIT(f->attr);
 	}
 }

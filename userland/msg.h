@@ -68,6 +68,7 @@ struct kmg_service {
 	uint32_t client_rate;
 	struct in_addr encap_src4;
 	struct in6_addr encap_src6;
+	char owner[KMAGLEV_OWNER_LEN_MAX + 1];	/* "" (or absent): none */
 	uint32_t generation;
 	uint32_t backends;
 	uint64_t table_bytes;
@@ -147,6 +148,7 @@ enum kmg_fmt {
 	KMG_FMT_SEC,			/* seconds: text "30s", "2h"; JSON a number of seconds */
 	KMG_FMT_HEX64,			/* "0x0123456789abcdef" (JSON too: no rounding) */
 	KMG_FMT_SEED,			/* 32 hex digits */
+	KMG_FMT_STRING,			/* a NUL-terminated char array of the attribute's max + 1 */
 };
 
 #define KMG_FF_RO	0x01		/* reported by the kernel: never sent, no keyword */

@@ -52,6 +52,9 @@ bool kmg_attr_ok(const struct nlattr *a, const struct kmg_attr_desc *d)
 		return len == 0;
 	case KMG_AT_NEST:
 		return mnl_attr_validate(a, MNL_TYPE_NESTED) == 0;
+	case KMG_AT_STRING:
+		return mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0 &&
+		       strlen(mnl_attr_get_str(a)) <= d->max;
 	}
 	return true;
 }

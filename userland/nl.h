@@ -25,6 +25,7 @@ enum kmg_attr_type {
 	KMG_AT_BINARY,			/* @len bytes exactly */
 	KMG_AT_FLAG,
 	KMG_AT_NEST,
+	KMG_AT_STRING,			/* NUL-terminated, at most @max bytes before the NUL */
 };
 
 enum kmg_attr_hint {
@@ -49,7 +50,7 @@ struct kmg_attr_desc {
 	uint8_t hint;			/* enum kmg_attr_hint */
 	bool multi;			/* may repeat */
 	uint16_t len;			/* binary: exact length */
-	uint64_t min, max;		/* integers: the range the kernel accepts */
+	uint64_t min, max;		/* integers: the range the kernel accepts; strings: max length */
 	const struct kmg_enum *enm;	/* enum or flags attributes */
 	const struct kmg_attr_set *nested;
 };

@@ -88,6 +88,9 @@ const char *kmg_fmt_field(const struct kmg_out *o, const struct kmg_object *obj,
 		return buf;
 	case KMG_FMT_SEED:
 		return kmg_fmt_seed(p, buf, len);
+	case KMG_FMT_STRING:
+		snprintf(buf, len, "%s", (const char *)p);
+		return buf;
 	default:
 		snprintf(buf, len, "%" PRIu64, v);
 		return buf;

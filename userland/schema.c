@@ -88,6 +88,7 @@ static const struct kmg_attr_desc service_attrs[KMAGLEV_A_SERVICE_MAX + 1] = {
 	[KMAGLEV_A_SERVICE_BACKEND] = { .name = "backend", .type = KMG_AT_NEST,
 		.nested = &kmg_schema_backend, .multi = true },
 	[KMAGLEV_A_SERVICE_REPLACE_BACKENDS] = { .name = "replace-backends", .type = KMG_AT_FLAG },
+	[KMAGLEV_A_SERVICE_OWNER] = { .name = "owner", .type = KMG_AT_STRING, .max = 31 },
 };
 
 const struct kmg_attr_set kmg_schema_service = {
@@ -236,6 +237,8 @@ static const struct kmg_attr_desc global_stats_attrs[KMAGLEV_A_GLOBAL_STATS_MAX 
 	[KMAGLEV_A_GLOBAL_STATS_PREV_HIT] = { .name = "prev-hit", .type = KMG_AT_U64,
 		.max = UINT64_MAX },
 	[KMAGLEV_A_GLOBAL_STATS_PROBE] = { .name = "probe", .type = KMG_AT_U64, .max = UINT64_MAX },
+	[KMAGLEV_A_GLOBAL_STATS_DROP_PROBE_MISMATCH] = { .name = "drop-probe-mismatch",
+		.type = KMG_AT_U64, .max = UINT64_MAX },
 };
 
 const struct kmg_attr_set kmg_schema_global_stats = {

@@ -268,6 +268,82 @@ static void kmg_test_all_or_nothing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kn->nbackends, 3U);
 }
 
+/* The backend with probe id @id is @be, of service @svc. */
+static void kmg_expect_id(struct kunit *test, u32 id, struct kmg_backend *be,
+			  struct kmg_service *svc)
+{
+	KUNIT_EXPECT_EQ(test, be->id, id);
+	KUNIT_EXPECT_PTR_EQ(test, xa_load(&kmg_kn(test)->backend_ids, id), be);
+	KUNIT_EXPECT_PTR_EQ(test, be->svc, svc);
+}
+
+/*
+ * Probe ids are the lowest free, across services; a deleted backend's id goes to the next
+ * backend added; a set replaced at max-backends hands the leaving ids to the arriving ones.
+ */
+static void kmg_test_backend_ids(struct kunit *test)
+{
+	struct kmg_net *kn = kmg_kn(test);
+	struct kmg_backend_cfg b[4], c;
+	struct kmg_service *a, *s2;
+	bool rebuilt;
+	u32 i;
+
+	for (i = 0; i < 3; i++)
+		kmg_be(&b[i], i, 1);
+	a = kmg_create(test, 1, 80, b, 3, 251);
+	for (i = 0; i < 2; i++)
+		kmg_be(&b[i], 10 + i, 1);
+	s2 = kmg_create(test, 2, 80, b, 2, 251);
+	for (i = 0; i < 3; i++)
+		kmg_expect_id(test, i, a->be[i], a);
+	kmg_expect_id(test, 3, s2->be[0], s2);
+	kmg_expect_id(test, 4, s2->be[1], s2);
+
+	mutex_lock(&kn->lock);
+	/* delete 10.0.0.2 (id 1): its id is free, and the next backend, anywhere, gets it */
+	kmg_be(&c, 1, 1);
+	KUNIT_ASSERT_EQ(test, kmg_backend_del(a, c.addr.b, &rebuilt, NULL), 0);
+	KUNIT_EXPECT_NULL(test, xa_load(&kn->backend_ids, 1));
+	kmg_be(&c, 20, 1);
+	KUNIT_ASSERT_EQ(test, kmg_backend_add(s2, &c, &rebuilt, NULL), 0);
+	kmg_expect_id(test, 1, s2->be[2], s2);
+	kmg_be(&c, 21, 1);
+	KUNIT_ASSERT_EQ(test, kmg_backend_add(a, &c, &rebuilt, NULL), 0);
+	kmg_expect_id(test, 5, a->be[2], a);
+
+	/*
+	 * At max-backends (6), replace a's set {10.0.0.1 (0), 10.0.0.3 (2), 10.0.0.22 (5)}
+	 * with {10.0.0.3, 10.0.0.31, 10.0.0.32}: the new ones take ids 0 and 5, in order.
+	 */
+	kn->max_backends = 6;
+	kmg_be(&b[0], 2, 1);
+	kmg_be(&b[1], 30, 1);
+	kmg_be(&b[2], 31, 1);
+	KUNIT_ASSERT_EQ(test, kmg_service_update(a, &a->cfg, b, 3, true, &rebuilt, NULL), 0);
+	KUNIT_ASSERT_EQ(test, a->nbe, 3U);
+	kmg_expect_id(test, 2, a->be[0], a);
+	kmg_expect_id(test, 0, a->be[1], a);
+	kmg_expect_id(test, 5, a->be[2], a);
+	/* full: every id below max-backends is taken, and nothing more is accepted */
+	kmg_be(&c, 40, 1);
+	KUNIT_EXPECT_EQ(test, kmg_backend_add(s2, &c, &rebuilt, NULL), -ENOSPC);
+	/* more arriving than leaving: one takes over, the other gets the lowest free id */
+	kn->max_backends = 7;
+	kmg_be(&b[0], 2, 1);
+	kmg_be(&b[1], 50, 1);
+	kmg_be(&b[2], 51, 1);
+	kmg_be(&b[3], 30, 1);
+	KUNIT_ASSERT_EQ(test, kmg_service_update(a, &a->cfg, b, 4, true, &rebuilt, NULL), 0);
+	KUNIT_ASSERT_EQ(test, a->nbe, 4U);
+	kmg_expect_id(test, 2, a->be[0], a);	/* 10.0.0.3 kept */
+	kmg_expect_id(test, 0, a->be[1], a);	/* 10.0.0.31 kept */
+	kmg_expect_id(test, 5, a->be[2], a);	/* 10.0.0.51 took 10.0.0.32's */
+	kmg_expect_id(test, 6, a->be[3], a);	/* 10.0.0.52: lowest free */
+	KUNIT_EXPECT_EQ(test, kn->nbackends, 7U);
+	mutex_unlock(&kn->lock);
+}
+
 /* Removing one of 100 backends at M = 65537 moves at most 1/N + 1% of the slots. */
 static void kmg_test_remove_disruption(struct kunit *test)
 {
@@ -391,6 +467,7 @@ static struct kunit_case kmg_service_cases[] = {
 	KUNIT_CASE(kmg_test_drain_down_no_slots),
 	KUNIT_CASE(kmg_test_atomic_update),
 	KUNIT_CASE(kmg_test_all_or_nothing),
+	KUNIT_CASE(kmg_test_backend_ids),
 	KUNIT_CASE(kmg_test_remove_disruption),
 	KUNIT_CASE(kmg_test_retire),
 	KUNIT_CASE(kmg_test_lookup),

@@ -67,6 +67,7 @@ declare -A SAMPLE=(
 	[max-services]=1 [max-backends]=1 [conn-max]=1 [flood-rate]=1
 	[timeout-tcp-syn]=30s [timeout-tcp-est]=30s [timeout-tcp-fin]=30s [timeout-udp]=30s
 	[probe-mark-min]=0 [probe-mark-max]=4294967295 [then]=-
+	[owner]=kmaglevd
 	# simulate's changes, "backend OP ...": the sample lines have backend 10.0.0.1
 	[add]=10.0.0.99 [del]=10.0.0.1 [set]="10.0.0.1 weight 2" [drain]=10.0.0.1
 )
@@ -242,7 +243,7 @@ run_cases() {
 	SERVICES=()
 	local SVC=192.0.2.1:80/tcp
 	local SVCKW="table-size hash flags seed ramp ramp-time window max-conns client-rate"
-	SVCKW+=" encap-src encap-src4 encap-src6"
+	SVCKW+=" encap-src encap-src4 encap-src6 owner"
 	local BEKW="weight state encap gre-key max-conns"
 	local TIMEOUTS="timeout-tcp-syn timeout-tcp-est timeout-tcp-fin"
 	local CFGKW="max-services max-backends conn-max $TIMEOUTS timeout-udp flood-rate"
@@ -292,14 +293,15 @@ run_cases() {
 	case_ "service add: no value list" "service add $SVC seed " ""
 	case_ "service add: each option once" \
 		"service add $SVC table-size 251 hash src window 1s " \
-		"flags seed ramp ramp-time max-conns client-rate encap-src encap-src4 encap-src6 backend"
+		"flags seed ramp ramp-time max-conns client-rate encap-src encap-src4 encap-src6 owner backend"
 	case_ "service add: prefixes count as given" "service add $SVC tab 251 h src " \
-		"flags seed ramp ramp-time window max-conns client-rate encap-src encap-src4 encap-src6 backend"
+		"flags seed ramp ramp-time window max-conns client-rate encap-src encap-src4 encap-src6 owner
+		 backend"
 	case_ "service add: encap-src IPv4" "service add $SVC encap-src 192.0.2.9 " \
 		"table-size hash flags seed ramp ramp-time window max-conns client-rate encap-src encap-src6
-		 backend"
+		 owner backend"
 	case_ "service add: encap-src both" "service add $SVC encap-src 192.0.2.9 encap-src6 :: " \
-		"table-size hash flags seed ramp ramp-time window max-conns client-rate backend"
+		"table-size hash flags seed ramp ramp-time window max-conns client-rate owner backend"
 	case_ "service add: after an unknown word" "service add $SVC bogus 1 " ""
 	case_ "service add: after an ambiguous word" "service add $SVC r 1 " ""
 	case_ "service add: after a read-only field" "service add $SVC generation 1 " ""

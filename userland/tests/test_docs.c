@@ -654,6 +654,7 @@ static const char *sample(const char *name, struct gen *g, char *buf, size_t len
 		{ "PERCENT", "50" },
 		{ "HEX32", "00112233445566778899aabbccddeeff" },
 		{ "NETNS", "kmaglev-test" },
+		{ "NAME", "kmaglevd" },
 	};
 	size_t i;
 

@@ -144,6 +144,55 @@ static void test_req_service_set(void **state)
 	free(buf);
 }
 
+/* owner: a NUL-terminated string; "" is sent (it clears), absent is not */
+static void test_req_service_owner(void **state)
+{
+	const struct nlattr *svc, *a;
+	struct kmg_service s;
+	struct nlmsghdr *nlh;
+	struct targv t;
+	void *buf;
+
+	nlh = build_service("192.0.2.1:80/tcp owner kmaglevd window 1s", true,
+			    KMAGLEV_CMD_SERVICE_SET, &buf, &s);
+	svc = top_attr(nlh, KMAGLEV_A_SERVICE);
+	a = nest_attr(svc, KMAGLEV_A_SERVICE_OWNER);
+	assert_non_null(a);
+	assert_int_equal(mnl_attr_get_payload_len(a), strlen("kmaglevd") + 1);
+	assert_string_equal(mnl_attr_get_str(a), "kmaglevd");
+	kmg_service_free(&s);
+	free(buf);
+
+	nlh = build_service("192.0.2.1:80/tcp owner ''", true, KMAGLEV_CMD_SERVICE_SET, &buf, &s);
+	a = nest_attr(top_attr(nlh, KMAGLEV_A_SERVICE), KMAGLEV_A_SERVICE_OWNER);
+	assert_non_null(a);
+	assert_int_equal(mnl_attr_get_payload_len(a), 1);
+	assert_string_equal(mnl_attr_get_str(a), "");
+	kmg_service_free(&s);
+	free(buf);
+
+	nlh = build_service("192.0.2.1:80/tcp window 1s", true, KMAGLEV_CMD_SERVICE_SET, &buf, &s);
+	assert_null(nest_attr(top_attr(nlh, KMAGLEV_A_SERVICE), KMAGLEV_A_SERVICE_OWNER));
+	kmg_service_free(&s);
+	free(buf);
+
+	/* 31 bytes fit, 32 do not; control characters are refused */
+	t = targv("192.0.2.1:80/tcp owner 0123456789012345678901234567890");
+	assert_int_equal(kmg_service_parse(t.argc, t.argv, true, &s), 0);
+	assert_string_equal(s.owner, "0123456789012345678901234567890");
+	kmg_service_free(&s);
+	targv_free(&t);
+	t = targv("192.0.2.1:80/tcp owner 01234567890123456789012345678901");
+	assert_int_not_equal(kmg_service_parse(t.argc, t.argv, true, &s), 0);
+	assert_string_equal(kmg_errmsg(),
+			    "invalid owner \"01234567890123456789012345678901\": longer than 31 bytes");
+	targv_free(&t);
+	t = targv("192.0.2.1:80/tcp owner \"a\tb\"");
+	assert_int_not_equal(kmg_service_parse(t.argc, t.argv, true, &s), 0);
+	assert_string_equal(kmg_errmsg(), "invalid owner: control character");
+	targv_free(&t);
+}
+
 static void test_req_service_key_only(void **state)
 {
 	const struct nlattr *svc, *a;
@@ -447,6 +496,29 @@ static void test_parse_malformed(void **state)
 	mnl_attr_nest_end(nlh, n);
 	assert_int_equal(kmg_msg_parse(nlh, &m), -EBADMSG);
 	assert_string_equal(kmg_errmsg(), "malformed table.digest attribute in kernel message");
+
+	/* a string must be NUL-terminated and at most owner-len-max long */
+	nlh = kmg_req_start(buf, KMAGLEV_CMD_SERVICE_GET, 0);
+	n = mnl_attr_nest_start(nlh, KMAGLEV_A_SERVICE);
+	mnl_attr_put(nlh, KMAGLEV_A_SERVICE_OWNER, 3, "abc");
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(kmg_msg_parse(nlh, &m), -EBADMSG);
+	assert_string_equal(kmg_errmsg(), "malformed service.owner attribute in kernel message");
+	nlh = kmg_req_start(buf, KMAGLEV_CMD_SERVICE_GET, 0);
+	n = mnl_attr_nest_start(nlh, KMAGLEV_A_SERVICE);
+	mnl_attr_put_strz(nlh, KMAGLEV_A_SERVICE_OWNER, "01234567890123456789012345678901");
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(kmg_msg_parse(nlh, &m), -EBADMSG);
+
+	/* and then it is read back whole */
+	nlh = kmg_req_start(buf, KMAGLEV_CMD_SERVICE_GET, 0);
+	n = mnl_attr_nest_start(nlh, KMAGLEV_A_SERVICE);
+	mnl_attr_put_strz(nlh, KMAGLEV_A_SERVICE_OWNER, "0123456789012345678901234567890");
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(kmg_msg_parse(nlh, &m), 0);
+	assert_true(KMG_HAS(&m.svc, KMAGLEV_A_SERVICE_OWNER));
+	assert_string_equal(m.svc.owner, "0123456789012345678901234567890");
+	kmg_msg_free(&m);
 }
 
 int main(void)
@@ -454,6 +526,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_req_service_new),
 		cmocka_unit_test(test_req_service_set),
+		cmocka_unit_test(test_req_service_owner),
 		cmocka_unit_test(test_req_service_key_only),
 		cmocka_unit_test(test_req_backend),
 		cmocka_unit_test(test_req_config),

@@ -598,6 +598,68 @@ static void test_save(void **state)
 	kmg_msgs_free(&cl);
 }
 
+/* A service reply with @owner and nothing else but its key. */
+static struct nlmsghdr *owner_reply(void *buf, const char *owner)
+{
+	struct nlmsghdr *nlh = kmg_req_start(buf, KMAGLEV_CMD_SERVICE_GET, 0);
+	struct nlattr *n = mnl_attr_nest_start(nlh, KMAGLEV_A_SERVICE);
+
+	put_svc_key(nlh, 1, "192.0.2.10", 80);
+	mnl_attr_put(nlh, KMAGLEV_A_SERVICE_SEED, 16, "0123456789abcdef");
+	mnl_attr_put_u32(nlh, KMAGLEV_A_SERVICE_WINDOW_MS, 30000);
+	if (owner)
+		mnl_attr_put_strz(nlh, KMAGLEV_A_SERVICE_OWNER, owner);
+	mnl_attr_nest_end(nlh, n);
+	return nlh;
+}
+
+/* The owner: shown and saved when set, left out when empty; save quotes it as it must. */
+static void test_owner(void **state)
+{
+	struct kmg_msgs sl = { 0 };
+	struct kmg_service s;
+	char b1[512], *copy, *line, **argv;
+	json_object *arr;
+	struct tout o;
+	char *text;
+	int argc;
+
+	kmg_collect_cb(owner_reply(b1, "kmaglevd"), &sl);
+	arr = both(print_services, &sl, &text);
+	assert_string_equal(text, "service 192.0.2.10:80/tcp id 1 seed 30313233343536373839616263646566 window 30s owner kmaglevd\n");
+	assert_string_equal(jstr(json_object_array_get_idx(arr, 0), "owner"), "kmaglevd");
+	free(text);
+	json_object_put(arr);
+	kmg_msgs_free(&sl);
+
+	kmg_collect_cb(owner_reply(b1, ""), &sl);
+	arr = both(print_services, &sl, &text);
+	assert_string_equal(text, "service 192.0.2.10:80/tcp id 1 seed 30313233343536373839616263646566 window 30s\n");
+	assert_false(json_object_object_get_ex(json_object_array_get_idx(arr, 0), "owner", NULL));
+	free(text);
+	json_object_put(arr);
+	kmg_msgs_free(&sl);
+
+	kmg_collect_cb(owner_reply(b1, "ops \"blue\" #2 \\o/"), &sl);
+	tout_open(&o);
+	kmg_save(o.f, NULL, &sl);
+	line = strstr(tout_text(&o), "\nservice add ");
+	assert_non_null(line);
+	copy = strdup(line + 1);
+	copy[strcspn(copy, "\n")] = '\0';
+	assert_non_null(strstr(copy, " owner \"ops \\\"blue\\\" #2 \\\\o/\""));
+	/* the batch parser reads it back as it was */
+	argc = kmg_split_line(copy, &argv);
+	assert_int_equal(argc, 9);	/* service add SERVICE seed HEX window 30s owner NAME */
+	assert_int_equal(kmg_service_parse(argc - 2, argv + 2, false, &s), 0);
+	assert_string_equal(s.owner, "ops \"blue\" #2 \\o/");
+	kmg_service_free(&s);
+	free(argv);
+	free(copy);
+	tout_close(&o);
+	kmg_msgs_free(&sl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -610,6 +672,7 @@ int main(void)
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_save),
+		cmocka_unit_test(test_owner),
 	};
 
 	return cmocka_run_group_tests_name("output", tests, NULL, NULL);
