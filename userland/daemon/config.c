@@ -496,6 +496,10 @@ static bool p_uint(struct ctx *c, const struct val *v, uint64_t min, uint64_t ma
 	uint64_t x;
 	int ret = kmg_parse_u64(v->s, &x);
 
+	if (!v->s[0]) {
+		err_at(c, v->at, v->key, "needs a value");
+		return false;
+	}
 	if (ret == -EINVAL) {
 		err_at(c, v->at, v->key, "\"%s\" is not a number", v->s);
 		return false;
@@ -755,6 +759,32 @@ static void set_all(const struct kmg_object *obj, void *s)
 	for (i = 0; i < obj->n; i++)
 		if (!(obj->fields[i].flags & (KMG_FF_RO | KMG_FF_KEY)))
 			*(uint64_t *)s |= KMG_BIT(obj->fields[i].attr);
+}
+
+void kmd_service_defaults(struct kmg_service *s, const uint8_t seed[KMG_SEED_BYTES])
+{
+	s->table_size = KMAGLEV_TABLE_SIZE_DEFAULT;
+	s->hash = KMAGLEV_HASH_FIVE_TUPLE;
+	s->flags = 0;
+	memcpy(s->seed, seed, KMG_SEED_BYTES);
+	s->ramp_pct = KMD_RAMP_DEFAULT;
+	s->ramp_ms = 0;
+	s->window_ms = KMD_WINDOW_DEFAULT_MS;
+	s->max_conns = 0;
+	s->client_rate = 0;
+	memset(&s->encap_src4, 0, sizeof(s->encap_src4));
+	memset(&s->encap_src6, 0, sizeof(s->encap_src6));
+	set_all(&kmg_obj_service, s);
+}
+
+void kmd_backend_defaults(struct kmg_backend *b)
+{
+	b->weight = KMD_WEIGHT_DEFAULT;
+	b->state = KMAGLEV_BACKEND_STATE_UP;
+	b->encap = KMAGLEV_ENCAP_IPIP;
+	b->gre_key = 0;
+	b->max_conns = 0;
+	set_all(&kmg_obj_backend, b);
 }
 
 /* --- checks -------------------------------------------------------------------------- */
@@ -1039,6 +1069,8 @@ name:
 			       KMD_CHECK_NAME_MAX);
 		else
 			k->name = xstrdup(c, v.s);
+	} else if (!known) {
+		k->name = xstrdup(c, r->v[CK_KIND]);
 	} else {
 		if (k->port && r->v[CK_PORT])
 			snprintf(buf, sizeof(buf), "%s-%u", kind_names[kind], k->port);
@@ -1094,10 +1126,7 @@ static void p_backend(struct ctx *c, const struct raw_backend *r, const struct k
 	struct val v;
 
 	b->loc = map->loc;
-	b->be.weight = KMD_WEIGHT_DEFAULT;
-	b->be.state = KMAGLEV_BACKEND_STATE_UP;
-	b->be.encap = KMAGLEV_ENCAP_IPIP;
-	set_all(&kmg_obj_backend, &b->be);
+	kmd_backend_defaults(&b->be);
 	if (val(map, "address", r->address, &v) && p_addr(c, &v, 0, &a))
 		kmg_backend_set_addr(&b->be, &a);
 	p_fields(c, &kmg_obj_backend, r->attr, map, &b->be);
@@ -1189,12 +1218,7 @@ static void p_service(struct ctx *c, const struct kmd_config *cfg, const struct 
 		err_at(c, v.at, v.key, "\"%s\" is not tcp, udp or any", v.s);
 	if (key.addr.family)
 		kmg_service_set_key(&s->svc, &key);
-	s->svc.table_size = KMAGLEV_TABLE_SIZE_DEFAULT;
-	s->svc.hash = KMAGLEV_HASH_FIVE_TUPLE;
-	s->svc.ramp_pct = KMD_RAMP_DEFAULT;
-	s->svc.window_ms = KMD_WINDOW_DEFAULT_MS;
-	memcpy(s->svc.seed, cfg->seed, KMG_SEED_BYTES);
-	set_all(&kmg_obj_service, &s->svc);
+	kmd_service_defaults(&s->svc, cfg->seed);
 	p_fields(c, &kmg_obj_service, r->attr, map, &s->svc);
 	p_flags(c, r, map, s);
 
