@@ -44,13 +44,6 @@ struct kmd_ynode *kmd_ynode_get(const struct kmd_ynode *map, const char *key,
 /* Entry @i of sequence @seq, or NULL. */
 struct kmd_ynode *kmd_ynode_at(const struct kmd_ynode *seq, unsigned int i);
 
-/*
- * The defaults a loaded config fills in (every settable attribute, present bits set): a
- * service's with @seed, a backend's. Also what `kmaglev save --yaml` leaves out.
- */
-void kmd_service_defaults(struct kmg_service *s, const uint8_t seed[KMG_SEED_BYTES]);
-void kmd_backend_defaults(struct kmg_backend *b);
-
 /* Defaults and limits of the file format (config.h and Documentation/daemon.rst). */
 #define KMD_OWNER_DEFAULT		"kmaglev-daemon"
 #define KMD_OWNER_MAX			31
