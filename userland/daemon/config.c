@@ -388,7 +388,8 @@ static void shape(struct ctx *c, const cyaml_schema_value_t *v, const struct kmd
 			path_pop(c, mark);
 		}
 		for (f = v->mapping.fields; f->key; f++)
-			if (!(f->value.flags & CYAML_FLAG_OPTIONAL) && !kmd_ynode_get(n, f->key, NULL))
+			if (!(f->value.flags & CYAML_FLAG_OPTIONAL) &&
+			    !kmd_ynode_get(n, f->key, NULL))
 				err_at(c, n->loc, NULL, "missing required key \"%s\"", f->key);
 		return;
 	case CYAML_SEQUENCE:
@@ -451,10 +452,12 @@ static void cyaml_report(struct ctx *c, cyaml_err_t e)
 				at.col = col;
 				have_at = true;
 			}
-			if (np < KMG_ARRAY_SIZE(parts))
-				snprintf(parts[np++], sizeof(parts[0]), "%s%s%s",
-					 strstr(line, "sequence") ? "[" : "", name,
-					 strstr(line, "sequence") ? "]" : "");
+			/* libcyaml counts sequence entries from 1 */
+			if (np < KMG_ARRAY_SIZE(parts) && strstr(line, "in sequence"))
+				snprintf(parts[np++], sizeof(parts[0]), "[%ld]",
+					 strtol(name, NULL, 10) - 1);
+			else if (np < KMG_ARRAY_SIZE(parts))
+				snprintf(parts[np++], sizeof(parts[0]), "%s", name);
 		} else if (!strncmp(line, "Load: ", 6) && strcmp(line, "Load: Backtrace:") &&
 			   !msg[0]) {
 			snprintf(msg, sizeof(msg), "%s", line + 6);
@@ -470,6 +473,15 @@ static void cyaml_report(struct ctx *c, cyaml_err_t e)
 	}
 	err_at(c, at, NULL, "%s", msg[0] ? msg : cyaml_strerror(e));
 	path_pop(c, 0);
+}
+
+void kmd_config_cyaml_error(const char *name, const char *log, FILE *err)
+{
+	struct ctx c = { .name = name, .err = err };
+
+	snprintf(c.log, sizeof(c.log), "%s", log);
+	c.loglen = strlen(c.log);
+	cyaml_report(&c, CYAML_ERR_INVALID_VALUE);
 }
 
 /* --- values -------------------------------------------------------------------------- */
@@ -644,7 +656,7 @@ static bool p_text(struct ctx *c, const struct val *v, size_t min, size_t max, b
 		if (!len)
 			err_at(c, v->at, v->key, "must not be empty");
 		else
-			err_at(c, v->at, v->key, "is %zu bytes long; the limit is %zu", len, max);
+			err_at(c, v->at, v->key, "too long: %zu bytes, at most %zu", len, max);
 		return false;
 	}
 	for (i = 0; i < len; i++)

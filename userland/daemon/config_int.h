@@ -44,6 +44,12 @@ struct kmd_ynode *kmd_ynode_get(const struct kmd_ynode *map, const char *key,
 /* Entry @i of sequence @seq, or NULL. */
 struct kmd_ynode *kmd_ynode_at(const struct kmd_ynode *seq, unsigned int i);
 
+/*
+ * libcyaml's error log (its message and backtrace) as "FILE:LINE:COL: PATH: MESSAGE" on @err.
+ * The loader does this when libcyaml refuses what the shape check let through.
+ */
+void kmd_config_cyaml_error(const char *name, const char *log, FILE *err);
+
 /* Defaults and limits of the file format (config.h and Documentation/daemon.rst). */
 #define KMD_OWNER_DEFAULT		"kmaglev-daemon"
 #define KMD_OWNER_MAX			31

@@ -86,8 +86,8 @@ int kmd_config_save_yaml(FILE *f, const struct kmg_config *cfg, const struct kmg
 	memset(&bdef, 0, sizeof(bdef));
 	kmd_service_defaults(&sdef, zero);
 	kmd_backend_defaults(&bdef);
-	fputs("# kmaglev daemon configuration, written by \"kmaglev save --yaml\" from the kernel's\n"
-	      "# state. Settings at their defaults are left out; seeds are written in clear.\n"
+	fputs("# kmaglev daemon configuration, written by \"kmaglev save --yaml\" from the\n"
+	      "# kernel's state. Settings at their defaults are left out; seeds are in clear.\n"
 	      "# There are no health checks yet: add \"checks:\" to services (see\n"
 	      "# Documentation/daemon.rst), then \"kmaglev daemon --check FILE\".\n", f);
 	if (cfg && cfg->present) {

@@ -78,6 +78,14 @@ static void syntax(struct builder *b, const char *what, const yaml_mark_t *m)
 	b->problem_loc.col = m->column + 1;
 }
 
+static int next_event(struct builder *b, yaml_event_t *e)
+{
+	if (yaml_parser_parse(&b->parser, e))
+		return 0;
+	syntax(b, b->parser.problem ? b->parser.problem : "bad YAML", &b->parser.problem_mark);
+	return -EINVAL;
+}
+
 /* One node from the next event(s); -EINVAL with b->problem set on bad YAML. */
 static int parse_node(struct builder *b, yaml_event_t *ev, struct kmd_ynode **out)
 {
@@ -129,11 +137,8 @@ static int parse_node(struct builder *b, yaml_event_t *ev, struct kmd_ynode **ou
 			struct kmd_ynode *key = NULL, *val = NULL;
 			yaml_event_t e;
 
-			if (!yaml_parser_parse(&b->parser, &e)) {
-				syntax(b, b->parser.problem ? b->parser.problem : "bad YAML",
-				       &b->parser.problem_mark);
+			if (next_event(b, &e))
 				return -EINVAL;
-			}
 			if (e.type == end) {
 				yaml_event_delete(&e);
 				break;
@@ -149,11 +154,8 @@ static int parse_node(struct builder *b, yaml_event_t *ev, struct kmd_ynode **ou
 							       .column = key->loc.col - 1 });
 					return -EINVAL;
 				}
-				if (!yaml_parser_parse(&b->parser, &e)) {
-					syntax(b, b->parser.problem ? b->parser.problem : "bad YAML",
-					       &b->parser.problem_mark);
+				if (next_event(b, &e))
 					return -EINVAL;
-				}
 			}
 			ret = parse_node(b, &e, &val);
 			yaml_event_delete(&e);
@@ -172,14 +174,6 @@ static int parse_node(struct builder *b, yaml_event_t *ev, struct kmd_ynode **ou
 		return -ENOMEM;
 	*out = n;
 	return 0;
-}
-
-static int next_event(struct builder *b, yaml_event_t *e)
-{
-	if (yaml_parser_parse(&b->parser, e))
-		return 0;
-	syntax(b, b->parser.problem ? b->parser.problem : "bad YAML", &b->parser.problem_mark);
-	return -EINVAL;
 }
 
 int kmd_ytree_build(struct kmd_ytree *t, const char *text, size_t len, char *problem,
@@ -215,6 +209,7 @@ int kmd_ytree_build(struct kmd_ytree *t, const char *text, size_t len, char *pro
 		}
 		if (!ret && e.type != YAML_STREAM_END_EVENT) {
 			syntax(&b, "more than one YAML document", &e.start_mark);
+			yaml_event_delete(&e);
 			ret = -EINVAL;
 		}
 	}

@@ -9,10 +9,12 @@
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
+#include <cyaml/cyaml.h>
 
 #include "helpers.h"
 #include "schema.h"
 #include "daemon/config.h"
+#include "daemon/config_int.h"
 
 #define DOC_DIR		"../Documentation"
 
@@ -720,6 +722,78 @@ static void test_kind_names(void **state)
 	assert_string_equal(kmd_check_kind_name(KMD_CHECK_KINDS), "?");
 }
 
+/*
+ * libcyaml's own errors: the loader's shape check leaves libcyaml nothing to refuse, so its
+ * log is mapped on what libcyaml really prints, from a schema of its own.
+ */
+struct cy_in {
+	int *x;
+	unsigned int x_count;
+};
+
+struct cy_top {
+	struct cy_in *list;
+	unsigned int list_count;
+};
+
+static const cyaml_schema_value_t cy_int = { CYAML_VALUE_INT(CYAML_FLAG_DEFAULT, int) };
+static const cyaml_schema_field_t cy_in_fields[] = {
+	CYAML_FIELD_SEQUENCE("x", CYAML_FLAG_POINTER, struct cy_in, x, &cy_int, 0,
+			     CYAML_UNLIMITED),
+	CYAML_FIELD_END
+};
+static const cyaml_schema_value_t cy_in_entry = {
+	CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, struct cy_in, cy_in_fields),
+};
+static const cyaml_schema_field_t cy_top_fields[] = {
+	CYAML_FIELD_SEQUENCE("list", CYAML_FLAG_POINTER, struct cy_top, list, &cy_in_entry, 0,
+			     CYAML_UNLIMITED),
+	CYAML_FIELD_END
+};
+static const cyaml_schema_value_t cy_top = {
+	CYAML_VALUE_MAPPING(CYAML_FLAG_POINTER, struct cy_top, cy_top_fields),
+};
+
+static void cy_log(cyaml_log_t level, void *ctx, const char *fmt, va_list ap)
+{
+	vfprintf(ctx, fmt, ap);
+}
+
+/* libcyaml's log of loading @yaml, mapped. */
+static char *cy_error(const char *yaml)
+{
+	struct tout log, out;
+	cyaml_config_t cy = { .log_level = CYAML_LOG_ERROR, .mem_fn = cyaml_mem,
+			      .log_fn = cy_log };
+	struct cy_top *t = NULL;
+	char *ret;
+
+	tout_open(&log);
+	cy.log_ctx = log.f;
+	assert_int_not_equal(cyaml_load_data((const uint8_t *)yaml, strlen(yaml), &cy, &cy_top,
+					     (cyaml_data_t **)&t, NULL), CYAML_OK);
+	assert_null(t);
+	tout_open(&out);
+	kmd_config_cyaml_error("t.yaml", tout_text(&log), out.f);
+	ret = strdup(tout_text(&out));
+	assert_non_null(ret);
+	tout_close(&out);
+	tout_close(&log);
+	return ret;
+}
+
+static void test_cyaml_log(void **state)
+{
+	char *s;
+
+	s = cy_error("list:\n  - x: [1, 2]\n  - x: [3, zz]\n");
+	assert_string_equal(s, "t.yaml:3:12: list[1].x[1]: Invalid INT value: 'zz'\n");
+	free(s);
+	s = cy_error("list:\n  - x: [1]\n    y: 2\n");
+	assert_string_equal(s, "t.yaml:2:5: list[0]: Unexpected key: y\n");
+	free(s);
+}
+
 /* --- save --yaml ------------------------------------------------------------------------ */
 
 static void addr(struct kmg_addr *a, const char *s)
@@ -1020,6 +1094,7 @@ int main(void)
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_files),
 		cmocka_unit_test(test_kind_names),
+		cmocka_unit_test(test_cyaml_log),
 		cmocka_unit_test(test_save_roundtrip),
 		cmocka_unit_test(test_save_empty),
 		cmocka_unit_test(test_doc_examples),
