@@ -5,6 +5,7 @@
  * one "service add" with all its backends, so a restore builds each table once. Settings are
  * written from the field tables, skipping what only the kernel reports and what is at its
  * "not set" zero; the seed is written in clear, since a restore must reproduce the tables.
+ * "save --yaml" writes the same state as a `kmaglev daemon` configuration file instead.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,14 +14,16 @@
 #include "args.h"
 #include "cli.h"
 #include "err.h"
+#include "daemon/config.h"
 
 void kmg_usage_save(FILE *f)
 {
 	fprintf(f,
-		"Usage: kmaglev save\n"
+		"Usage: kmaglev save [--yaml]\n"
 		"Writes \"config set\" and one \"service add\" per service, with its backends and\n"
 		"every setting, including the seed. \"kmaglev -b FILE\" restores it into a network\n"
-		"namespace without services (\"kmaglev service flush\" first).\n");
+		"namespace without services (\"kmaglev service flush\" first).\n"
+		"--yaml: write it as a \"kmaglev daemon\" configuration file instead.\n");
 }
 
 /* @s as one word for the batch parser (batch.c): double-quoted when it has to be. */
@@ -88,6 +91,30 @@ void kmg_save(FILE *f, const struct kmg_config *c, const struct kmg_msgs *sl)
 	}
 }
 
+/* The services of @sl as an array for kmd_config_save_yaml() (their backends shared). */
+static int save_yaml(FILE *f, const struct kmg_config *c, const struct kmg_msgs *sl)
+{
+	struct kmg_service *svcs = calloc(sl->n ? sl->n : 1, sizeof(*svcs));
+	char buf[INET6_ADDRSTRLEN + 32];
+	unsigned int i, n = 0;
+	int ret;
+
+	if (!svcs)
+		return kmg_err(KMG_EFAIL, "out of memory");
+	for (i = 0; i < sl->n; i++) {
+		if (!KMG_HAS(&sl->m[i], KMAGLEV_A_SERVICE))
+			continue;
+		svcs[n] = sl->m[i].svc;
+		if (!KMG_HAS(&svcs[n], KMAGLEV_A_SERVICE_SEED))
+			kmg_warn("the kernel did not give the seed of service %s (it needs CAP_NET_ADMIN over the netns): it restores with a zero seed",
+				 kmg_fmt_svc_key(&svcs[n].key, buf, sizeof(buf)));
+		n++;
+	}
+	ret = kmd_config_save_yaml(f, c, svcs, n);
+	free(svcs);
+	return ret ? kmg_err(KMG_EFAIL, "writing the configuration: %s", strerror(-ret)) : 0;
+}
+
 int kmg_cmd_save(struct kmg_ctx *ctx, int argc, char **argv)
 {
 	struct kmg_msgs cl = { 0 }, sl = { 0 };
@@ -97,10 +124,16 @@ int kmg_cmd_save(struct kmg_ctx *ctx, int argc, char **argv)
 	void *buf;
 	int ret;
 
-	if (argc > 1)
-		return kmg_err(KMG_EUSAGE, "unexpected \"%s\" after \"save\"", argv[1]);
+	bool yaml = false;
+
+	if (argc > 1 && !strcmp(argv[1], "--yaml"))
+		yaml = true;
+	if (argc > 1 + yaml)
+		return kmg_err(KMG_EUSAGE, "unexpected \"%s\" after \"save%s\"", argv[1 + yaml],
+			       yaml ? " --yaml" : "");
 	if (ctx->json)
-		return kmg_err(KMG_EUSAGE, "save writes commands, not JSON; drop -j");
+		return kmg_err(KMG_EUSAGE, "save writes %s, not JSON; drop -j",
+			       yaml ? "YAML" : "commands");
 	buf = kmg_req_buf(NULL);
 	if (!buf)
 		return KMG_EFAIL;
@@ -112,7 +145,10 @@ int kmg_cmd_save(struct kmg_ctx *ctx, int argc, char **argv)
 		for (i = 0; i < cl.n; i++)
 			if (KMG_HAS(&cl.m[i], KMAGLEV_A_CONFIG))
 				c = &cl.m[i].config;
-		kmg_save(ctx->out, c, &sl);
+		if (yaml)
+			ret = save_yaml(ctx->out, c, &sl);
+		else
+			kmg_save(ctx->out, c, &sl);
 	}
 	kmg_msgs_free(&sl);
 	kmg_msgs_free(&cl);

@@ -175,6 +175,14 @@ void kmd_config_free(struct kmd_config *cfg);
 const char *kmd_check_kind_name(enum kmd_check_kind k);
 
 /*
+ * The kernel defaults a loaded config fills in, every settable attribute with its present bit
+ * set: a service's (its seed @seed: the global seed, or zeros) and a backend's. Keys and
+ * addresses are left as they are. kmd_config_save_yaml() leaves out what equals them.
+ */
+void kmd_service_defaults(struct kmg_service *s, const uint8_t seed[KMG_SEED_BYTES]);
+void kmd_backend_defaults(struct kmg_backend *b);
+
+/*
  * Write a config file for the kernel's current state: @cfg's global settings and services
  * (each with its backends in svc.be/nbe, as kmg_services_get() returns them). Comments say
  * where it came from. The output loads with kmd_config_load() to the same kernel state.

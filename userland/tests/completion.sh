@@ -378,8 +378,9 @@ run_cases() {
 	case_ "config show: nothing after" "config show " ""
 	case_ "family" "family " "show help"
 	case_ "family show: nothing after" "family show " ""
-	case_ "save" "save " "help"
+	case_ "save" "save " "--yaml help"
 	case_ "save: nothing after" "save help " ""
+	case_ "save --yaml: nothing after" "save --yaml " ""
 	case_ "help" "help " "service backend stats table simulate monitor config save family"
 	case_ "help: nothing after OBJECT" "help service " ""
 
