@@ -236,6 +236,8 @@ static CURL *http_easy(struct kmd_probe *p)
 	if (curl_easy_setopt(e, CURLOPT_URL, url) ||
 	    curl_easy_setopt(e, CURLOPT_PRIVATE, p) ||
 	    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L) ||
+	    /* never through a proxy from the environment */
+	    curl_easy_setopt(e, CURLOPT_NOPROXY, "*") ||
 	    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https") ||
 	    curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L) ||
 	    curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L) ||
