@@ -830,5 +830,5 @@ int main(void)
 		cmocka_unit_test(test_timing),
 	};
 
-	return cmocka_run_group_tests(tests, setup, NULL);
+	return cmocka_run_group_tests_name("health", tests, setup, NULL);
 }
