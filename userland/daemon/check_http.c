@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmaglev daemon: the http and https check kinds, on libcurl's multi-socket interface driven
+ * by the engine's libev loop: curl tells us which sockets to watch (CURLMOPT_SOCKETFUNCTION,
+ * one ev_io each) and when to call it back (CURLMOPT_TIMERFUNCTION, one ev_timer). Each probe
+ * keeps its easy handle across runs; a run adds it to the multi handle, the result comes back
+ * through curl_multi_info_read(). Every run uses a fresh connection, closed with a reset, and
+ * the probe's mark. The engine's timeout removes a run that takes too long.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
+#include <curl/curl.h>
+
+#include "daemon/health_int.h"
+
+#define HTTP_BODY_MAX	(64 * 1024)	/* body kept for matching */
+
+struct kmd_http {
+	struct ev_loop *loop;
+	CURLM *multi;
+	ev_timer timer;
+};
+
+/* One socket curl asked us to watch. */
+struct http_sock {
+	ev_io io;
+	struct kmd_http *h;
+};
+
+static void http_finish(struct kmd_probe *p, CURLcode rc);
+
+static void http_drain(struct kmd_http *h)
+{
+	CURLMsg *msg;
+	int left;
+
+	while ((msg = curl_multi_info_read(h->multi, &left))) {
+		CURL *easy = msg->easy_handle;
+		CURLcode rc = msg->data.result;
+		struct kmd_probe *p = NULL;
+
+		if (msg->msg != CURLMSG_DONE)
+			continue;
+		curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&p);
+		curl_multi_remove_handle(h->multi, easy);
+		if (p)
+			http_finish(p, rc);
+	}
+}
+
+static void http_io_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct http_sock *s = (struct http_sock *)w;
+	struct kmd_http *h = s->h;
+	int flags = 0, running;
+
+	if (revents & EV_READ)
+		flags |= CURL_CSELECT_IN;
+	if (revents & EV_WRITE)
+		flags |= CURL_CSELECT_OUT;
+	curl_multi_socket_action(h->multi, w->fd, flags, &running);
+	http_drain(h);
+}
+
+static void http_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct kmd_http *h = w->data;
+	int running;
+
+	curl_multi_socket_action(h->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+	http_drain(h);
+}
+
+static int http_socket_cb(CURL *easy, curl_socket_t fd, int what, void *userp, void *sockp)
+{
+	struct kmd_http *h = userp;
+	struct http_sock *s = sockp;
+	int events = 0;
+
+	if (what == CURL_POLL_REMOVE) {
+		if (s) {
+			ev_io_stop(h->loop, &s->io);
+			free(s);
+			curl_multi_assign(h->multi, fd, NULL);
+		}
+		return 0;
+	}
+	if (!s) {
+		s = calloc(1, sizeof(*s));
+		if (!s)
+			return -1;	/* curl fails the transfer */
+		s->h = h;
+		ev_init(&s->io, http_io_cb);
+		if (curl_multi_assign(h->multi, fd, s) != CURLM_OK) {
+			free(s);
+			return -1;
+		}
+	}
+	if (what & CURL_POLL_IN)
+		events |= EV_READ;
+	if (what & CURL_POLL_OUT)
+		events |= EV_WRITE;
+	ev_io_stop(h->loop, &s->io);
+	ev_io_set(&s->io, fd, events);
+	ev_io_start(h->loop, &s->io);
+	return 0;
+}
+
+static int http_timer_fn(CURLM *multi, long ms, void *userp)
+{
+	struct kmd_http *h = userp;
+
+	ev_timer_stop(h->loop, &h->timer);
+	if (ms >= 0) {
+		ev_timer_set(&h->timer, ms / 1000.0, 0);
+		ev_timer_start(h->loop, &h->timer);
+	}
+	return 0;
+}
+
+struct kmd_http *kmd_http_new(struct ev_loop *loop)
+{
+	struct kmd_http *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		free(h);
+		return NULL;
+	}
+	h->loop = loop;
+	h->multi = curl_multi_init();
+	if (!h->multi)
+		goto fail;
+	ev_init(&h->timer, http_timer_cb);
+	h->timer.data = h;
+	if (curl_multi_setopt(h->multi, CURLMOPT_SOCKETFUNCTION, http_socket_cb) ||
+	    curl_multi_setopt(h->multi, CURLMOPT_SOCKETDATA, h) ||
+	    curl_multi_setopt(h->multi, CURLMOPT_TIMERFUNCTION, http_timer_fn) ||
+	    curl_multi_setopt(h->multi, CURLMOPT_TIMERDATA, h))
+		goto fail;
+	return h;
+fail:
+	if (h->multi)
+		curl_multi_cleanup(h->multi);
+	curl_global_cleanup();
+	free(h);
+	return NULL;
+}
+
+void kmd_http_free(struct kmd_http *h)
+{
+	if (!h)
+		return;
+	ev_timer_stop(h->loop, &h->timer);
+	curl_multi_cleanup(h->multi);
+	curl_global_cleanup();
+	free(h);
+}
+
+/* ---- one probe ---- */
+
+static size_t http_write(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct kmd_probe *p = arg;
+	size_t n = size * nmemb, room;
+	char *b;
+
+	if (!p->check.body)
+		return n;
+	room = HTTP_BODY_MAX - p->body_len;
+	if (n < room)
+		room = n;
+	if (!room)
+		return n;
+	b = realloc(p->body, p->body_len + room + 1);
+	if (!b)
+		return 0;	/* curl fails the transfer: CURLE_WRITE_ERROR */
+	memcpy(b + p->body_len, data, room);
+	p->body = b;
+	p->body_len += room;
+	b[p->body_len] = '\0';
+	return n;
+}
+
+static int http_sockopt(void *arg, curl_socket_t fd, curlsocktype purpose)
+{
+	struct kmd_probe *p = arg;
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+	if (purpose != CURLSOCKTYPE_IPCXN)
+		return CURL_SOCKOPT_OK;
+	if (kmd_sock_mark(fd, p->t.mark) ||
+	    setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)))
+		return CURL_SOCKOPT_ERROR;
+	return CURL_SOCKOPT_OK;
+}
+
+/* The easy handle, set up once: URL, where to connect, TLS, callbacks. */
+static CURL *http_easy(struct kmd_probe *p)
+{
+	const struct kmd_check *c = &p->check;
+	bool tls = c->kind == KMD_CHECK_HTTPS;
+	char addr[INET6_ADDRSTRLEN], url[1024], to[INET6_ADDRSTRLEN + 16];
+	const char *path = c->path && *c->path ? c->path : "/";
+	struct curl_slist *to_list = NULL;
+	bool v6 = p->t.addr.family == AF_INET6;
+	CURL *e;
+	int n;
+
+	if (!inet_ntop(p->t.addr.family, &p->t.addr.v6, addr, sizeof(addr)))
+		return NULL;
+	if (c->host && *c->host) {
+		/* the name in the URL (Host, SNI, certificate), connected to the target */
+		n = snprintf(url, sizeof(url), "%s://%s:%u%s%s", tls ? "https" : "http", c->host,
+			     p->t.port, *path == '/' ? "" : "/", path);
+		snprintf(to, sizeof(to), "::%s%s%s:%u", v6 ? "[" : "", addr, v6 ? "]" : "",
+			 p->t.port);
+		to_list = curl_slist_append(NULL, to);
+		if (!to_list)
+			return NULL;
+	} else {
+		n = snprintf(url, sizeof(url), "%s://%s%s%s:%u%s%s", tls ? "https" : "http",
+			     v6 ? "[" : "", addr, v6 ? "]" : "", p->t.port,
+			     *path == '/' ? "" : "/", path);
+	}
+	if (n < 0 || (size_t)n >= sizeof(url))
+		goto fail_list;
+	e = curl_easy_init();
+	if (!e)
+		goto fail_list;
+	if (curl_easy_setopt(e, CURLOPT_URL, url) ||
+	    curl_easy_setopt(e, CURLOPT_PRIVATE, p) ||
+	    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L) ||
+	    /* never through a proxy from the environment */
+	    curl_easy_setopt(e, CURLOPT_NOPROXY, "*") ||
+	    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https") ||
+	    curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L) ||
+	    curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L) ||
+	    curl_easy_setopt(e, CURLOPT_USERAGENT, "kmaglev-health") ||
+	    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, http_write) ||
+	    curl_easy_setopt(e, CURLOPT_WRITEDATA, p) ||
+	    curl_easy_setopt(e, CURLOPT_SOCKOPTFUNCTION, http_sockopt) ||
+	    curl_easy_setopt(e, CURLOPT_SOCKOPTDATA, p) ||
+	    curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, c->verify_tls ? 1L : 0L) ||
+	    curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, c->verify_tls ? 2L : 0L) ||
+	    (to_list && curl_easy_setopt(e, CURLOPT_CONNECT_TO, to_list))) {
+		curl_easy_cleanup(e);
+		goto fail_list;
+	}
+	p->hdrs = to_list;
+	return e;
+fail_list:
+	curl_slist_free_all(to_list);
+	return NULL;
+}
+
+static void http_start(struct kmd_probe *p)
+{
+	struct kmd_http *h = kmd_hc_http(p->hc);
+
+	if (!h) {
+		h = kmd_http_new(kmd_hc_loop(p->hc));
+		if (!h) {
+			kmd_probe_done(p, false, "http: cannot start libcurl");
+			return;
+		}
+		kmd_hc_set_http(p->hc, h);
+	}
+	if (!p->easy) {
+		p->easy = http_easy(p);
+		if (!p->easy) {
+			kmd_probe_done(p, false, "http: cannot set up the request");
+			return;
+		}
+	}
+	p->body_len = 0;
+	if (curl_multi_add_handle(h->multi, p->easy) != CURLM_OK)
+		kmd_probe_done(p, false, "http: cannot start the request");
+}
+
+static void http_stop(struct kmd_probe *p)
+{
+	struct kmd_http *h = kmd_hc_http(p->hc);
+
+	if (h && p->easy)
+		curl_multi_remove_handle(h->multi, p->easy);
+}
+
+static void http_release(struct kmd_probe *p)
+{
+	http_stop(p);
+	if (p->easy)
+		curl_easy_cleanup(p->easy);
+	curl_slist_free_all(p->hdrs);
+	free(p->body);
+	p->easy = NULL;
+	p->hdrs = NULL;
+	p->body = NULL;
+}
+
+static void http_finish(struct kmd_probe *p, CURLcode rc)
+{
+	static const struct kmd_status_range dflt = { 200, 399 };
+	const struct kmd_check *c = &p->check;
+	long status = 0, oserr = 0;
+
+	curl_easy_getinfo(p->easy, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_getinfo(p->easy, CURLINFO_OS_ERRNO, &oserr);
+	switch (rc) {
+	case CURLE_OK:
+		break;
+	case CURLE_COULDNT_CONNECT:
+		kmd_probe_done(p, false, "connect: %s",
+			       oserr ? strerror(oserr) : curl_easy_strerror(rc));
+		return;
+	case CURLE_OPERATION_TIMEDOUT:
+		kmd_probe_done(p, false, "timeout");
+		return;
+	case CURLE_GOT_NOTHING:
+		kmd_probe_done(p, false, "empty reply");
+		return;
+	case CURLE_RECV_ERROR:
+	case CURLE_SEND_ERROR:
+		if (oserr == ECONNRESET) {
+			kmd_probe_done(p, false, "reset");
+			return;
+		}
+		/* fall through */
+	default:
+		kmd_probe_done(p, false, "http: %s", curl_easy_strerror(rc));
+		return;
+	}
+	if (c->nstatus ? !kmd_status_match(c->status, c->nstatus, status) :
+	    !kmd_status_match(&dflt, 1, status)) {
+		kmd_probe_done(p, false, "status %ld", status);
+		return;
+	}
+	if (c->body && *c->body &&
+	    (!p->body_len || !memmem(p->body, p->body_len, c->body, strlen(c->body)))) {
+		kmd_probe_done(p, false, "body mismatch");
+		return;
+	}
+	kmd_probe_done(p, true, "ok");
+}
+
+const struct kmd_kind_ops kmd_http_ops = {
+	.start = http_start,
+	.stop = http_stop,
+	.release = http_release,
+};

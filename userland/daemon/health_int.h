@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kmaglev daemon: the health-check engine's insides, shared by health.c (probes, sharing,
+ * scheduling, results) and the check kinds (check_tcp.c, check_udp.c, check_http.c,
+ * check_exec.c). Not for the rest of the daemon: it uses health.h.
+ *
+ * A run: health.c arms the run's timeout and calls the kind's start(); the kind calls
+ * kmd_probe_done() exactly once, possibly from inside start(), and touches the probe no more
+ * after it (a listener may have dropped the last reference). On timeout health.c calls the
+ * kind's stop() and reports "timeout" itself.
+ */
+#ifndef KMAGLEV_DAEMON_HEALTH_INT_H
+#define KMAGLEV_DAEMON_HEALTH_INT_H
+
+#include <stdarg.h>
+#include <sys/types.h>
+
+#include "daemon/health.h"
+
+struct kmd_listener {
+	kmd_probe_cb cb;		/* NULL: removed while listeners were being called */
+	void *arg;
+};
+
+struct kmd_kind_ops {
+	/* Begin a run. Report with kmd_probe_done(), now or later. */
+	void (*start)(struct kmd_probe *p);
+	/* Abandon the run in flight (timeout, probe stopped); no report. */
+	void (*stop)(struct kmd_probe *p);
+	/* Free what the kind keeps across runs (the probe is going away). May be NULL. */
+	void (*release)(struct kmd_probe *p);
+};
+
+extern const struct kmd_kind_ops kmd_tcp_ops, kmd_agent_ops, kmd_udp_ops, kmd_dns_ops,
+	kmd_http_ops, kmd_exec_ops;
+
+struct kmd_probe {
+	struct kmd_hc *hc;
+	struct kmd_probe *hnext;	/* hash chain */
+	struct kmd_probe *prev, *next;	/* every probe, for kmd_hc_for_each() */
+	uint32_t hash;
+	struct kmd_check check;		/* deep copy */
+	struct kmd_target t;
+	const struct kmd_kind_ops *ops;
+
+	struct kmd_listener *ls;
+	unsigned int nls;
+	unsigned int busy;		/* engine frames using the probe: free it after them */
+	bool dead;			/* last listener gone while busy */
+
+	struct kmd_hcsm sm;
+	struct kmd_result last;
+	bool has_last;
+	/* what the listeners last heard */
+	enum kmd_health told_state;
+	int told_admin, told_weight_pct, told_weight;
+
+	ev_timer sched;			/* next run */
+	ev_timer tmo;			/* the run in flight times out */
+	bool running;
+	ev_tstamp started;		/* run start (ev_now) */
+	struct timespec t0;		/* run start, monotonic, for its latency */
+
+	/* socket kinds: tcp, agent, udp, dns */
+	int fd;
+	ev_io io;
+	char buf[512];
+	size_t len;
+	uint16_t dns_id;
+
+	/* http */
+	void *easy;			/* CURL * */
+	void *hdrs;			/* struct curl_slist * */
+	char *body;			/* body so far, when the check matches one */
+	size_t body_len;
+
+	/* exec */
+	pid_t pid;			/* the running command's process (group), 0: none */
+	ev_child child;
+	int out_fd;
+	ev_io out_io;
+
+	/* stats */
+	uint64_t runs, failures;
+	uint64_t bucket[10];		/* per bucket, not cumulative */
+	double sum_s;
+};
+
+/* Report the run's result: @ok and printf-style why. Do not touch @p afterwards. */
+void kmd_probe_done(struct kmd_probe *p, bool ok, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* As kmd_probe_done(), with the agent/exec fields of @r (its ok and why are used too). */
+void kmd_probe_done_result(struct kmd_probe *p, const struct kmd_result *r);
+
+/*
+ * A non-blocking socket of @type to the probe's target, SO_MARK set when the target has a
+ * mark, connect() started. The fd, or -1 with @why filled ("socket: ...", "connect: ...").
+ * *@now is set when connect() completed at once.
+ */
+int kmd_probe_connect(struct kmd_probe *p, int type, bool *now, char *why, size_t whylen);
+/* Set the SO_MARK of @fd when @mark is not 0. 0 or -errno. */
+int kmd_sock_mark(int fd, uint32_t mark);
+
+/* curl multi on the engine's loop (check_http.c), made on the first http run. */
+struct kmd_http;
+struct kmd_http *kmd_http_new(struct ev_loop *loop);
+void kmd_http_free(struct kmd_http *h);
+struct kmd_http *kmd_hc_http(struct kmd_hc *hc);
+void kmd_hc_set_http(struct kmd_hc *hc, struct kmd_http *h);
+struct ev_loop *kmd_hc_loop(struct kmd_hc *hc);
+
+#endif
