@@ -88,6 +88,9 @@ int kmg_cmd_monitor(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_config(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_simulate(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_save(struct kmg_ctx *ctx, int argc, char **argv);
+/* The daemon's control socket: daemon/cmd_status.c */
+int kmg_cmd_status(struct kmg_ctx *ctx, int argc, char **argv);
+int kmg_cmd_reload(struct kmg_ctx *ctx, int argc, char **argv);
 
 void kmg_usage_service(FILE *f);
 void kmg_usage_backend(FILE *f);
@@ -97,6 +100,8 @@ void kmg_usage_monitor(FILE *f);
 void kmg_usage_config(FILE *f);
 void kmg_usage_simulate(FILE *f);
 void kmg_usage_save(FILE *f);
+void kmg_usage_status(FILE *f);
+void kmg_usage_reload(FILE *f);
 
 /*
  * Parsers, request builders and printers of the commands, for the unit tests. Parsers fill
