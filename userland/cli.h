@@ -129,6 +129,12 @@ int kmg_backend_req(void *buf, uint8_t cmd, uint16_t flags, const struct kmg_ser
 void kmg_print_backends(struct kmg_ctx *ctx, const struct kmg_msgs *bl);
 
 void kmg_print_stats_msgs(struct kmg_ctx *ctx, const struct kmg_msgs *l);
+/*
+ * "kmaglev stats" without a service: the netns-wide counters (a message without a service,
+ * where the kernel has them), then every service with its backends' counters (a service cut
+ * over several messages folded into one), into @l (empty). 0 or KMG_EFAIL.
+ */
+int kmg_stats_dump(struct kmg_ctx *ctx, struct kmg_msgs *l);
 void kmg_print_tables(struct kmg_ctx *ctx, const struct kmg_msgs *l, bool single);
 enum { KMG_MON_SERVICE = 1, KMG_MON_BACKEND = 2, KMG_MON_TABLE = 4 };
 /* Parse "monitor [all|service|backend|table]..." into ctx->monitor. */
