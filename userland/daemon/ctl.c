@@ -24,7 +24,7 @@ struct ctl_client {
 	size_t inlen;
 	char *out;			/* replies not yet written */
 	size_t outlen, outoff;
-	bool eof;			/* the client is done sending (or must go): close when written */
+	bool eof;			/* no more input (or must go): close once written */
 };
 
 struct ctl {
@@ -332,14 +332,14 @@ static int ctl_listen(struct ctl *ctl)
 			return -EEXIST;
 		}
 		if (someone_listens(&sa)) {
-			fprintf(stderr, "kmaglev: control socket %s: another daemon listens on it\n",
-				ctl->path);
+			fprintf(stderr, "kmaglev: control socket %s: another daemon listens "
+				"on it\n", ctl->path);
 			return -EADDRINUSE;
 		}
 		if (unlink(ctl->path) && errno != ENOENT) {
 			ret = -errno;
-			fprintf(stderr, "kmaglev: control socket %s: cannot remove the stale one: %s\n",
-				ctl->path, strerror(errno));
+			fprintf(stderr, "kmaglev: control socket %s: cannot remove the stale "
+				"one: %s\n", ctl->path, strerror(errno));
 			return ret;
 		}
 	}

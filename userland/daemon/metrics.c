@@ -331,34 +331,40 @@ int kmd_metrics_render_daemon(struct kmd *d, struct kmd_prom *p)
 	}
 	if (!ret)
 		ret = one_counter(p, "kmaglev_reconcile_runs_total",
-			  "Comparisons of the desired state with the kernel's.", n->reconcile_runs);
+				  "Comparisons of the desired state with the kernel's.",
+				  n->reconcile_runs);
 	if (!ret)
 		ret = one_counter(p, "kmaglev_reconcile_messages_total",
-			  "Requests sent to the kernel by reconciliation.", n->reconcile_msgs);
+				  "Requests sent to the kernel by reconciliation.",
+				  n->reconcile_msgs);
 	if (!ret)
 		ret = one_counter(p, "kmaglev_reconcile_errors_total",
-			  "Reconciliation requests the kernel refused.", n->reconcile_errors);
+				  "Reconciliation requests the kernel refused.",
+				  n->reconcile_errors);
 	if (!ret)
 		ret = one_counter(p, "kmaglev_table_builds_total",
-			  "Maglev table builds of owned services.", n->table_builds);
+				  "Maglev table builds of owned services.",
+				  n->table_builds);
 	if (!ret)
 		ret = one_counter(p, "kmaglev_reloads_total",
-			  "Configuration reloads applied.", n->reloads);
+				  "Configuration reloads applied.",
+				  n->reloads);
 	if (!ret)
 		ret = one_counter(p, "kmaglev_reload_failures_total",
-			  "Configuration reloads refused (the old configuration stayed).",
-			  n->reload_failures);
+				  "Configuration reloads refused (the old configuration stayed).",
+				  n->reload_failures);
 	if (!ret)
 		ret = one_counter(p, "kmaglev_foreign_changes_total",
-			  "Changes to owned services made by someone else.", n->foreign_changes);
+				  "Changes to owned services made by someone else.",
+				  n->foreign_changes);
 	if (!ret)
 		ret = one_gauge(p, "kmaglev_draining",
-			  "Whether the daemon is in lame duck mode (SIGTERM), 1, or not.",
-			  d->draining);
+				"Whether the daemon is in lame duck mode (SIGTERM), 1, or not.",
+				d->draining);
 	if (!ret)
 		ret = one_gauge(p, "kmaglev_uptime_seconds",
-			  "Seconds since the daemon started.",
-			  d->loop ? ev_now(d->loop) - d->started : 0);
+				"Seconds since the daemon started.",
+				d->loop ? ev_now(d->loop) - d->started : 0);
 	return ret;
 }
 

@@ -53,7 +53,8 @@ static void test_escaping(void **state)
 	kmd_prom_init(&p);
 	assert_int_equal(kmd_prom_family(&p, "m", KMD_PROM_GAUGE, ""), 0);
 	assert_int_equal(kmd_prom_gauge(&p, l, 1, -2.5), 0);
-	assert_string_equal(p.buf, "# HELP m \n# TYPE m gauge\nm{check=\"a\\\\b\\\"c\\nd\"} -2.5\n");
+	assert_string_equal(p.buf, "# HELP m \n# TYPE m gauge\n"
+			    "m{check=\"a\\\\b\\\"c\\nd\"} -2.5\n");
 	kmd_prom_free(&p);
 }
 
@@ -127,7 +128,8 @@ static void test_duplicates(void **state)
 
 static void test_refused(void **state)
 {
-	const struct kmd_prom_label le[] = { { "le", "1" } }, twice[] = { { "a", "1" }, { "a", "2" } };
+	const struct kmd_prom_label le[] = { { "le", "1" } };
+	const struct kmd_prom_label twice[] = { { "a", "1" }, { "a", "2" } };
 	const struct kmd_prom_label bad[] = { { "__x", "1" } }, colon[] = { { "a:b", "1" } };
 	const double down[] = { 1, 0.5 }, one[] = { 1 };
 	const uint64_t bk[] = { 1, 2, 3 }, shrink[] = { 5, 4 };
