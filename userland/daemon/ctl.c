@@ -24,7 +24,9 @@ struct ctl_client {
 	size_t inlen;
 	char *out;			/* replies not yet written */
 	size_t outlen, outoff;
-	bool eof;			/* no more input (or must go): close once written */
+	bool eof;			/* no more input: close once written */
+	bool discard;			/* request too long: drop input, reply, then shut down */
+	bool shut;			/* ... done: wait for the client to close */
 };
 
 struct ctl {
@@ -188,7 +190,7 @@ static int take_lines(struct ctl_client *c)
 
 		snprintf(msg, sizeof(msg), "request longer than %d bytes", KMD_CTL_REQUEST_MAX);
 		c->inlen = 0;
-		c->eof = true;
+		c->discard = true;
 		return queue(c, reply_error(msg));
 	}
 	return 0;
@@ -207,7 +209,8 @@ static void client_cb(struct ev_loop *loop, ev_io *w, int revents)
 			client_free(c);
 			return;
 		}
-		if (r > 0) {
+		/* after an overlong request, what it sends is dropped (not kept in @in) */
+		if (r > 0 && !c->discard) {
 			c->inlen += r;
 			ret = take_lines(c);
 		}
@@ -221,6 +224,14 @@ static void client_cb(struct ev_loop *loop, ev_io *w, int revents)
 	}
 	if (!ret)
 		ret = flush_out(c);
+	/*
+	 * After the error about an overlong request, shut down the writing side rather than
+	 * close: a close with unread input resets the connection, and the reply might be lost.
+	 */
+	if (!ret && c->discard && !c->outlen && !c->shut) {
+		shutdown(c->fd, SHUT_WR);
+		c->shut = true;
+	}
 	if (ret) {
 		if (ret < 0 && ret != -EPIPE && ret != -ECONNRESET)
 			fprintf(stderr, "kmaglev: control socket: a client: %s\n", strerror(-ret));
