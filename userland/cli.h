@@ -88,6 +88,9 @@ int kmg_cmd_monitor(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_config(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_simulate(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_save(struct kmg_ctx *ctx, int argc, char **argv);
+/* The daemon's control socket: daemon/cmd_status.c */
+int kmg_cmd_status(struct kmg_ctx *ctx, int argc, char **argv);
+int kmg_cmd_reload(struct kmg_ctx *ctx, int argc, char **argv);
 
 void kmg_usage_service(FILE *f);
 void kmg_usage_backend(FILE *f);
@@ -97,6 +100,8 @@ void kmg_usage_monitor(FILE *f);
 void kmg_usage_config(FILE *f);
 void kmg_usage_simulate(FILE *f);
 void kmg_usage_save(FILE *f);
+void kmg_usage_status(FILE *f);
+void kmg_usage_reload(FILE *f);
 
 /*
  * Parsers, request builders and printers of the commands, for the unit tests. Parsers fill
@@ -124,6 +129,12 @@ int kmg_backend_req(void *buf, uint8_t cmd, uint16_t flags, const struct kmg_ser
 void kmg_print_backends(struct kmg_ctx *ctx, const struct kmg_msgs *bl);
 
 void kmg_print_stats_msgs(struct kmg_ctx *ctx, const struct kmg_msgs *l);
+/*
+ * "kmaglev stats" without a service: the netns-wide counters (a message without a service,
+ * where the kernel has them), then every service with its backends' counters (a service cut
+ * over several messages folded into one), into @l (empty). 0 or KMG_EFAIL.
+ */
+int kmg_stats_dump(struct kmg_ctx *ctx, struct kmg_msgs *l);
 void kmg_print_tables(struct kmg_ctx *ctx, const struct kmg_msgs *l, bool single);
 enum { KMG_MON_SERVICE = 1, KMG_MON_BACKEND = 2, KMG_MON_TABLE = 4 };
 /* Parse "monitor [all|service|backend|table]..." into ctx->monitor. */

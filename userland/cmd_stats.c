@@ -114,6 +114,32 @@ static int merge_continued(struct kmg_msgs *l)
 	return 0;
 }
 
+int kmg_stats_dump(struct kmg_ctx *ctx, struct kmg_msgs *l)
+{
+	struct nlmsghdr *nlh;
+	void *buf;
+	int ret, err;
+
+	buf = kmg_req_buf(NULL);
+	if (!buf)
+		return KMG_EFAIL;
+	/* netns-wide counters, where the kernel has them */
+	kmg_service_req(buf, KMAGLEV_CMD_STATS_GET, 0, NULL, &nlh);
+	ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, l, &err);
+	if (ret && (err == -EINVAL || err == -EOPNOTSUPP || err == -ENOENT)) {
+		kmg_msgs_free(l);
+		ret = 0;
+	}
+	if (!ret) {
+		kmg_service_req(buf, KMAGLEV_CMD_STATS_GET, NLM_F_DUMP, NULL, &nlh);
+		ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, l, NULL);
+	}
+	if (!ret)
+		ret = merge_continued(l);
+	free(buf);
+	return ret;
+}
+
 int kmg_cmd_stats(struct kmg_ctx *ctx, int argc, char **argv)
 {
 	struct kmg_msgs l = { 0 };
@@ -121,7 +147,7 @@ int kmg_cmd_stats(struct kmg_ctx *ctx, int argc, char **argv)
 	struct nlmsghdr *nlh;
 	unsigned int i;
 	bool given;
-	int ret, err;
+	int ret;
 	void *buf;
 
 	argc--;
@@ -141,19 +167,7 @@ int kmg_cmd_stats(struct kmg_ctx *ctx, int argc, char **argv)
 		kmg_service_req(buf, KMAGLEV_CMD_STATS_GET, 0, &s, &nlh);
 		ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, &l, NULL);
 	} else {
-		/* netns-wide counters, where the kernel has them */
-		kmg_service_req(buf, KMAGLEV_CMD_STATS_GET, 0, NULL, &nlh);
-		ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, &l, &err);
-		if (ret && (err == -EINVAL || err == -EOPNOTSUPP || err == -ENOENT)) {
-			kmg_msgs_free(&l);
-			ret = 0;
-		}
-		if (!ret) {
-			kmg_service_req(buf, KMAGLEV_CMD_STATS_GET, NLM_F_DUMP, NULL, &nlh);
-			ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, &l, NULL);
-		}
-		if (!ret)
-			ret = merge_continued(&l);
+		ret = kmg_stats_dump(ctx, &l);
 	}
 	/* a long backend list is cut in the reply (not in the dump): take it from the backend dump */
 	for (i = 0; !ret && given && i < l.n; i++) {

@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmaglev CLI: "kmaglev status" and "kmaglev reload", the client side of the daemon's control
+ * socket (ctl.h): one JSON request line, one JSON reply line. status prints each backend's
+ * configured, health and kernel state side by side with its checks' last results, a table in
+ * the manner of "ipvsadm -L"; -j prints the reply itself.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+
+#include "cli.h"
+#include "err.h"
+#include "daemon/ctl.h"
+#include "daemon/daemon.h"
+
+#define REPLY_MAX	(64u << 20)	/* bytes: a status of very many backends fits */
+
+const char *kmg_daemon_socket(const char *opt)
+{
+	const char *env = getenv("KMAGLEV_SOCKET");
+
+	if (opt)
+		return opt;
+	return env && *env ? env : KMD_SOCKET_DEFAULT;
+}
+
+/* Connect to @path: 0 with *@fdp, or an exit status with the error recorded. */
+static int call_fd(const char *path, int timeout_ms, int *fdp)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = timeout_ms / 1000, .tv_usec = timeout_ms % 1000 * 1000 };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path) || !path[0])
+		return kmg_err(KMG_EUSAGE, "socket path \"%s\" is empty or too long", path);
+	memcpy(sa.sun_path, path, strlen(path));
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return kmg_err(KMG_EFAIL, "socket: %s", strerror(errno));
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv))) {
+		kmg_err(KMG_EFAIL, "setsockopt: %s", strerror(errno));
+		close(fd);
+		return KMG_EFAIL;
+	}
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		kmg_err(KMG_EFAIL, KMD_CTL_UNREACHABLE "%s: %s (is \"kmaglev daemon\" running?)",
+			path, strerror(errno));
+		close(fd);
+		return KMG_EFAIL;
+	}
+	*fdp = fd;
+	return 0;
+}
+
+/* Send @line, read one line back into *@out (NUL-terminated, newline removed). */
+static int exchange(int fd, const char *path, const char *line, char **out)
+{
+	size_t len = 0, cap = 0, n = strlen(line), off = 0;
+	char *buf = NULL, *p;
+
+	while (off < n) {
+		ssize_t w = send(fd, line + off, n - off, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return kmg_err(KMG_EFAIL, "sending to the daemon at %s: %s", path,
+				       errno == EAGAIN ? "timed out" : strerror(errno));
+		off += w;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (cap - len < 4096) {
+			cap = cap ? cap * 2 : 65536;
+			if (cap > REPLY_MAX) {
+				free(buf);
+				return kmg_err(KMG_EFAIL, "the daemon's reply is over %u bytes",
+					       REPLY_MAX);
+			}
+			p = realloc(buf, cap);
+			if (!p) {
+				free(buf);
+				return kmg_err(KMG_EFAIL, "out of memory");
+			}
+			buf = p;
+		}
+		r = recv(fd, buf + len, cap - len - 1, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			free(buf);
+			return kmg_err(KMG_EFAIL, "no reply from the daemon at %s: %s", path,
+				       errno == EAGAIN ? "timed out" : strerror(errno));
+		}
+		if (r == 0) {
+			free(buf);
+			return kmg_err(KMG_EFAIL, "the daemon at %s closed the connection without "
+				       "a reply", path);
+		}
+		p = memchr(buf + len, '\n', r);
+		len += r;
+		if (p) {
+			*p = '\0';
+			*out = buf;
+			return 0;
+		}
+	}
+}
+
+int kmg_daemon_call(const char *path, const char *cmd, int timeout_ms,
+		    struct json_object **reply)
+{
+	struct json_object *req, *r = NULL, *ok, *err;
+	enum json_tokener_error jerr;
+	char *line = NULL, *text = NULL;
+	int fd = -1, ret;
+
+	*reply = NULL;
+	req = json_object_new_object();
+	if (!req || json_object_object_add(req, "cmd", json_object_new_string(cmd))) {
+		json_object_put(req);
+		return kmg_err(KMG_EFAIL, "out of memory");
+	}
+	ret = asprintf(&line, "%s\n", json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN));
+	json_object_put(req);
+	if (ret < 0)
+		return kmg_err(KMG_EFAIL, "out of memory");
+	ret = call_fd(path, timeout_ms, &fd);
+	if (ret) {
+		free(line);
+		return ret;
+	}
+	ret = exchange(fd, path, line, &text);
+	close(fd);
+	free(line);
+	if (ret)
+		return ret;
+	r = json_tokener_parse_verbose(text, &jerr);
+	free(text);
+	if (!r || !json_object_is_type(r, json_type_object)) {
+		json_object_put(r);
+		return kmg_err(KMG_EFAIL, "the daemon's reply is not a JSON object%s%s",
+			       r ? "" : ": ", r ? "" : json_tokener_error_desc(jerr));
+	}
+	if (!json_object_object_get_ex(r, "ok", &ok) || !json_object_get_boolean(ok)) {
+		ret = json_object_object_get_ex(r, "error", &err) ?
+		      kmg_err(KMG_EFAIL, "daemon: %s", json_object_get_string(err)) :
+		      kmg_err(KMG_EFAIL, "daemon: the request failed, with no reason given");
+		json_object_put(r);
+		return ret;
+	}
+	*reply = r;
+	return 0;
+}
+
+/* --- the status table ------------------------------------------------------------------- */
+
+enum { C_BACKEND, C_CONF, C_HEALTH, C_KERNEL, C_CHECK, C_RESULT, C_LATENCY, NCOL };
+
+static const char *const heads[NCOL] = {
+	"BACKEND", "CONFIGURED", "HEALTH", "KERNEL", "CHECK", "RESULT", "LATENCY",
+};
+
+static struct json_object *jget(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
+}
+
+static const char *jstr(struct json_object *o, const char *key, const char *def)
+{
+	struct json_object *v = jget(o, key);
+
+	return v && !json_object_is_type(v, json_type_null) ? json_object_get_string(v) : def;
+}
+
+static size_t jlen(struct json_object *o, const char *key)
+{
+	struct json_object *v = jget(o, key);
+
+	return v && json_object_is_type(v, json_type_array) ? json_object_array_length(v) : 0;
+}
+
+static struct json_object *jidx(struct json_object *o, const char *key, size_t i)
+{
+	return json_object_array_get_idx(jget(o, key), i);
+}
+
+/* "WEIGHT STATE" of a configured or kernel object; "-" when absent (null). */
+static void weight_state(struct json_object *o, char *buf, size_t len)
+{
+	if (!o || json_object_is_type(o, json_type_null)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	snprintf(buf, len, "%s %s", jstr(o, "weight", "?"), jstr(o, "state", "?"));
+}
+
+/* The cells of row @k of backend @be: the backend's own on its first row, then check @k's. */
+static void be_cells(struct json_object *be, size_t k, char cells[NCOL][128])
+{
+	struct json_object *chk = jidx(be, "checks", k), *lat;
+
+	memset(cells, 0, NCOL * sizeof(cells[0]));
+	if (!k) {
+		snprintf(cells[C_BACKEND], sizeof(cells[0]), "%s", jstr(be, "address", "?"));
+		weight_state(jget(be, "configured"), cells[C_CONF], sizeof(cells[0]));
+		snprintf(cells[C_HEALTH], sizeof(cells[0]), "%s", jstr(be, "health", "?"));
+		weight_state(jget(be, "kernel"), cells[C_KERNEL], sizeof(cells[0]));
+	}
+	if (!chk) {
+		if (!k)
+			snprintf(cells[C_CHECK], sizeof(cells[0]), "-");
+		return;
+	}
+	snprintf(cells[C_CHECK], sizeof(cells[0]), "%s %s", jstr(chk, "name", "?"),
+		 jstr(chk, "state", "?"));
+	snprintf(cells[C_RESULT], sizeof(cells[0]), "%s", jstr(chk, "result", "-"));
+	lat = jget(chk, "latency-ms");
+	if (lat && !json_object_is_type(lat, json_type_null))
+		snprintf(cells[C_LATENCY], sizeof(cells[0]), "%.2fms", json_object_get_double(lat));
+	else
+		snprintf(cells[C_LATENCY], sizeof(cells[0]), "-");
+}
+
+static void print_row(FILE *f, char cells[NCOL][128], const size_t *w)
+{
+	int c, last = NCOL - 1;
+
+	while (last > 0 && !cells[last][0])
+		last--;
+	fputs("  ", f);
+	for (c = 0; c <= last; c++)
+		fprintf(f, "%-*s%s", c < last ? (int)w[c] : 0, cells[c], c < last ? "  " : "\n");
+}
+
+static void fmt_uptime(uint64_t s, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (s >= 86400)
+		n += snprintf(buf + n, len - n, "%llud", (unsigned long long)(s / 86400));
+	if (s >= 3600)
+		n += snprintf(buf + n, len - n, "%lluh", (unsigned long long)(s / 3600 % 24));
+	if (s >= 60)
+		n += snprintf(buf + n, len - n, "%llum", (unsigned long long)(s / 60 % 60));
+	snprintf(buf + n, len - n, "%llus", (unsigned long long)(s % 60));
+}
+
+void kmg_print_status(struct kmg_ctx *ctx, struct json_object *reply)
+{
+	int flags = JSON_C_TO_STRING_NOSLASHESCAPE |
+		    (ctx->pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED :
+		     JSON_C_TO_STRING_PLAIN);
+	char cells[NCOL][128], up[48];
+	size_t w[NCOL], i, b, k, nsvc = jlen(reply, "services");
+	struct json_object *v;
+	FILE *f = ctx->out;
+	int pass, c;
+
+	if (ctx->json) {
+		fprintf(f, "%s\n", json_object_to_json_string_ext(reply, flags));
+		return;
+	}
+	v = jget(reply, "uptime-s");
+	fmt_uptime(v ? json_object_get_int64(v) : 0, up, sizeof(up));
+	fprintf(f, "daemon config %s uptime %s%s\n", jstr(reply, "config", "-"), up,
+		json_object_get_boolean(jget(reply, "draining")) ? " draining" : "");
+	for (c = 0; c < NCOL; c++)
+		w[c] = strlen(heads[c]);
+	/* pass 0 measures the columns, pass 1 prints */
+	for (pass = 0; pass < 2; pass++) {
+		if (pass) {
+			for (c = 0; c < NCOL; c++)
+				snprintf(cells[c], sizeof(cells[c]), "%s", heads[c]);
+			print_row(f, cells, w);
+		}
+		for (i = 0; i < nsvc; i++) {
+			struct json_object *s = jidx(reply, "services", i);
+			size_t nbe = jlen(s, "backends");
+
+			if (pass) {
+				v = jget(s, "id");
+				fprintf(f, "service %s", jstr(s, "service", "?"));
+				if (v && json_object_get_int64(v))
+					fprintf(f, " id %lld", (long long)json_object_get_int64(v));
+				fprintf(f, " %s\n", json_object_get_boolean(jget(s, "healthy")) ?
+					"healthy" : "unhealthy");
+			}
+			for (b = 0; b < nbe; b++) {
+				struct json_object *be = jidx(s, "backends", b);
+				size_t nchk = jlen(be, "checks");
+
+				for (k = 0; k < (nchk ? nchk : 1); k++) {
+					be_cells(be, k, cells);
+					if (pass) {
+						print_row(f, cells, w);
+						continue;
+					}
+					for (c = 0; c < NCOL; c++)
+						if (strlen(cells[c]) > w[c])
+							w[c] = strlen(cells[c]);
+				}
+			}
+		}
+	}
+}
+
+/* --- the commands ------------------------------------------------------------------------ */
+
+void kmg_usage_status(FILE *f)
+{
+	fprintf(f,
+		"Usage: kmaglev status [-j] [-p] [-s SOCKET]\n"
+		"The daemon's view of each service: every backend's configured weight and state,\n"
+		"its health, what the kernel has, and the last result and latency of each check.\n"
+		"  -j, -p     the daemon's JSON reply (plain or pretty)\n"
+		"  -s SOCKET  the control socket (default $KMAGLEV_SOCKET, else "
+		KMD_SOCKET_DEFAULT ")\n");
+}
+
+void kmg_usage_reload(FILE *f)
+{
+	fprintf(f,
+		"Usage: kmaglev reload [-j] [-p] [-s SOCKET]\n"
+		"Make the daemon read its configuration file again and apply it (as SIGHUP does).\n"
+		"An invalid file changes nothing; the daemon's reason is printed.\n"
+		"  -j, -p     the daemon's JSON reply (plain or pretty)\n"
+		"  -s SOCKET  the control socket (default $KMAGLEV_SOCKET, else "
+		KMD_SOCKET_DEFAULT ")\n");
+}
+
+/* [-j] [-p] [-s SOCKET] after the command word, into a copy of @ctx. */
+static int parse_opts(const char *what, int argc, char **argv, struct kmg_ctx *ctx,
+		      const char **path)
+{
+	int i;
+
+	*path = NULL;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-j") || !strcmp(argv[i], "--json")) {
+			ctx->json = true;
+		} else if (!strcmp(argv[i], "-p") || !strcmp(argv[i], "--pretty")) {
+			ctx->json = true;
+			ctx->pretty = true;
+		} else if (!strcmp(argv[i], "-s") || !strcmp(argv[i], "--socket")) {
+			if (++i == argc)
+				return kmg_err(KMG_EUSAGE, "%s: \"-s\" needs a SOCKET", what);
+			*path = argv[i];
+		} else {
+			return kmg_err(KMG_EUSAGE, "%s: unexpected \"%s\"; try \"kmaglev %s help\"",
+				       what, argv[i], what);
+		}
+	}
+	return 0;
+}
+
+int kmg_cmd_status(struct kmg_ctx *ctx, int argc, char **argv)
+{
+	struct kmg_ctx c = *ctx;
+	struct json_object *reply;
+	const char *path;
+	int ret;
+
+	ret = parse_opts("status", argc, argv, &c, &path);
+	if (ret)
+		return ret;
+	ret = kmg_daemon_call(kmg_daemon_socket(path), "status", KMD_CTL_TIMEOUT_MS, &reply);
+	if (ret)
+		return ret;
+	kmg_print_status(&c, reply);
+	json_object_put(reply);
+	return 0;
+}
+
+int kmg_cmd_reload(struct kmg_ctx *ctx, int argc, char **argv)
+{
+	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
+	struct kmg_ctx c = *ctx;
+	struct json_object *reply;
+	const char *path;
+	int ret;
+
+	ret = parse_opts("reload", argc, argv, &c, &path);
+	if (ret)
+		return ret;
+	ret = kmg_daemon_call(kmg_daemon_socket(path), "reload", KMD_CTL_TIMEOUT_MS, &reply);
+	if (ret)
+		return ret;
+	flags |= c.pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED :
+		 JSON_C_TO_STRING_PLAIN;
+	/* text: quiet on success, as "kill -HUP" is, but for what the daemon has to say */
+	if (c.json)
+		fprintf(c.out, "%s\n", json_object_to_json_string_ext(reply, flags));
+	else if (jstr(reply, "message", NULL))
+		fprintf(c.out, "%s\n", jstr(reply, "message", NULL));
+	json_object_put(reply);
+	return 0;
+}
