@@ -214,6 +214,7 @@ void kmg_usage(FILE *f)
 		"  monitor    print configuration events as they happen\n"
 		"  config     per network namespace limits and connection-table settings\n"
 		"  save       the whole configuration, as commands that \"kmaglev -b -\" restores\n"
+		"  daemon     run health checks and keep the kernel as a config file says\n"
 		"  status     the daemon's view: configured, health and kernel state of backends\n"
 		"  reload     make the daemon apply its configuration file again\n"
 		"  family     the kernel's kmaglev netlink family\n"
@@ -266,6 +267,7 @@ static const struct {
 	{ "monitor", kmg_cmd_monitor, kmg_usage_monitor },
 	{ "config", kmg_cmd_config, kmg_usage_config },
 	{ "save", kmg_cmd_save, kmg_usage_save },
+	{ "daemon", kmg_cmd_daemon, kmg_usage_daemon },
 	{ "status", kmg_cmd_status, kmg_usage_status },
 	{ "reload", kmg_cmd_reload, kmg_usage_reload },
 	{ "family", cmd_family, usage_family },

@@ -89,6 +89,7 @@ int kmg_cmd_config(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_simulate(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_save(struct kmg_ctx *ctx, int argc, char **argv);
 /* The daemon's control socket: daemon/cmd_status.c */
+int kmg_cmd_daemon(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_status(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_reload(struct kmg_ctx *ctx, int argc, char **argv);
 
@@ -100,6 +101,7 @@ void kmg_usage_monitor(FILE *f);
 void kmg_usage_config(FILE *f);
 void kmg_usage_simulate(FILE *f);
 void kmg_usage_save(FILE *f);
+void kmg_usage_daemon(FILE *f);
 void kmg_usage_status(FILE *f);
 void kmg_usage_reload(FILE *f);
 

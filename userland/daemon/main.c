@@ -168,6 +168,37 @@ int kmd_reload(struct kmd *d, char **why)
 	return 0;
 }
 
+/* Control socket commands. */
+struct json_object *kmd_status_json(struct kmd *d);
+
+static struct json_object *ctl_status(struct kmd *d, struct json_object *req, char **err)
+{
+	struct json_object *o = kmd_status_json(d);
+
+	json_object_object_del(o, "ok");
+	return o;
+}
+
+static struct json_object *ctl_reload(struct kmd *d, struct json_object *req, char **err)
+{
+	char *why = NULL;
+
+	sd_notify(0, "RELOADING=1");
+	if (kmd_reload(d, &why)) {
+		sd_notify(0, "READY=1");
+		*err = why ? why : strdup("reload failed");
+		return NULL;
+	}
+	sd_notify(0, "READY=1");
+	free(why);
+	return json_object_new_object();
+}
+
+static const struct kmd_ctl_cmd ctl_cmds[] = {
+	{ "status", ctl_status },
+	{ "reload", ctl_reload },
+};
+
 static void sighup_cb(struct ev_loop *loop, ev_signal *w, int revents)
 {
 	struct kmd *d = w->data;
@@ -181,8 +212,6 @@ static void sighup_cb(struct ev_loop *loop, ev_signal *w, int revents)
 
 static void drain_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
-	struct kmd *d = w->data;
-
 	kmd_info("lame duck over: exiting; the kernel keeps forwarding with the last state");
 	ev_break(loop, EVBREAK_ALL);
 }
@@ -308,7 +337,7 @@ static int run(struct kmd *d)
 		free(why);
 		return ret;
 	}
-	ret = kmd_ctl_start(d);
+	ret = kmd_ctl_start(d, NULL, ctl_cmds, KMG_ARRAY_SIZE(ctl_cmds));
 	if (ret)
 		return kmg_err(KMG_EFAIL, "control socket %s: %s", d->cfg->daemon.socket,
 			       strerror(-ret));

@@ -23,6 +23,9 @@ void kmd_want_backend(const struct kmd_be *b, bool fail_open, struct kmg_backend
 	memset(&out->stats, 0, sizeof(out->stats));
 	out->id = 0;
 	out->slots = 0;
+	/* the kernel takes a gre-key only with GRE (absent and zero compare equal) */
+	if (out->encap != KMAGLEV_ENCAP_GRE)
+		KMG_CLR(out, KMAGLEV_A_BACKEND_GRE_KEY);
 
 	/* the configured admin state wins over anything a check says */
 	if (admin != KMAGLEV_BACKEND_STATE_UP)

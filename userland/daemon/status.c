@@ -7,6 +7,7 @@
 #include <json-c/json.h>
 
 #include "args.h"
+#include "schema.h"
 #include "daemon/state.h"
 
 static const char *state_name(uint32_t state, char *buf, size_t len)
