@@ -502,7 +502,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
 
 int kmd_metrics_start(struct kmd *d)
 {
-	const struct kmd_daemon *conf = &d->cfg->daemon;
+	const struct kmd_daemon *conf = d->cfg ? &d->cfg->daemon : NULL;
 	struct sockaddr_in6 sa6 = { .sin6_family = AF_INET6 };
 	struct sockaddr_in sa4 = { .sin_family = AF_INET };
 	const union MHD_DaemonInfo *info;
@@ -511,7 +511,7 @@ int kmd_metrics_start(struct kmd *d)
 	char addr[INET6_ADDRSTRLEN];
 	struct metrics *m;
 
-	if (!conf->metrics_port)
+	if (!conf || !conf->metrics_port)
 		return 0;
 	if (conf->metrics_addr.family == AF_INET6) {
 		sa6.sin6_addr = conf->metrics_addr.v6;

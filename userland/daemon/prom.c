@@ -88,7 +88,7 @@ static int put(struct kmd_prom *p, const char *s, size_t n)
 	return 0;
 }
 
-static int puts_(struct kmd_prom *p, const char *s)
+static int put_str(struct kmd_prom *p, const char *s)
 {
 	return put(p, s, strlen(s));
 }
@@ -157,10 +157,10 @@ static int put_escaped(struct kmd_prom *p, const char *s, bool quote)
 			continue;
 		ret = put(p, run, s - run);
 		if (!ret)
-			ret = puts_(p, esc);
+			ret = put_str(p, esc);
 		run = s + 1;
 	}
-	return ret ? ret : puts_(p, run);
+	return ret ? ret : put_str(p, run);
 }
 
 int kmd_prom_family(struct kmd_prom *p, const char *name, enum kmd_prom_type type,
@@ -281,7 +281,7 @@ static int put_labels(struct kmd_prom *p, const struct kmd_prom_label *l, unsign
 		if (!ret)
 			ret = put_escaped(p, l[i].value, true);
 		if (!ret)
-			ret = puts_(p, "\"");
+			ret = put_str(p, "\"");
 	}
 	return ret;
 }

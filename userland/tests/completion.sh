@@ -37,6 +37,9 @@ skip() {
 # this network namespace: then candidates are not run.
 BIN=./kmaglev
 NOT_LOADED='netlink family "kmaglev" not found (is kmaglev.ko loaded?)'
+# status and reload talk to the daemon: never to one that runs here
+NO_DAEMON='cannot reach the kmaglev daemon at '
+export KMAGLEV_SOCKET=/nonexistent/kmaglev-completion/daemon.sock
 run_parser=1
 if [[ ! -x $BIN ]]; then
 	run_parser=0
@@ -54,7 +57,7 @@ parses() {
 	rc=$?
 	((rc == 0)) && return 0
 	read -r -d '' err <"$ERRF"
-	[[ $err == *"$NOT_LOADED"* ]]
+	[[ $err == *"$NOT_LOADED"* || $err == *"$NO_DAEMON"* ]]
 }
 
 # A sample value for each keyword, alternatives separated by "|"; "-" for none.
@@ -70,6 +73,8 @@ declare -A SAMPLE=(
 	[owner]=kmaglevd
 	# simulate's changes, "backend OP ...": the sample lines have backend 10.0.0.1
 	[add]=10.0.0.99 [del]=10.0.0.1 [set]="10.0.0.1 weight 2" [drain]=10.0.0.1
+	# status and reload
+	[-s]=/nonexistent/kmaglev-completion/daemon.sock
 )
 
 # Would the parser take candidate $1 after words "${@:2}" (without "kmaglev")? As it is, or
@@ -166,7 +171,7 @@ check() {
 
 # --- abbreviations -------------------------------------------------------------------------
 
-OBJECTS="service backend stats table simulate monitor config save family help"
+OBJECTS="service backend stats table simulate monitor config save status reload family help"
 declare -A COMMANDS=(
 	[service]="add set del show flush list" [backend]="add set del show drain list"
 	[config]="show set list" [table]="show list" [family]="show" [stats]="show"
@@ -256,7 +261,8 @@ run_cases() {
 	check "objects" "" "$OBJECTS" novalidate
 	check "objects after options" "-j -t --show-secrets " "$OBJECTS" novalidate
 	check "objects after -n NETNS" "-n blue " "$OBJECTS" novalidate
-	check "objects: ambiguous prefix" "s" "service stats simulate save" novalidate
+	check "objects: ambiguous prefix" "s" "service stats simulate save status" novalidate
+	check "objects: stat" "stat" "stats status" novalidate
 	check "nothing after -b FILE" "-b lb.conf " ""
 	check "-b completes files" "-b completion/kmag" "completion/kmaglev" novalidate
 	check "-jb completes files" "-jb completion/kmag" "completion/kmaglev" novalidate
@@ -381,8 +387,19 @@ run_cases() {
 	case_ "save" "save " "--yaml help"
 	case_ "save: nothing after" "save help " ""
 	case_ "save --yaml: nothing after" "save --yaml " ""
-	case_ "help" "help " "service backend stats table simulate monitor config save family"
+	case_ "help" "help " \
+		"service backend stats table simulate monitor config save daemon status reload family"
 	case_ "help: nothing after OBJECT" "help service " ""
+
+	# status, reload: the daemon's control socket
+	case_ "status" "status " "-j -p -s help"
+	case_ "status: each option once" "status -j " "-p -s"
+	case_ "status: -s takes a file" "status -s completion/kmag" "completion/kmaglev" novalidate
+	case_ "status: after -s FILE" "status -s /x.sock -p " "-j"
+	case_ "status: after an unknown word" "status x " ""
+	case_ "reload" "reload " "-j -p -s help"
+	case_ "reload: options" "reload -s /x.sock " "-j -p"
+	case_ "reload help: nothing after" "reload help " ""
 
 	# monitor
 	case_ "monitor" "monitor " "all service backend table help"

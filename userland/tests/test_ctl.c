@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 
 #include "helpers.h"
@@ -68,6 +69,7 @@ struct run {
 	char dir[32], path[64];
 	void *(*client)(void *);
 	atomic_bool done;
+	ev_tstamp deadline;		/* the loop gives up then */
 	int ret[8];
 	char *text[8];
 };
@@ -76,7 +78,7 @@ static void poll_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct run *r = w->data;
 
-	if (atomic_load(&r->done) || ev_now(loop) > w->at + 30)
+	if (atomic_load(&r->done) || ev_now(loop) > r->deadline)
 		ev_break(loop, EVBREAK_ALL);
 }
 
@@ -88,6 +90,7 @@ static void serve(struct kmd *d, struct run *r)
 
 	ev_timer_init(&poll, poll_cb, 0.01, 0.01);
 	poll.data = r;
+	r->deadline = ev_now(d->loop) + 30;
 	ev_timer_start(d->loop, &poll);
 	assert_int_equal(pthread_create(&t, NULL, r->client, r), 0);
 	ev_run(d->loop, 0);
@@ -111,13 +114,16 @@ static void *client_calls(void *arg)
 	return NULL;
 }
 
+/* A client socket that gives up on reads after 10 seconds. */
 static int connect_to(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = 10 };
 	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
 
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+	if (fd >= 0 && (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+			connect(fd, (struct sockaddr *)&sa, sizeof(sa)))) {
 		close(fd);
 		return -1;
 	}

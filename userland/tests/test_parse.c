@@ -407,7 +407,8 @@ static void test_other_objects(void **state)
 		  "unknown object \"colour\" for monitor; try \"kmaglev monitor help\"");
 	run_fails("family x", KMG_EUSAGE, "unknown command \"x\" for family; try \"kmaglev family help\"");
 	run_fails("nonsense", KMG_EUSAGE, "unknown object \"nonsense\"; try \"kmaglev help\"");
-	run_fails("s", KMG_EUSAGE, "ambiguous object \"s\": service, stats, simulate, save?");
+	run_fails("s", KMG_EUSAGE,
+		  "ambiguous object \"s\": service, stats, simulate, save, status?");
 }
 
 static void test_help(void **state)
