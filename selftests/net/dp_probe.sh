@@ -17,7 +17,7 @@ if dp_standin; then
 	ktap_print_header
 	ktap_skip_all "probe marks are kmaglev's own (stand-in is $DP_STANDIN)"
 fi
-dp_test_start 13 1 3
+dp_test_start 14 1 3
 
 MARK0=4096
 MAXBE=64
@@ -125,7 +125,7 @@ reach udp "$V4" "$S4" 1 IPIP tunl0
 reach udp "$V4" "$S4" 2 GRE gre0
 reach udp "$V4" "$S4" 3 "keyed GRE" kgre
 reach tcp "$V4" "$S4" 3 "keyed GRE" kgre
-reach udp "$V6" "$S6" 2 "IPv6 in IPv6" ip6tnl0
+reach udp "$V6" "$S6" 2 "IPv6 in IPv6" ip6any
 
 # without a mark (or with one outside the range), LB 1's own flows are balanced as usual
 out=$(probe udp "$V4" 0 12)
