@@ -122,14 +122,15 @@ NETLINK_GENERIC, NETLINK_EXT_ACK, SOL_NETLINK = 16, 11, 270
 s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_GENERIC)
 s.setsockopt(SOL_NETLINK, NETLINK_EXT_ACK, 1)
 
-def request(typ, cmd, payload):
-    hdr = struct.pack('=IHHII', 16 + 4 + len(payload), typ, 0x5, 1, 0)	# REQUEST | ACK
+def request(typ, cmd, payload, flags):
+    hdr = struct.pack('=IHHII', 16 + 4 + len(payload), typ, flags, 1, 0)
     msg = hdr + struct.pack('=BBH', cmd, 1, 0) + payload
     s.send(msg)
     return msg, s.recv(65536)
 
-# the family id (CTRL_CMD_GETFAMILY with CTRL_ATTR_FAMILY_NAME; CTRL_ATTR_FAMILY_ID in reply)
-_, r = request(0x10, 3, nla(2, b'kmaglev\0'))
+# the family id (CTRL_CMD_GETFAMILY with CTRL_ATTR_FAMILY_NAME; CTRL_ATTR_FAMILY_ID in reply),
+# a request without NLM_F_ACK: the reply is the only answer
+_, r = request(0x10, 3, nla(2, b'kmaglev\0'), 0x1)
 off, fam = 20, None
 while off < len(r):
     ln, t = struct.unpack_from('=HH', r, off)
@@ -140,7 +141,7 @@ owner = nla(attr('service', 'owner'), b'01234567890123456789012345678901\0')
 inner = (nla(attr('service', 'addr4'), socket.inet_aton('192.0.2.10')) +
          nla(attr('service', 'proto'), bytes([6])) +
          nla(attr('service', 'port'), struct.pack('=H', 80)))
-msg, r = request(fam, cmd, nla(attr('kmaglev', 'service'), inner + owner))
+msg, r = request(fam, cmd, nla(attr('kmaglev', 'service'), inner + owner), 0x5)	# REQUEST|ACK
 ln, typ, flags = struct.unpack_from('=IHH', r, 0)
 err = struct.unpack_from('=i', r, 16)[0]
 # the extended ack TLVs follow the echoed request (its header only when capped)
