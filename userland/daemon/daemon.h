@@ -98,6 +98,8 @@ struct kmd {
  *                    "latency-ms": 1.25, "transitions": N}]}]}]}
  */
 #define KMD_SOCKET_DEFAULT	"/run/kmaglev/daemon.sock"
-#define KMD_CONFIG_DEFAULT	"/etc/kmaglev/kmaglev.yaml"
+#define KMD_CONFIG_DEFAULT	"/etc/kmaglev/kmaglev.yaml"	/* or $KMAGLEV_CONFIG */
+/* How the message starts when the config file cannot be read at all. */
+#define KMD_NO_CONFIG		"cannot read the configuration file "
 
 #endif

@@ -29,7 +29,7 @@ void kmg_usage_daemon(FILE *f)
 		"Usage: kmaglev daemon [ -c FILE ]        run: health checks, reconcile, metrics\n"
 		"       kmaglev daemon --check [ FILE ]   validate a config; touch nothing\n"
 		"       kmaglev daemon --flush [ -c FILE ] delete every service the daemon owns\n"
-		"FILE defaults to " KMD_CONFIG_DEFAULT ".\n");
+		"FILE defaults to $KMAGLEV_CONFIG, else " KMD_CONFIG_DEFAULT ".\n");
 }
 
 /* Load @path, logging every error. NULL when it does not load. */
@@ -380,7 +380,8 @@ int kmg_cmd_daemon(struct kmg_ctx *ctx, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct kmd d = { .cfg_path = KMD_CONFIG_DEFAULT };
+	static const char default_path[] = KMD_CONFIG_DEFAULT;
+	struct kmd d = { .cfg_path = default_path };
 	bool check = false, flush = false;
 	struct kmd_config *cfg;
 	char *errs;
@@ -413,6 +414,11 @@ int kmg_cmd_daemon(struct kmg_ctx *ctx, int argc, char **argv)
 		return kmg_err(KMG_EUSAGE, "daemon: unexpected \"%s\"", argv[optind]);
 	if (check && flush)
 		return kmg_err(KMG_EUSAGE, "daemon: --check and --flush do not go together");
+	if (d.cfg_path == default_path && getenv("KMAGLEV_CONFIG") && *getenv("KMAGLEV_CONFIG"))
+		d.cfg_path = getenv("KMAGLEV_CONFIG");
+	/* a file that cannot be read is no config (--flush without one uses the default owner) */
+	if (!flush && access(d.cfg_path, R_OK))
+		return kmg_err(KMG_EFAIL, KMD_NO_CONFIG "%s: %s", d.cfg_path, strerror(errno));
 	d.ctx = *ctx;
 	d.ctx.json = false;
 

@@ -171,7 +171,7 @@ check() {
 
 # --- abbreviations -------------------------------------------------------------------------
 
-OBJECTS="service backend stats table simulate monitor config save status reload family help"
+OBJECTS="service backend stats table simulate monitor config save daemon status reload family help"
 declare -A COMMANDS=(
 	[service]="add set del show flush list" [backend]="add set del show drain list"
 	[config]="show set list" [table]="show list" [family]="show" [stats]="show"
@@ -390,6 +390,13 @@ run_cases() {
 	case_ "help" "help " \
 		"service backend stats table simulate monitor config save daemon status reload family"
 	case_ "help: nothing after OBJECT" "help service " ""
+
+	# daemon (not run through the parser: that would start a daemon)
+	case_ "daemon" "daemon " "-c --check --flush help" novalidate
+	case_ "daemon: after -c FILE" "daemon -c /x.yaml " "--check --flush" novalidate
+	case_ "daemon: -c takes a file" "daemon -c completion/kmag" "completion/kmaglev" novalidate
+	case_ "daemon: --check takes a file" "daemon --check completion/kmag" "completion/kmaglev" novalidate
+	case_ "daemon: --flush and -c" "daemon --flush " "-c" novalidate
 
 	# status, reload: the daemon's control socket
 	case_ "status" "status " "-j -p -s help"

@@ -24,11 +24,13 @@
 #include "args.h"
 #include "schema.h"
 #include "daemon/ctl.h"
+#include "daemon/daemon.h"
 
 #define MAN_PATH	"kmaglev.8"
 #define MAIN_PATH	"kmaglev.c"
 #define NOT_LOADED	"netlink family \"kmaglev\" not found (is kmaglev.ko loaded?)"
 #define NO_DAEMON	KMD_CTL_UNREACHABLE
+#define NO_CONFIG	KMD_NO_CONFIG
 
 #define MAX_LINES	4096
 #define MAX_TOKS	512
@@ -659,6 +661,7 @@ static const char *sample(const char *name, struct gen *g, char *buf, size_t len
 		{ "NETNS", "kmaglev-test" },
 		{ "NAME", "kmaglevd" },
 		{ "SOCKET", "/nonexistent/kmaglev/daemon.sock" },
+		{ "CONFIG", "/nonexistent/kmaglev/kmaglev.yaml" },
 	};
 	size_t i;
 
@@ -904,6 +907,9 @@ static const char *run(char *const *argv, int argc, int *retp)
 	/* status and reload parsed when they fail only because no daemon listens */
 	if (ret == KMG_EFAIL && !strncmp(kmg_errmsg(), NO_DAEMON, strlen(NO_DAEMON)))
 		return NULL;
+	/* the daemon parsed when it fails only because its (sample) config file is missing */
+	if (ret == KMG_EFAIL && !strncmp(kmg_errmsg(), NO_CONFIG, strlen(NO_CONFIG)))
+		return NULL;
 	/* an offline simulation runs: "backend del" of a sample address is no parse error */
 	k = batch ? -1 : kmg_lookup(argv[i], objects, nobjects);
 	if (k >= 0 && !strcmp(objects[k], "simulate")) {
@@ -978,6 +984,8 @@ static int setup(void **state)
 	assert_non_null(devnull);
 	/* status and reload: never ask a daemon that runs here */
 	assert_int_equal(setenv("KMAGLEV_SOCKET", "/nonexistent/kmaglev-docs/daemon.sock", 1), 0);
+	/* the daemon: never with a real config file (it would start) */
+	assert_int_equal(setenv("KMAGLEV_CONFIG", "/nonexistent/kmaglev-docs/kmaglev.yaml", 1), 0);
 	load_man();
 	collect();
 	load_options();
