@@ -246,7 +246,7 @@ dp_wait 40 eval '[[ $(be_state '"$B1"') == up && $(be_state '"$B2"') == up && $(
 prop $? "the daemon configured the service and its checks passed on every backend"
 dstatus
 httpd_pid=$(ip netns pids "${DP_BE[2]}" | while read -r p; do
-	[[ $(tr '\0' ' ' </proc/"$p"/cmdline 2>/dev/null) == "busybox httpd"* ]] && echo "$p"; done)
+	[[ $(tr '\0' ' ' 2>/dev/null </proc/"$p"/cmdline) == "busybox httpd"* ]] && echo "$p"; done)
 note "killing b2's web server (pid $httpd_pid)"
 kill $httpd_pid
 t0=$SECONDS

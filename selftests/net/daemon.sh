@@ -8,7 +8,7 @@
 #   - backends that die (httpd killed: refused), recover, hang (accept, never answer), answer
 #     with a wrong status or body: each detected within its bound, the kernel's state checked
 #     with `kmaglev backend show` and client traffic through the VIP with real curl
-#   - agent-check replies drain, 50% and down
+#   - agent-check replies drain, 50% and down (socat serves a file per backend)
 #   - a tunnel check marks a backend with a broken tunnel (tunl0 down) down while a direct
 #     check of the same backend keeps it up
 #   - reload under live streams: weights change, a backend is added and removed: no stream
@@ -19,14 +19,14 @@
 #   - SIGTERM: lame duck (status says draining), exit after drain-time, forwarding goes on
 #   - daemon --flush deletes exactly what the daemon owns
 #
-# Bounds under emulation: a check interval of 1 s, fall 2 and rise 2; detection is allowed
-# interval x fall + jitter + timeout + 6 s (reconcile, curl and process start-up in a TCG guest).
+# Detection is timed from the fault to the kernel's change event and must be within
+# interval x fall + jitter + timeout, plus slack for a loaded TCG guest (BOUND below).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/dp_lib.sh"
 
 kmg_require_cmd socat
 
-dp_test_start 32 1 3
+dp_test_start 34 1 3
 
 LB=1
 V0=$(dp_vip4 0)		# port 0 (every port): http checks via the tunnel; streams on 7000
@@ -40,7 +40,13 @@ SOCK=$DP_TMP/daemon.sock
 DLOG=$DP_TMP/daemon.log
 DPID=
 AGENT_PORT=7777
-BOUND=12		# seconds: 1 s x fall 2 + jitter + timeout 1 s + 6 s slack, +1 for sleeps
+# Detection bound in seconds: interval 2 s x fall 2 + jitter 0.2 s + timeout 2 s, plus 4 s for a
+# loaded TCG guest (reconcile and the kernel's table build included). The time is measured
+# from the fault to the kernel's service-change event (`kmaglev -t monitor`), not by polling.
+# (Checks time out after 2 s, not less: five VMs share two cores in `make check`.)
+BOUND=10
+# Polling the kernel's state is slower under emulation: how long to wait for it at most.
+WAIT=30
 
 K() { dp_km $LB "$@"; }
 # the CLI's commands that talk to the daemon
@@ -63,20 +69,56 @@ wait_be() {
 	tail -n 5 "$DLOG" | sed 's/^/#   log: /'
 	return 1
 }
+# now: a timestamp comparable with the monitor's
+now() { date +%s.%N; }
+# since VIP TS: seconds from TS to the first service-change event of VIP after TS.
+since() {
+	local iso s
+	awk -v v=" $1" '$3 == "event" && $4 == "service-change" && index($0, v) { print $2 }' \
+		"$DP_TMP/mon.log" | while read -r iso; do
+		s=$(date -d "$iso" +%s.%N)
+		awk -v a="$s" -v b="$2" 'BEGIN { if (a <= b) exit 1; printf "%.1f\n", a - b }' && break
+	done
+}
+# detected DESC VIP TS SVC BACKEND STATE: the kernel shows STATE; the event came within BOUND.
+detected() {
+	local desc=$1 vip=$2 ts=$3 out t
+	if ! out=$(wait_be $WAIT "$4" "$5" state "$6"); then
+		echo "$out"
+		ktap_test_fail "$desc"
+		return
+	fi
+	t=$(since "$vip" "$ts")
+	if [[ -n $t ]] && awk -v t="$t" -v b=$BOUND 'BEGIN { exit !(t <= b) }'; then
+		ktap_test_pass "$desc in ${t}s (bound ${BOUND}s)"
+	else
+		echo "# the event came after ${t:-never}s"
+		grep "service-change" "$DP_TMP/mon.log" | tail -n 3 | sed 's/^/#   /'
+		ktap_test_fail "$desc within ${BOUND}s"
+	fi
+}
 # curl through the VIP from the client: "NAME COUNT" lines for N new connections.
 tally() { dp_curl_many "$1" "$2" | dp_tally; }
-# only BACKENDS... answer N requests to VIP
+# only VIP N BACKENDS...: N new connections to VIP are answered by exactly BACKENDS. A request
+# that fails (curl stops at the first) is retried in a new batch, twice at most: under
+# emulation an accept can take longer than curl's timeouts; a wrong backend is never retried.
 only() {
-	local vip=$1 n=$2 got want=; shift 2
-	got=$(tally "$vip" "$n" | awk '{ print $1 }' | tr '\n' ' ')
+	local vip=$1 n=$2 got want try; shift 2
 	want=$(printf '%s ' "$@")
-	[[ $got == "$want" ]] || { echo "# answers from: $got; expected: $want"; return 1; }
+	for try in 1 2 3; do
+		got=$(tally "$vip" "$n" | awk '{ print $1 }' | tr '\n' ' ')
+		[[ $got == "$want" ]] && return 0
+		[[ $got == *ERR* ]] || break
+		echo "# try $try: answers from $got(a request failed)"
+	done
+	echo "# answers from: $got; expected: $want"
+	return 1
 }
 
 be_ns() { echo "${DP_BE[$1]}"; }
 # httpd of backend N: stop, start (on its own web root)
 httpd_pids() { ip netns pids "$(be_ns "$1")" | while read -r p; do
-	[[ $(cat /proc/$p/comm 2>/dev/null) == httpd || $(tr '\0' ' ' </proc/$p/cmdline 2>/dev/null) == "busybox httpd"* ]] && echo "$p"; done; }
+	[[ $(cat /proc/$p/comm 2>/dev/null) == httpd || $(tr '\0' ' ' 2>/dev/null </proc/$p/cmdline) == "busybox httpd"* ]] && echo "$p"; done; }
 httpd_stop() { local p; for p in $(httpd_pids "$1"); do kill "$p"; done; dp_wait 10 eval '[[ -z $(httpd_pids '"$1"') ]]'; }
 httpd_start() { ip netns exec "$(be_ns "$1")" busybox httpd -p "$DP_HTTP_PORT" -h "$DP_TMP/www/b$1"; }
 
@@ -84,7 +126,7 @@ agent_start() {
 	local i=$1
 	echo up >"$DP_TMP/agent.b$i"
 	dp_bg "agent.b$i" ip netns exec "$(be_ns "$i")" socat \
-		TCP-LISTEN:$AGENT_PORT,fork,reuseaddr SYSTEM:"cat $DP_TMP/agent.b$i"
+		TCP-LISTEN:$AGENT_PORT,fork,reuseaddr OPEN:"$DP_TMP/agent.b$i",rdonly
 }
 
 daemon_start() {
@@ -117,10 +159,10 @@ services:
         port: $DP_HTTP_PORT
         path: /health
         body: ok
-        interval: 1s
-        timeout: 1s
-        fast-interval: 300ms
-        jitter: 100ms
+        interval: 2s
+        timeout: 2s
+        fast-interval: 500ms
+        jitter: 200ms
         rise: 2
         fall: 2
     backends:
@@ -131,21 +173,21 @@ done)
   - vip: $V1
     port: $DP_HTTP_PORT
     checks:
-      - { kind: agent, via: direct, port: $AGENT_PORT, interval: 1s, timeout: 1s, rise: 1, fall: 1 }
+      - { kind: agent, via: direct, port: $AGENT_PORT, interval: 2s, timeout: 2s, rise: 1, fall: 2 }
     backends:
       - { address: $(dp_be4 1), weight: 100 }
       - { address: $(dp_be4 2), weight: 100 }
   - vip: $V2
     port: $DP_HTTP_PORT
     checks:
-      - { kind: tcp, via: tunnel, interval: 1s, timeout: 1s, rise: 2, fall: 2 }
+      - { kind: tcp, via: tunnel, interval: 2s, timeout: 2s, rise: 2, fall: 2 }
     backends:
       - { address: $(dp_be4 1) }
       - { address: $(dp_be4 2) }
   - vip: $V3
     port: $DP_HTTP_PORT
     checks:
-      - { kind: tcp, via: direct, interval: 1s, timeout: 1s, rise: 2, fall: 2 }
+      - { kind: tcp, via: direct, interval: 2s, timeout: 2s, rise: 2, fall: 2 }
     backends:
       - { address: $(dp_be4 1) }
       - { address: $(dp_be4 2) }
@@ -196,81 +238,67 @@ else
 	dp_fail_rest "daemon start" 1
 	dp_test_end
 fi
-ktap_test_result "traffic through the VIP reaches every backend" only "$V0" 30 b1 b2 b3
+dp_bg mon ip netns exec "${DP_LB[LB]}" "$KMAGLEV" -t monitor
+ktap_test_result "traffic through the VIP reaches every backend" only "$V0" 20 b1 b2 b3
 ktap_test_result "hand-made service untouched: no owner, same backend" bash -c "
 	[[ \$($KMAGLEV -n ${DP_LB[LB]} -j service show $V5:$DP_HTTP_PORT/tcp) != *owner* ]] &&
 	[[ \$($KMAGLEV -n ${DP_LB[LB]} -j service show $V0/tcp) == *kmaglev-selftest* ]]"
 
 # --- failures --------------------------------------------------------------------------------
-t0=$SECONDS
+ts=$(now)
 httpd_stop 2
-if t=$(wait_be $BOUND "$V0/tcp" "$(dp_be4 2)" state down); then
-	ktap_test_pass "backend dies (refused): down in ${t}s (bound ${BOUND}s)"
-else
-	echo "$t"; ktap_test_fail "backend dies (refused): down"
-fi
+detected "backend dies (refused): down" "$V0" "$ts" "$V0/tcp" "$(dp_be4 2)" down
 ktap_test_result "clients avoid the dead backend" only "$V0" 20 b1 b3
+ts=$(now)
 httpd_start 2
-if t=$(wait_be $BOUND "$V0/tcp" "$(dp_be4 2)" state up); then
-	ktap_test_pass "backend recovers: up in ${t}s"
-else
-	echo "$t"; ktap_test_fail "backend recovers: up"
-fi
+detected "backend recovers: up" "$V0" "$ts" "$V0/tcp" "$(dp_be4 2)" up
+ts=$(now)
 echo sick >"$DP_TMP/www/b3/health"
-if t=$(wait_be $BOUND "$V0/tcp" "$(dp_be4 3)" state down); then
-	ktap_test_pass "wrong body: down in ${t}s"
-else
-	echo "$t"; ktap_test_fail "wrong body: down"
-fi
+detected "wrong body: down" "$V0" "$ts" "$V0/tcp" "$(dp_be4 3)" down
 ktap_test_result "status names the body mismatch" eval 'KS status | grep -E "$(dp_be4 3).*body"'
 echo ok >"$DP_TMP/www/b3/health"
+wait_be $WAIT "$V0/tcp" "$(dp_be4 3)" state up >/dev/null
+ts=$(now)
 rm -f "$DP_TMP/www/b1/health"
-if t=$(wait_be $BOUND "$V0/tcp" "$(dp_be4 1)" state down) &&
-	wait_be $BOUND "$V0/tcp" "$(dp_be4 3)" state up >/dev/null; then
-	ktap_test_pass "wrong status (404): down in ${t}s; the body fixed: up"
-else
-	echo "$t"; ktap_test_fail "wrong status (404): down"
-fi
+detected "wrong status (404): down" "$V0" "$ts" "$V0/tcp" "$(dp_be4 1)" down
+ktap_test_result "status names the status" eval 'KS status | grep -E "$(dp_be4 1).*status 404"'
 echo ok >"$DP_TMP/www/b1/health"
 # hang: something accepts on port 80 and never answers
 httpd_stop 3
+ts=$(now)
 dp_bg hang.b3 ip netns exec "$(be_ns 3)" socat TCP-LISTEN:$DP_HTTP_PORT,fork,reuseaddr \
 	SYSTEM:"sleep 60"
-if t=$(wait_be $BOUND "$V0/tcp" "$(dp_be4 3)" state down) &&
-	KS -j status | grep -q timeout; then
-	ktap_test_pass "backend hangs: the probe times out, down in ${t}s"
-else
-	echo "$t"; ktap_test_fail "backend hangs: the probe times out"
-fi
+detected "backend hangs: the probe times out, down" "$V0" "$ts" "$V0/tcp" "$(dp_be4 3)" down
+ktap_test_result "status says timeout" eval 'KS status | grep -E "$(dp_be4 3).*timeout"'
 kill "${DP_BGPID[hang.b3]}" 2>/dev/null
 wait "${DP_BGPID[hang.b3]}" 2>/dev/null
 httpd_start 3
 all_up() {
-	wait_be $BOUND "$V0/tcp" "$(dp_be4 1)" state up >/dev/null &&
-		wait_be $BOUND "$V0/tcp" "$(dp_be4 3)" state up >/dev/null &&
-		only "$V0" 30 b1 b2 b3
+	wait_be $WAIT "$V0/tcp" "$(dp_be4 1)" state up >/dev/null &&
+		wait_be $WAIT "$V0/tcp" "$(dp_be4 3)" state up >/dev/null &&
+		only "$V0" 20 b1 b2 b3
 }
 ktap_test_result "all up again; traffic to every backend" all_up
 
 # --- agent -----------------------------------------------------------------------------------
 echo drain >"$DP_TMP/agent.b1"
-ktap_test_result "agent says drain: state drain" wait_be $BOUND "$V1:$DP_HTTP_PORT/tcp" \
+ktap_test_result "agent says drain: state drain" wait_be $WAIT "$V1:$DP_HTTP_PORT/tcp" \
 	"$(dp_be4 1)" state drain
 echo "up 50%" >"$DP_TMP/agent.b1"
 half() {
-	wait_be $BOUND "$V1:$DP_HTTP_PORT/tcp" "$(dp_be4 1)" weight 50 >/dev/null &&
-		wait_be $BOUND "$V1:$DP_HTTP_PORT/tcp" "$(dp_be4 1)" state up
+	wait_be $WAIT "$V1:$DP_HTTP_PORT/tcp" "$(dp_be4 1)" weight 50 >/dev/null &&
+		wait_be $WAIT "$V1:$DP_HTTP_PORT/tcp" "$(dp_be4 1)" state up
 }
 ktap_test_result "agent says 50%: weight 100 -> 50, state up" half
 echo down >"$DP_TMP/agent.b2"
-ktap_test_result "agent says down: state down" wait_be $BOUND "$V1:$DP_HTTP_PORT/tcp" \
+ktap_test_result "agent says down: state down" wait_be $WAIT "$V1:$DP_HTTP_PORT/tcp" \
 	"$(dp_be4 2)" state down
 echo up >"$DP_TMP/agent.b2"
 echo "up 100%" >"$DP_TMP/agent.b1"
 
 # --- tunnel vs direct ------------------------------------------------------------------------
 ip -n "$(be_ns 1)" link set tunl0 down
-if wait_be $BOUND "$V2:$DP_HTTP_PORT/tcp" "$(dp_be4 1)" state down >/dev/null &&
+if wait_be $WAIT "$V2:$DP_HTTP_PORT/tcp" "$(dp_be4 1)" state down >/dev/null &&
 	[[ $(be_field "$V3:$DP_HTTP_PORT/tcp" "$(dp_be4 1)" state) == up ]]; then
 	ktap_test_pass "tunl0 down on b1: the tunnel check marks it down, the direct check keeps it up"
 else
@@ -278,7 +306,7 @@ else
 	ktap_test_fail "tunl0 down on b1: tunnel check down, direct check up"
 fi
 ip -n "$(be_ns 1)" link set tunl0 up
-ktap_test_result "tunl0 up: the tunnel check brings b1 back" wait_be $BOUND \
+ktap_test_result "tunl0 up: the tunnel check brings b1 back" wait_be $WAIT \
 	"$V2:$DP_HTTP_PORT/tcp" "$(dp_be4 1)" state up
 
 # --- reload under live traffic ---------------------------------------------------------------
@@ -337,18 +365,17 @@ ktap_test_result "a hand change of an owned service is reverted (enforce)" \
 # --- restart ---------------------------------------------------------------------------------
 dp_stream_start s2 "$V0" 8
 dp_stream_wait s2 60
-dp_bg mon ip netns exec "${DP_LB[LB]}" "$KMAGLEV" monitor backend
-dp_sleep 1
+marker=$(wc -l <"$DP_TMP/mon.log")
 kill -9 "$DPID"
 wait "$DPID" 2>/dev/null
 rm -f "$SOCK"
 daemon_start
-dp_sleep 6
-kill "${DP_BGPID[mon]}"
-if ! grep -q backend "$DP_TMP/mon.log" && daemon_alive; then
-	ktap_test_pass "kill -9 and restart: no backend changed (no flap)"
+dp_sleep 8
+changes=$(tail -n +"$((marker + 1))" "$DP_TMP/mon.log")
+if [[ -z $changes ]] && daemon_alive; then
+	ktap_test_pass "kill -9 and restart: the kernel saw no change at all (no flap)"
 else
-	sed 's/^/# /' "$DP_TMP/mon.log"
+	echo "$changes" | sed 's/^/# /'
 	ktap_test_fail "kill -9 and restart: no flap"
 fi
 ktap_test_result "streams live through the restart" dp_stream_stop s2
