@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "daemon/reconcile.h"
+#include "daemon/state.h"
 
 #define OWNER "kmaglev-daemon"
 
@@ -406,6 +407,52 @@ static void test_config_named_settings_only(void **state)
 	kmd_plan_free(&p);
 }
 
+/* Start: health from what the kernel does; reload: from the previous state. */
+static void test_adopt(void **state)
+{
+	struct world w;
+	struct kmg_msgs k;
+	struct kmd_svc *sv, *sv2;
+	struct kmd_check agent = { .kind = KMD_CHECK_AGENT };
+	unsigned int n, n2;
+
+	mk_world(&w, 1);
+	settled(&w, &k);
+	/* the kernel: b1 up, b2 drained (by an agent, before the restart), b3 down; b4 absent */
+	k.m[0].svc.be[1].state = KMAGLEV_BACKEND_STATE_DRAIN;
+	k.m[0].svc.be[1].weight = 40;
+	k.m[0].svc.be[2].state = KMAGLEV_BACKEND_STATE_DOWN;
+	w.cs[0].backends[1].checks = &agent;
+	w.cs[0].backends[1].nchecks = 1;
+	w.cs[0].backends[1].own_checks = true;
+	k.m[0].svc.nbe = 2;		/* b3 lost from the kernel's view... */
+	assert_int_equal(kmd_state_build(&w.d, &w.cfg, &k, NULL, 0, &sv, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(sv[0].be[0].health, KMD_HEALTH_UP);
+	assert_int_equal(sv[0].be[1].health, KMD_HEALTH_UP);	/* drain is serving */
+	assert_int_equal(sv[0].be[1].admin, KMAGLEV_BACKEND_STATE_DRAIN);	/* kept */
+	assert_int_equal(sv[0].be[1].weight, 40);
+	assert_int_equal(sv[0].be[2].health, KMD_HEALTH_UNKNOWN);	/* not in the kernel */
+	assert_int_equal(sv[0].be[0].admin, -1);
+	assert_int_equal(sv[0].be[0].weight, -1);	/* no agent or exec: config weight */
+	k.m[0].svc.nbe = 3;
+	assert_int_equal(kmd_state_build(&w.d, &w.cfg, &k, NULL, 0, &sv2, &n2), 0);
+	assert_int_equal(sv2[0].be[2].health, KMD_HEALTH_DOWN);
+	kmd_state_free(sv2, n2);
+
+	/* a reload carries health over by service key and backend address */
+	sv[0].be[0].health = KMD_HEALTH_DOWN;
+	sv[0].be[0].transitions = 5;
+	assert_int_equal(kmd_state_build(&w.d, &w.cfg, NULL, sv, n, &sv2, &n2), 0);
+	assert_int_equal(sv2[0].be[0].health, KMD_HEALTH_DOWN);
+	assert_int_equal(sv2[0].be[0].transitions, 5);
+	assert_int_equal(sv2[0].be[2].health, KMD_HEALTH_UNKNOWN);
+	kmd_state_free(sv2, n2);
+	kmd_state_free(sv, n);
+	free_kernel(&k);
+	free_world(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -419,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_quorum),
 		cmocka_unit_test(test_ownership),
 		cmocka_unit_test(test_config_named_settings_only),
+		cmocka_unit_test(test_adopt),
 	};
 
 	return cmocka_run_group_tests_name("reconcile", tests, NULL, NULL);
