@@ -65,6 +65,7 @@ static void run(struct ev_loop *loop, double secs)
 {
 	ev_timer t;
 
+	ev_now_update(loop);	/* the last iteration may have been long: from now */
 	ev_timer_init(&t, stop_cb, secs, 0);
 	ev_timer_start(loop, &t);
 	ev_run(loop, 0);

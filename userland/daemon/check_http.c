@@ -2,9 +2,10 @@
 /*
  * kmaglev daemon: the http and https check kinds, on libcurl's multi-socket interface driven
  * by the engine's libev loop: curl tells us which sockets to watch (CURLMOPT_SOCKETFUNCTION,
- * one ev_io each) and when to call it back (CURLMOPT_TIMERFUNCTION, one ev_timer). Each probe
- * keeps its easy handle across runs; a run adds it to the multi handle, the result comes back
- * through curl_multi_info_read(). Every run uses a fresh connection, closed with a reset, and
+ * one ev_io each) and when to call it back (CURLMOPT_TIMERFUNCTION, one ev_timer per multi
+ * handle). Each probe keeps its easy handle across runs; a run adds it to a multi handle with
+ * room (HTTP_MULTI_MAX), the result comes back through curl_multi_info_read() and the handle
+ * leaves the multi handle. Every run uses a fresh connection, closed with a reset, and
  * the probe's mark. The engine's timeout removes a run that takes too long.
  */
 #include <errno.h>
@@ -18,27 +19,44 @@
 #include "daemon/health_int.h"
 
 #define HTTP_BODY_MAX	(64 * 1024)	/* body kept for matching */
+/*
+ * Transfers in flight per multi handle. libcurl 7.88 walks its connection cache when a
+ * connection to a host closes (conncache_remove_bundle(): every host with a connection in
+ * the multi) and looks hosts up in a 97-slot hash: the cost of a check grows with the
+ * transfers in flight in its multi handle. A burst of thousands of runs (a start, the jitter
+ * window of 10,000 probes) made that quadratic, so the runs are spread over as many multi
+ * handles as it takes, this many at most in each.
+ */
+#define HTTP_MULTI_MAX	64
+
+/* One curl multi handle, its timer, and how many transfers it has in flight. */
+struct http_multi {
+	struct kmd_http *h;
+	CURLM *multi;
+	ev_timer timer;
+	unsigned int inflight;
+};
 
 struct kmd_http {
 	struct ev_loop *loop;
-	CURLM *multi;
-	ev_timer timer;
+	struct http_multi **m;		/* made as bursts need them, kept */
+	unsigned int nm;
 };
 
 /* One socket curl asked us to watch. */
 struct http_sock {
 	ev_io io;
-	struct kmd_http *h;
+	struct http_multi *hm;
 };
 
 static void http_finish(struct kmd_probe *p, CURLcode rc);
 
-static void http_drain(struct kmd_http *h)
+static void http_drain(struct http_multi *hm)
 {
 	CURLMsg *msg;
 	int left;
 
-	while ((msg = curl_multi_info_read(h->multi, &left))) {
+	while ((msg = curl_multi_info_read(hm->multi, &left))) {
 		CURL *easy = msg->easy_handle;
 		CURLcode rc = msg->data.result;
 		struct kmd_probe *p = NULL;
@@ -46,46 +64,51 @@ static void http_drain(struct kmd_http *h)
 		if (msg->msg != CURLMSG_DONE)
 			continue;
 		curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&p);
-		curl_multi_remove_handle(h->multi, easy);
-		if (p)
+		curl_multi_remove_handle(hm->multi, easy);
+		hm->inflight--;
+		if (p) {
+			p->http_multi = NULL;
 			http_finish(p, rc);
+		}
 	}
 }
 
 static void http_io_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct http_sock *s = (struct http_sock *)w;
-	struct kmd_http *h = s->h;
+	struct http_multi *hm = s->hm;
 	int flags = 0, running;
 
 	if (revents & EV_READ)
 		flags |= CURL_CSELECT_IN;
 	if (revents & EV_WRITE)
 		flags |= CURL_CSELECT_OUT;
-	curl_multi_socket_action(h->multi, w->fd, flags, &running);
-	http_drain(h);
+	/* @s may be freed inside: curl removes the socket */
+	curl_multi_socket_action(hm->multi, w->fd, flags, &running);
+	http_drain(hm);
 }
 
 static void http_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
-	struct kmd_http *h = w->data;
+	struct http_multi *hm = w->data;
 	int running;
 
-	curl_multi_socket_action(h->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-	http_drain(h);
+	curl_multi_socket_action(hm->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+	http_drain(hm);
 }
 
 static int http_socket_cb(CURL *easy, curl_socket_t fd, int what, void *userp, void *sockp)
 {
-	struct kmd_http *h = userp;
+	struct http_multi *hm = userp;
+	struct ev_loop *loop = hm->h->loop;
 	struct http_sock *s = sockp;
 	int events = 0;
 
 	if (what == CURL_POLL_REMOVE) {
 		if (s) {
-			ev_io_stop(h->loop, &s->io);
+			ev_io_stop(loop, &s->io);
 			free(s);
-			curl_multi_assign(h->multi, fd, NULL);
+			curl_multi_assign(hm->multi, fd, NULL);
 		}
 		return 0;
 	}
@@ -93,9 +116,9 @@ static int http_socket_cb(CURL *easy, curl_socket_t fd, int what, void *userp, v
 		s = calloc(1, sizeof(*s));
 		if (!s)
 			return -1;	/* curl fails the transfer */
-		s->h = h;
+		s->hm = hm;
 		ev_init(&s->io, http_io_cb);
-		if (curl_multi_assign(h->multi, fd, s) != CURLM_OK) {
+		if (curl_multi_assign(hm->multi, fd, s) != CURLM_OK) {
 			free(s);
 			return -1;
 		}
@@ -104,22 +127,76 @@ static int http_socket_cb(CURL *easy, curl_socket_t fd, int what, void *userp, v
 		events |= EV_READ;
 	if (what & CURL_POLL_OUT)
 		events |= EV_WRITE;
-	ev_io_stop(h->loop, &s->io);
+	/* unchanged: ev_io_set() would cost an epoll_ctl() for nothing */
+	if (ev_is_active(&s->io) && s->io.fd == fd &&
+	    (s->io.events & (EV_READ | EV_WRITE)) == events)
+		return 0;
+	ev_io_stop(loop, &s->io);
 	ev_io_set(&s->io, fd, events);
-	ev_io_start(h->loop, &s->io);
+	ev_io_start(loop, &s->io);
 	return 0;
 }
 
 static int http_timer_fn(CURLM *multi, long ms, void *userp)
 {
-	struct kmd_http *h = userp;
+	struct http_multi *hm = userp;
+	struct ev_loop *loop = hm->h->loop;
 
-	ev_timer_stop(h->loop, &h->timer);
+	ev_timer_stop(loop, &hm->timer);
 	if (ms >= 0) {
-		ev_timer_set(&h->timer, ms / 1000.0, 0);
-		ev_timer_start(h->loop, &h->timer);
+		ev_timer_set(&hm->timer, ms / 1000.0, 0);
+		ev_timer_start(loop, &hm->timer);
 	}
 	return 0;
+}
+
+static void http_multi_free(struct http_multi *hm)
+{
+	ev_timer_stop(hm->h->loop, &hm->timer);
+	curl_multi_cleanup(hm->multi);
+	free(hm);
+}
+
+static struct http_multi *http_multi_new(struct kmd_http *h)
+{
+	struct http_multi *hm = calloc(1, sizeof(*hm));
+
+	if (!hm)
+		return NULL;
+	hm->h = h;
+	ev_init(&hm->timer, http_timer_cb);
+	hm->timer.data = hm;
+	hm->multi = curl_multi_init();
+	if (!hm->multi) {
+		free(hm);
+		return NULL;
+	}
+	if (curl_multi_setopt(hm->multi, CURLMOPT_SOCKETFUNCTION, http_socket_cb) ||
+	    curl_multi_setopt(hm->multi, CURLMOPT_SOCKETDATA, hm) ||
+	    curl_multi_setopt(hm->multi, CURLMOPT_TIMERFUNCTION, http_timer_fn) ||
+	    curl_multi_setopt(hm->multi, CURLMOPT_TIMERDATA, hm)) {
+		http_multi_free(hm);
+		return NULL;
+	}
+	return hm;
+}
+
+/* A multi handle with room for one more transfer: the first, to keep the others idle. */
+static struct http_multi *http_multi_get(struct kmd_http *h)
+{
+	struct http_multi *hm;
+	unsigned int i;
+
+	for (i = 0; i < h->nm; i++)
+		if (h->m[i]->inflight < HTTP_MULTI_MAX)
+			return h->m[i];
+	if (kmg_grow(&h->m, h->nm, sizeof(*h->m)))
+		return NULL;
+	hm = http_multi_new(h);
+	if (!hm)
+		return NULL;
+	h->m[h->nm++] = hm;
+	return hm;
 }
 
 struct kmd_http *kmd_http_new(struct ev_loop *loop)
@@ -133,31 +210,16 @@ struct kmd_http *kmd_http_new(struct ev_loop *loop)
 		return NULL;
 	}
 	h->loop = loop;
-	h->multi = curl_multi_init();
-	if (!h->multi)
-		goto fail;
-	ev_init(&h->timer, http_timer_cb);
-	h->timer.data = h;
-	if (curl_multi_setopt(h->multi, CURLMOPT_SOCKETFUNCTION, http_socket_cb) ||
-	    curl_multi_setopt(h->multi, CURLMOPT_SOCKETDATA, h) ||
-	    curl_multi_setopt(h->multi, CURLMOPT_TIMERFUNCTION, http_timer_fn) ||
-	    curl_multi_setopt(h->multi, CURLMOPT_TIMERDATA, h))
-		goto fail;
 	return h;
-fail:
-	if (h->multi)
-		curl_multi_cleanup(h->multi);
-	curl_global_cleanup();
-	free(h);
-	return NULL;
 }
 
 void kmd_http_free(struct kmd_http *h)
 {
 	if (!h)
 		return;
-	ev_timer_stop(h->loop, &h->timer);
-	curl_multi_cleanup(h->multi);
+	for (unsigned int i = 0; i < h->nm; i++)
+		http_multi_free(h->m[i]);
+	free(h->m);
 	curl_global_cleanup();
 	free(h);
 }
@@ -240,6 +302,14 @@ static CURL *http_easy(struct kmd_probe *p)
 	    curl_easy_setopt(e, CURLOPT_NOPROXY, "*") ||
 	    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https") ||
 	    curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L) ||
+	    /*
+	     * No DNS cache: we only ever connect to address literals (CURLOPT_CONNECT_TO when
+	     * the URL has a name), which curl turns into an address without a lookup, but it
+	     * still caches them, one entry per backend, and every finished transfer walks the
+	     * whole cache to prune it (multi_done(), libcurl 7.88): 10,000 backends, 10,000
+	     * entries per check. With a timeout of 0 each prune empties the cache.
+	     */
+	    curl_easy_setopt(e, CURLOPT_DNS_CACHE_TIMEOUT, 0L) ||
 	    curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L) ||
 	    curl_easy_setopt(e, CURLOPT_USERAGENT, "kmaglev-health") ||
 	    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, http_write) ||
@@ -262,6 +332,7 @@ fail_list:
 static void http_start(struct kmd_probe *p)
 {
 	struct kmd_http *h = kmd_hc_http(p->hc);
+	struct http_multi *hm;
 
 	if (!h) {
 		h = kmd_http_new(kmd_hc_loop(p->hc));
@@ -278,17 +349,29 @@ static void http_start(struct kmd_probe *p)
 			return;
 		}
 	}
+	hm = http_multi_get(h);
+	if (!hm) {
+		kmd_probe_done(p, false, "http: cannot start libcurl");
+		return;
+	}
 	p->body_len = 0;
-	if (curl_multi_add_handle(h->multi, p->easy) != CURLM_OK)
+	if (curl_multi_add_handle(hm->multi, p->easy) != CURLM_OK) {
 		kmd_probe_done(p, false, "http: cannot start the request");
+		return;
+	}
+	hm->inflight++;
+	p->http_multi = hm;
 }
 
 static void http_stop(struct kmd_probe *p)
 {
-	struct kmd_http *h = kmd_hc_http(p->hc);
+	struct http_multi *hm = p->http_multi;
 
-	if (h && p->easy)
-		curl_multi_remove_handle(h->multi, p->easy);
+	if (!hm)
+		return;
+	curl_multi_remove_handle(hm->multi, p->easy);
+	hm->inflight--;
+	p->http_multi = NULL;
 }
 
 static void http_release(struct kmd_probe *p)

@@ -380,6 +380,7 @@ struct kmd_probe *kmd_probe_get(struct kmd_hc *hc, const struct kmd_check *check
 	uint32_t h = probe_hash(check, t);
 	const struct kmd_kind_ops *ops = kind_ops(check->kind);
 	struct kmd_probe *p;
+	ev_tstamp first;
 
 	if (!ops)
 		return NULL;
@@ -410,9 +411,16 @@ struct kmd_probe *kmd_probe_get(struct kmd_hc *hc, const struct kmd_check *check
 	p->told_state = start;
 	p->told_admin = p->told_weight_pct = p->told_weight = -1;
 	p->last.admin = p->last.weight_pct = p->last.weight = -1;
+	/*
+	 * When the loop falls behind (a burst of runs, a busy host), the sockets that became
+	 * ready are served first, then the runs that are due, then the timeouts: a run whose
+	 * answer is waiting in the same loop iteration as its timeout is not a timeout.
+	 */
 	ev_init(&p->sched, sched_cb);
+	ev_set_priority(&p->sched, EV_MINPRI + 1);
 	p->sched.data = p;
 	ev_init(&p->tmo, tmo_cb);
+	ev_set_priority(&p->tmo, EV_MINPRI);
 	p->tmo.data = p;
 
 	if (hc->nprobes >= hc->nbuckets * 2)
@@ -426,7 +434,9 @@ struct kmd_probe *kmd_probe_get(struct kmd_hc *hc, const struct kmd_check *check
 	hc->nprobes++;
 
 	/* the first run: random in 0..jitter, so that a restart does not probe in bursts */
-	ev_timer_set(&p->sched, hc_jitter(hc, check->jitter_ms), 0);
+	first = hc_jitter(hc, check->jitter_ms);
+	p->due = ev_now(hc->loop) + first;
+	ev_timer_set(&p->sched, first, 0);
 	ev_timer_start(hc->loop, &p->sched);
 	return p;
 }
@@ -511,7 +521,7 @@ static void probe_next(struct kmd_probe *p)
 	struct ev_loop *loop = p->hc->loop;
 	const struct kmd_check *c = &p->check;
 	uint32_t ms = c->interval_ms;
-	ev_tstamp at;
+	ev_tstamp now = ev_now(loop), at;
 
 	if (kmd_hcsm_moving(&p->sm) && c->fast_interval_ms)
 		ms = c->fast_interval_ms;
@@ -519,8 +529,16 @@ static void probe_next(struct kmd_probe *p)
 		ms = c->down_interval_ms;
 	if (!ms)
 		ms = 1000;
-	at = p->started + ms / 1000.0 + hc_jitter(p->hc, c->jitter_ms) - ev_now(loop);
-	ev_timer_set(&p->sched, at > 0 ? at : 0, 0);
+	/*
+	 * From when the run was due, not from when it started: a run that the loop started
+	 * late does not push the ones after it back. Behind by more than that: at once, and
+	 * from now on.
+	 */
+	at = p->due + ms / 1000.0 + hc_jitter(p->hc, c->jitter_ms);
+	if (at < now)
+		at = now;
+	p->due = at;
+	ev_timer_set(&p->sched, at - now, 0);
 	ev_timer_start(loop, &p->sched);
 }
 

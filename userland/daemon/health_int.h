@@ -56,6 +56,7 @@ struct kmd_probe {
 	int told_admin, told_weight_pct, told_weight;
 
 	ev_timer sched;			/* next run */
+	ev_tstamp due;			/* when the next (or the running) run is due */
 	ev_timer tmo;			/* the run in flight times out */
 	bool running;
 	ev_tstamp started;		/* run start (ev_now) */
@@ -71,6 +72,7 @@ struct kmd_probe {
 	/* http */
 	void *easy;			/* CURL * */
 	void *hdrs;			/* struct curl_slist * */
+	void *http_multi;		/* the run in flight's multi handle (check_http.c), or NULL */
 	char *body;			/* body so far, when the check matches one */
 	size_t body_len;
 

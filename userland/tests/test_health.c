@@ -742,6 +742,11 @@ static void test_sharing(void **state)
 	assert_int_equal(s.accepts, st.runs);	/* still running for the second user */
 	assert_in_range(st.runs, 7, 9);
 	kmd_probe_put(q, rec_cb, &r2);		/* the last one: stops and frees */
+	/*
+	 * Runs are due at exact multiples of the interval: one may have connected in the loop
+	 * iteration that ended run_for(), before the put. Let the server accept it.
+	 */
+	run_for(0.02);
 	accepts = s.accepts;
 	run_for(0.25);
 	assert_int_equal(s.accepts, accepts);
@@ -803,6 +808,42 @@ static void test_timing(void **state)
 	srv_stop(&s);
 }
 
+static void stall(struct ev_loop *l, ev_timer *w, int revents)
+{
+	usleep(60 * 1000);
+}
+
+/*
+ * A busy loop does not slow the checks down: runs are due every interval from the first,
+ * not from when the loop got round to the last one (it stalls 60 ms in every 70 here).
+ */
+static void test_no_drift(void **state)
+{
+	struct kmd_check c = chk(KMD_CHECK_TCP);
+	struct kmd_hc *hc = kmd_hc_new(loop);
+	struct kmd_probe_stats st;
+	struct rec rec = { 0 };
+	struct kmd_probe *p;
+	struct kmd_target t;
+	ev_timer busy;
+	struct srv s;
+
+	srv_start(&s, SOCK_STREAM, SRV_CLOSE, true);
+	t = tgt(s.port);
+	p = kmd_probe_get(hc, &c, &t, KMD_HEALTH_UP, rec_cb, &rec);
+	assert_non_null(p);
+	ev_timer_init(&busy, stall, 0.07, 0.07);
+	ev_timer_start(loop, &busy);
+	run_for(2.05);			/* due at 0, 0.1, ..., 2.0 */
+	ev_timer_stop(loop, &busy);
+	kmd_probe_stats(p, &st);
+	/* from the last start instead: 0.1 s plus ~26 ms of stall each, ~16 runs */
+	assert_in_range(st.runs, 19, 21);
+	kmd_probe_put(p, rec_cb, &rec);
+	kmd_hc_free(hc);
+	srv_stop(&s);
+}
+
 static int setup(void **state)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -828,6 +869,7 @@ int main(void)
 		cmocka_unit_test(test_listeners),
 		cmocka_unit_test(test_sharing),
 		cmocka_unit_test(test_timing),
+		cmocka_unit_test(test_no_drift),
 	};
 
 	return cmocka_run_group_tests_name("health", tests, setup, NULL);
