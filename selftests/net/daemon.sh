@@ -263,9 +263,9 @@ rm -f "$DP_TMP/www/b1/health"
 detected "wrong status (404): down" "$V0" "$ts" "$V0/tcp" "$(dp_be4 1)" down
 ktap_test_result "status names the status" eval 'KS status | grep -E "$(dp_be4 1).*status 404"'
 echo ok >"$DP_TMP/www/b1/health"
-# hang: something accepts on port 80 and never answers
-httpd_stop 3
+# hang: something accepts on port 80 and never answers (httpd stopped first: timed from then)
 ts=$(now)
+httpd_stop 3
 dp_bg hang.b3 ip netns exec "$(be_ns 3)" socat TCP-LISTEN:$DP_HTTP_PORT,fork,reuseaddr \
 	SYSTEM:"sleep 60"
 detected "backend hangs: the probe times out, down" "$V0" "$ts" "$V0/tcp" "$(dp_be4 3)" down
