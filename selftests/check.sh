@@ -176,7 +176,7 @@ phase_end
 # under traffic (userns.sh runs on the other kernels). A kmemleak scan ends the debug VM. The guests spend
 # much of their time waiting (long-lived streams, timeouts, sleeps), so running them together
 # nearly halves the wall time on two cores. Each is one row of the table.
-SHARD_A="module_load control_plane dp_basic dp_badpkt teardown"
+SHARD_A="module_load control_plane dp_basic dp_badpkt teardown daemon"
 # Shard B: every other kselftest.
 SHARD_B=$(cd "$TOP/selftests/net" && ls *.sh | sed 's/\.sh$//' |
 	grep -vxE "lib|dp_lib|run_tests|${SHARD_A// /|}" | tr '\n' ' ')
