@@ -334,7 +334,12 @@ if dp_stream_wait s1 60; then
 		echo "# reload rc $r1, b1 weight $w, b3 weight $n3, b3 after removal: ${gone:-gone}"
 		ktap_test_fail "reloads under traffic"
 	fi
-	ktap_test_result "no stream was reset by the reloads" dp_stream_stop s1
+	# (in this shell, not in ktap_test_result's subshell: it waits for its child)
+	if dp_stream_stop s1; then
+		ktap_test_pass "no stream was reset by the reloads"
+	else
+		ktap_test_fail "no stream was reset by the reloads"
+	fi
 else
 	ktap_test_fail "reloads under traffic: streams did not start"
 	ktap_test_fail "no stream was reset by the reloads"
@@ -378,7 +383,11 @@ else
 	echo "$changes" | sed 's/^/# /'
 	ktap_test_fail "kill -9 and restart: no flap"
 fi
-ktap_test_result "streams live through the restart" dp_stream_stop s2
+if dp_stream_stop s2; then
+	ktap_test_pass "streams live through the restart"
+else
+	ktap_test_fail "streams live through the restart"
+fi
 
 # --- metrics ---------------------------------------------------------------------------------
 metrics() { ip netns exec "${DP_LB[LB]}" curl -sf http://127.0.0.1:9742/metrics; }

@@ -76,6 +76,7 @@ struct kmd {
 	bool events_open;
 	ev_io events_w;
 	ev_idle reconcile_w;		/* kmd_reconcile_soon() */
+	ev_idle refresh_w;		/* kmd_refresh_soon() */
 	ev_timer resync_w;		/* periodic reconcile, and retry after a failure */
 	ev_timer drain_w;		/* lame duck: exit when it fires */
 	ev_timer watchdog_w;		/* sd_notify WATCHDOG=1 */

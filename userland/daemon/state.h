@@ -33,6 +33,8 @@ const char *kmd_health_name(enum kmd_health h);
 int kmd_reconcile(struct kmd *d);
 /* Reconcile on the next loop iteration (coalesces bursts of health changes). */
 void kmd_reconcile_soon(struct kmd *d);
+/* Read the kernel again on the next loop iteration and take its ids; change nothing. */
+void kmd_refresh_soon(struct kmd *d);
 /* Read the kernel's services (with backends) and global config. */
 int kmd_kernel_read(struct kmd *d, struct kmg_msgs *svcs, struct kmg_config *kcfg);
 /* Join the events group and watch it on the loop. */

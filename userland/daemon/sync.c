@@ -164,6 +164,32 @@ void kmd_reconcile_soon(struct kmd *d)
 	}
 }
 
+/*
+ * Read the kernel and take its ids and states, without changing anything (enforce: warn). A
+ * backend id can be reused by the next backend added, so tunnel probes must learn ids anew
+ * after any change they did not make.
+ */
+static void refresh_cb(struct ev_loop *loop, ev_idle *w, int revents)
+{
+	struct kmd *d = w->data;
+	struct kmg_msgs kernel = { 0 };
+	struct kmg_config kcfg;
+
+	ev_idle_stop(loop, w);
+	if (!kmd_kernel_read(d, &kernel, &kcfg))
+		kmd_state_update(d, &kernel);
+	kmg_msgs_free(&kernel);
+}
+
+void kmd_refresh_soon(struct kmd *d)
+{
+	if (!ev_is_active(&d->refresh_w)) {
+		ev_idle_init(&d->refresh_w, refresh_cb);
+		d->refresh_w.data = d;
+		ev_idle_start(d->loop, &d->refresh_w);
+	}
+}
+
 /* --- events ------------------------------------------------------------------------------- */
 
 static const struct kmd_svc *owned_svc(const struct kmd *d, const struct kmg_service *s)
@@ -210,6 +236,8 @@ static int event_cb(const struct nlmsghdr *nlh, void *data)
 		 "leaving it (enforce: warn)");
 	if (d->cfg->daemon.enforce == KMD_ENFORCE)
 		kmd_reconcile_soon(d);
+	else
+		kmd_refresh_soon(d);	/* new backends, new ids: tunnel probes follow */
 out:
 	kmg_msg_free(&m);
 	return MNL_CB_OK;
