@@ -141,7 +141,9 @@ owner = nla(attr('service', 'owner'), b'01234567890123456789012345678901\0')
 inner = (nla(attr('service', 'addr4'), socket.inet_aton('192.0.2.10')) +
          nla(attr('service', 'proto'), bytes([6])) +
          nla(attr('service', 'port'), struct.pack('=H', 80)))
-msg, r = request(fam, cmd, nla(attr('kmaglev', 'service'), inner + owner), 0x5)	# REQUEST|ACK
+NLA_F_NESTED = 0x8000
+msg, r = request(fam, cmd, nla(attr('kmaglev', 'service') | NLA_F_NESTED, inner + owner),
+                 0x5)	# REQUEST | ACK
 ln, typ, flags = struct.unpack_from('=IHH', r, 0)
 err = struct.unpack_from('=i', r, 16)[0]
 # the extended ack TLVs follow the echoed request (its header only when capped)
