@@ -80,16 +80,21 @@ void kmg_backend_list(struct kmg_net *kn, const struct kmg_service *svc, struct 
 
 /*
  * The backend left its service's set: it lives on for its flows, and reports no id any more.
- * Its id is freed unless @id_taken (a backend that joins in the same change took it over, and
- * kmg_backend_list() already pointed the id at that one). Call before the set drops its
- * reference: a probe that finds it under RCU then still has it until a grace period ends.
- * Under kn->lock.
+ * Its id is freed unless a backend that joins in the same change took it over (@id_taken:
+ * kmg_backend_list() already pointed the id at that one). The slot is cleared only while it
+ * still holds @be, so a disagreement about who took which id can neither leave the id
+ * pointing at a backend about to be freed nor erase a live backend's id. Call before the set
+ * drops its reference: a probe that finds it under RCU then still has it until a grace
+ * period ends. Under kn->lock.
  */
 void kmg_backend_unlist(struct kmg_net *kn, struct kmg_backend *be, bool id_taken)
 {
+	void *old;
+
 	lockdep_assert_held(&kn->lock);
-	if (!id_taken)
-		xa_erase(&kn->backend_ids, be->id);
+	old = xa_cmpxchg(&kn->backend_ids, be->id, be, NULL, 0);
+	/* taken over: the slot must hold the newcomer already */
+	WARN_ON_ONCE(id_taken && old == be);
 	WRITE_ONCE(be->removed, true);
 }
 

@@ -59,7 +59,8 @@ static void kmg_account(struct kmg_pcpu_stats __percpu *pcpu, unsigned int len, 
 /* Does the packet carry a probe mark? Then @id is the backend id it names. */
 static bool kmg_probe_marked(struct kmg_net *kn, const struct sk_buff *skb, u32 *id)
 {
-	u32 min = READ_ONCE(kn->ccfg.probe_mark_min), max = READ_ONCE(kn->ccfg.probe_mark_max);
+	u64 marks = READ_ONCE(kn->ccfg.probe_marks);
+	u32 min = marks >> 32, max = (u32)marks;
 
 	if (!max || skb->mark < min || skb->mark > max)
 		return false;
@@ -93,7 +94,7 @@ static struct kmg_backend *kmg_probe_backend(struct kmg_net *kn, const struct km
 /* Probe marks are configured: locally generated packets take the full path. */
 static bool kmg_probing(struct kmg_net *kn, const struct nf_hook_state *state)
 {
-	return state->hook == NF_INET_LOCAL_OUT && READ_ONCE(kn->ccfg.probe_mark_max);
+	return state->hook == NF_INET_LOCAL_OUT && (u32)READ_ONCE(kn->ccfg.probe_marks);
 }
 
 /*

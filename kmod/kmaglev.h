@@ -332,8 +332,14 @@ struct kmg_conn_cfg {
 	u32 timeout_tcp_fin;
 	u32 timeout_udp;
 	u32 flood_rate;		/* new entries per second, 0 = off */
-	u32 probe_mark_min;
+	u32 probe_mark_min;	/* under kn->lock: what config-get reports */
 	u32 probe_mark_max;
+	/*
+	 * The packet path's copy of the range, min << 32 | max, written with one WRITE_ONCE()
+	 * so that a probe never sees the min of one range with the max of another. (A 32-bit
+	 * host may still read it in two halves; kmaglev is built for 64-bit.)
+	 */
+	u64 probe_marks;
 };
 
 /*

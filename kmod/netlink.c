@@ -1597,9 +1597,10 @@ int kmaglev_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 	WRITE_ONCE(kn->ccfg.timeout_tcp_fin, cc.timeout_tcp_fin);
 	WRITE_ONCE(kn->ccfg.timeout_udp, cc.timeout_udp);
 	WRITE_ONCE(kn->ccfg.flood_rate, cc.flood_rate);
-	/* the range is read as two words; a probe during the change may be balanced normally */
-	WRITE_ONCE(kn->ccfg.probe_mark_min, cc.probe_mark_min);
-	WRITE_ONCE(kn->ccfg.probe_mark_max, cc.probe_mark_max);
+	kn->ccfg.probe_mark_min = cc.probe_mark_min;
+	kn->ccfg.probe_mark_max = cc.probe_mark_max;
+	/* the packet path reads the range in one word: never half of an old one */
+	WRITE_ONCE(kn->ccfg.probe_marks, (u64)cc.probe_mark_min << 32 | cc.probe_mark_max);
 	kmg_nl_changed(kn);
 	mutex_unlock(&kn->lock);
 	return 0;

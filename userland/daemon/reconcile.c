@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "daemon/reconcile.h"
 
 /* --- desired state ------------------------------------------------------------------------ */
@@ -193,11 +194,20 @@ const char *kmd_service_diff(const struct kmg_service *want, const struct kmg_se
 		f = fields_diff(&kmg_obj_backend, w, w->present, &have->be[k],
 				have->be[k].present);
 		if (f) {
-			snprintf(buf, len, "backend %s: %s %llu -> %llu", addr,
-				 kmg_field_key(&kmg_obj_backend, f),
-				 (unsigned long long)kmg_field_uint(&kmg_obj_backend, f,
-								   &have->be[k]),
-				 (unsigned long long)kmg_field_uint(&kmg_obj_backend, f, w));
+			const struct kmg_enum *e = kmg_field_desc(&kmg_obj_backend, f)->enm;
+			uint64_t from = kmg_field_uint(&kmg_obj_backend, f, &have->be[k]);
+			uint64_t to = kmg_field_uint(&kmg_obj_backend, f, w);
+			char a[32], b[32];
+
+			if (e) {
+				kmg_fmt_enum(e, from, a, sizeof(a));
+				kmg_fmt_enum(e, to, b, sizeof(b));
+			} else {
+				snprintf(a, sizeof(a), "%llu", (unsigned long long)from);
+				snprintf(b, sizeof(b), "%llu", (unsigned long long)to);
+			}
+			snprintf(buf, len, "backend %s: %s %s -> %s", addr,
+				 kmg_field_key(&kmg_obj_backend, f), a, b);
 			return buf;
 		}
 	}
