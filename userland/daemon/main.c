@@ -139,7 +139,6 @@ int kmd_reload(struct kmd *d, char **why)
 	char *errs;
 	int ret;
 
-	d->n.reloads++;
 	kmd_info("reloading %s", d->cfg_path);
 	cfg = load(d->cfg_path, &errs);
 	if (!cfg) {
@@ -164,6 +163,7 @@ int kmd_reload(struct kmd *d, char **why)
 		kmd_err("reload failed: %s; the running config stays", *why ? *why : "error");
 		return ret;
 	}
+	d->n.reloads++;
 	kmd_info("reloaded %s: %u services", d->cfg_path, d->nsvc);
 	return 0;
 }

@@ -300,6 +300,27 @@ int kmd_metrics_render_daemon(struct kmd *d, struct kmd_prom *p)
 		{ "kmaglev_check_latency_seconds", "How long a health check's runs took.",
 		  CHK_LATENCY, KMD_PROM_HISTOGRAM },
 	};
+	/* the daemon's own counters, struct kmd_counters */
+	static const struct {
+		const char *name, *help;
+		size_t off;
+	} counters[] = {
+		{ "kmaglev_reconcile_runs_total", "Comparisons of the desired state with the kernel's.",
+		  offsetof(struct kmd_counters, reconcile_runs) },
+		{ "kmaglev_reconcile_messages_total", "Requests sent to the kernel by reconciliation.",
+		  offsetof(struct kmd_counters, reconcile_msgs) },
+		{ "kmaglev_reconcile_errors_total", "Reconciliation requests the kernel refused.",
+		  offsetof(struct kmd_counters, reconcile_errors) },
+		{ "kmaglev_table_builds_total", "Maglev table builds of owned services.",
+		  offsetof(struct kmd_counters, table_builds) },
+		{ "kmaglev_reloads_total", "Configuration reloads applied.",
+		  offsetof(struct kmd_counters, reloads) },
+		{ "kmaglev_reload_failures_total",
+		  "Configuration reloads refused (the old configuration stayed).",
+		  offsetof(struct kmd_counters, reload_failures) },
+		{ "kmaglev_foreign_changes_total", "Changes to owned services made by someone else.",
+		  offsetof(struct kmd_counters, foreign_changes) },
+	};
 	const struct kmd_counters *n = &d->n;
 	unsigned int i;
 	int ret;
@@ -329,34 +350,9 @@ int kmd_metrics_render_daemon(struct kmd *d, struct kmd_prom *p)
 		if (!ret)
 			ret = render_checks(d, p, chk_fams[i].what);
 	}
-	if (!ret)
-		ret = one_counter(p, "kmaglev_reconcile_runs_total",
-				  "Comparisons of the desired state with the kernel's.",
-				  n->reconcile_runs);
-	if (!ret)
-		ret = one_counter(p, "kmaglev_reconcile_messages_total",
-				  "Requests sent to the kernel by reconciliation.",
-				  n->reconcile_msgs);
-	if (!ret)
-		ret = one_counter(p, "kmaglev_reconcile_errors_total",
-				  "Reconciliation requests the kernel refused.",
-				  n->reconcile_errors);
-	if (!ret)
-		ret = one_counter(p, "kmaglev_table_builds_total",
-				  "Maglev table builds of owned services.",
-				  n->table_builds);
-	if (!ret)
-		ret = one_counter(p, "kmaglev_reloads_total",
-				  "Configuration reloads applied.",
-				  n->reloads);
-	if (!ret)
-		ret = one_counter(p, "kmaglev_reload_failures_total",
-				  "Configuration reloads refused (the old configuration stayed).",
-				  n->reload_failures);
-	if (!ret)
-		ret = one_counter(p, "kmaglev_foreign_changes_total",
-				  "Changes to owned services made by someone else.",
-				  n->foreign_changes);
+	for (i = 0; i < KMG_ARRAY_SIZE(counters) && !ret; i++)
+		ret = one_counter(p, counters[i].name, counters[i].help,
+				  *(const uint64_t *)((const char *)n + counters[i].off));
 	if (!ret)
 		ret = one_gauge(p, "kmaglev_draining",
 				"Whether the daemon is in lame duck mode (SIGTERM), 1, or not.",
