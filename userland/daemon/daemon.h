@@ -28,6 +28,7 @@ struct kmd_be {
 	int admin;			/* from the agent: KMAGLEV_BACKEND_STATE_*, -1: none */
 	int weight_pct;			/* agent N%, -1: none */
 	int weight;			/* agent weight:N or exec "weight N", -1: none */
+	int adopt_admin, adopt_weight;	/* stand-ins until an agent/exec check answers */
 	struct kmg_backend kernel;	/* as last read from the kernel (present 0: absent) */
 	struct kmg_backend want;	/* what the last reconcile asked for */
 	uint64_t transitions;		/* health changes */
@@ -37,12 +38,15 @@ struct kmd_be {
 /* One configured (owned) service. */
 struct kmd_svc {
 	struct kmd *d;
+	const struct kmd_config *cfg;	/* the config it belongs to (during a reload: the new) */
 	const struct kmd_service *conf;	/* in kmd->cfg */
 	struct kmd_be *be;
 	unsigned int nbe;
 	bool healthy;			/* quorum met (or action serve/fail-open) */
 	bool below_quorum;
 	uint32_t kernel_id;		/* the kernel's service id, 0: not there yet */
+	struct kmg_service last;	/* the desired state last applied (owns last.be) */
+	bool has_last;
 };
 
 struct kmd_counters {
@@ -75,9 +79,11 @@ struct kmd {
 	struct kmg_nl events;		/* subscribed to the family's "events" group */
 	bool events_open;
 	ev_io events_w;
-	ev_idle reconcile_w;		/* kmd_reconcile_soon() */
-	ev_idle refresh_w;		/* kmd_refresh_soon() */
+	ev_timer reconcile_w;		/* kmd_reconcile_soon() */
+	ev_timer refresh_w;		/* kmd_refresh_soon() */
 	ev_timer resync_w;		/* periodic reconcile, and retry after a failure */
+	double retry_s;			/* the retry's back-off, 0: the last pass succeeded */
+	ev_timer foreign_w;		/* reconcile after a foreign change, at most 1/s */
 	ev_timer drain_w;		/* lame duck: exit when it fires */
 	ev_timer watchdog_w;		/* sd_notify WATCHDOG=1 */
 	ev_signal sig_w[4];		/* HUP, TERM, INT, CHLD is libev's own */
@@ -98,6 +104,8 @@ struct kmd {
  *        "checks": [{"name": "http", "state": "up", "result": "ok" | why,
  *                    "latency-ms": 1.25, "transitions": N}]}]}]}
  */
+#define KMD_RESYNC_S		30.	/* periodic full pass: catches anything events missed */
+
 #define KMD_SOCKET_DEFAULT	"/run/kmaglev/daemon.sock"
 #define KMD_CONFIG_DEFAULT	"/etc/kmaglev/kmaglev.yaml"	/* or $KMAGLEV_CONFIG */
 /* How the message starts when the config file cannot be read at all. */

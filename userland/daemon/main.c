@@ -21,7 +21,6 @@
 #include "daemon/reconcile.h"
 #include "daemon/state.h"
 
-#define KMD_RESYNC_S	30.	/* periodic full pass: catches anything events missed */
 
 void kmg_usage_daemon(FILE *f)
 {
@@ -103,6 +102,7 @@ static int apply_config(struct kmd *d, struct kmd_config *cfg, char **why)
 	*why = NULL;
 	ret = kmd_kernel_read(d, &kernel, &kcfg);
 	if (ret) {
+		kmg_msgs_free(&kernel);
 		if (asprintf(why, "reading the kernel: %s", kmg_errmsg()) < 0)
 			*why = NULL;
 		return ret;
@@ -263,10 +263,12 @@ static int flush_owned(struct kmd *d, const char *owner)
 	int ret;
 
 	ret = kmd_kernel_read(d, &kernel, &kcfg);
-	if (ret)
+	if (ret) {
+		kmg_msgs_free(&kernel);
 		return KMG_EFAIL;
+	}
 	/* the plan for an empty config deletes exactly what carries our stamp */
-	ret = kmd_plan(NULL, 0, NULL, &kernel, NULL, owner, &plan);
+	ret = kmd_plan(NULL, 0, NULL, NULL, &kernel, NULL, owner, &plan);
 	kmg_msgs_free(&kernel);
 	if (ret)
 		return kmg_err(KMG_EFAIL, "out of memory");
@@ -274,8 +276,10 @@ static int flush_owned(struct kmd *d, const char *owner)
 		struct nlmsghdr *nlh;
 		void *buf = kmg_req_buf(NULL);
 
-		if (!buf)
+		if (!buf) {
+			ret = KMG_EFAIL;
 			break;
+		}
 		kmg_service_req(buf, plan.ops[i].cmd, 0, &plan.ops[i].svc, &nlh);
 		ret = kmg_ctx_talk(&d->ctx, nlh, NULL, NULL, NULL);
 		free(buf);
@@ -329,18 +333,26 @@ static int run(struct kmd *d)
 	ev_timer_set(&d->resync_w, KMD_RESYNC_S, KMD_RESYNC_S);
 	ev_timer_start(d->loop, &d->resync_w);
 
+	/*
+	 * The control socket first: it is also the lock that keeps a second daemon (another
+	 * config, say) from touching the kernel at all.
+	 */
+	ret = kmd_ctl_start(d, cfg->daemon.socket, ctl_cmds, KMG_ARRAY_SIZE(ctl_cmds));
+	if (ret) {
+		ret = kmg_err(KMG_EFAIL, "control socket %s: %s%s", cfg->daemon.socket,
+			      strerror(-ret), ret == -EADDRINUSE ? " (is a daemon running?)" : "");
+		kmd_config_free(cfg);
+		return ret;
+	}
 	/* the kernel's current states become the starting health: nothing flaps */
 	ret = apply_config(d, cfg, &why);
 	if (ret) {
+		kmd_ctl_stop(d);
 		kmd_config_free(cfg);
 		ret = kmg_err(KMG_EFAIL, "%s", why ? why : "cannot apply the config");
 		free(why);
 		return ret;
 	}
-	ret = kmd_ctl_start(d, NULL, ctl_cmds, KMG_ARRAY_SIZE(ctl_cmds));
-	if (ret)
-		return kmg_err(KMG_EFAIL, "control socket %s: %s", d->cfg->daemon.socket,
-			       strerror(-ret));
 	if (d->cfg->daemon.metrics_port) {
 		ret = kmd_metrics_start(d);
 		if (ret)
@@ -425,7 +437,8 @@ int kmg_cmd_daemon(struct kmg_ctx *ctx, int argc, char **argv)
 	if (check) {
 		cfg = load(d.cfg_path, &errs);
 		if (!cfg) {
-			fputs(errs, stderr);
+			if (errs)
+				fputs(errs, stderr);
 			free(errs);
 			return KMG_EFAIL;
 		}
@@ -442,7 +455,8 @@ int kmg_cmd_daemon(struct kmg_ctx *ctx, int argc, char **argv)
 		if (access(d.cfg_path, F_OK) == 0) {
 			cfg = load(d.cfg_path, &errs);
 			if (!cfg) {
-				fputs(errs, stderr);
+				if (errs)
+					fputs(errs, stderr);
 				free(errs);
 				return kmg_err(KMG_EFAIL, "%s is invalid: not flushing", d.cfg_path);
 			}

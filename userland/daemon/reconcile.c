@@ -24,8 +24,11 @@ void kmd_want_backend(const struct kmd_be *b, bool fail_open, struct kmg_backend
 	memset(&out->stats, 0, sizeof(out->stats));
 	out->id = 0;
 	out->slots = 0;
-	/* the kernel takes a gre-key only with GRE (absent and zero compare equal) */
-	if (out->encap != KMAGLEV_ENCAP_GRE)
+	/*
+	 * A gre-key only with GRE, and 0 is no key: unkeyed GRE (absent and zero compare
+	 * equal, and a service-set without it leaves a GRE backend unkeyed).
+	 */
+	if (out->encap != KMAGLEV_ENCAP_GRE || !out->gre_key)
 		KMG_CLR(out, KMAGLEV_A_BACKEND_GRE_KEY);
 
 	/* the configured admin state wins over anything a check says */
@@ -198,16 +201,17 @@ const char *kmd_service_diff(const struct kmg_service *want, const struct kmg_se
 			uint64_t from = kmg_field_uint(&kmg_obj_backend, f, &have->be[k]);
 			uint64_t to = kmg_field_uint(&kmg_obj_backend, f, w);
 			char a[32], b[32];
+			const char *sa = a, *sb = b;
 
 			if (e) {
-				kmg_fmt_enum(e, from, a, sizeof(a));
-				kmg_fmt_enum(e, to, b, sizeof(b));
+				sa = kmg_fmt_enum(e, from, a, sizeof(a));
+				sb = kmg_fmt_enum(e, to, b, sizeof(b));
 			} else {
 				snprintf(a, sizeof(a), "%llu", (unsigned long long)from);
 				snprintf(b, sizeof(b), "%llu", (unsigned long long)to);
 			}
 			snprintf(buf, len, "backend %s: %s %s -> %s", addr,
-				 kmg_field_key(&kmg_obj_backend, f), a, b);
+				 kmg_field_key(&kmg_obj_backend, f), sa, sb);
 			return buf;
 		}
 	}
@@ -251,9 +255,9 @@ static int svc_copy(struct kmg_service *dst, const struct kmg_service *s)
 	return 0;
 }
 
-int kmd_plan(const struct kmg_service *want, unsigned int nwant, const struct kmg_config *wcfg,
-	     const struct kmg_msgs *kernel, const struct kmg_config *kcfg, const char *owner,
-	     struct kmd_plan *plan)
+int kmd_plan(const struct kmg_service *want, unsigned int nwant, const bool *keep,
+	     const struct kmg_config *wcfg, const struct kmg_msgs *kernel,
+	     const struct kmg_config *kcfg, const char *owner, struct kmd_plan *plan)
 {
 	const struct kmg_field *f;
 	char why[sizeof(plan->ops->why)];
@@ -280,20 +284,7 @@ int kmd_plan(const struct kmg_service *want, unsigned int nwant, const struct km
 		}
 	}
 
-	for (i = 0; i < nwant; i++) {
-		const struct kmg_service *have = NULL;
-
-		for (k = 0; k < kernel->n && !have; k++)
-			if (same_key(&want[i], &kernel->m[k].svc))
-				have = &kernel->m[k].svc;
-		if (have && !kmd_service_diff(&want[i], have, why, sizeof(why)))
-			continue;
-		op = plan_add(plan, have ? KMAGLEV_CMD_SERVICE_SET : KMAGLEV_CMD_SERVICE_NEW);
-		if (!op || svc_copy(&op->svc, &want[i]))
-			goto nomem;
-		snprintf(op->why, sizeof(op->why), "%s", have ? why : "new");
-	}
-
+	/* deletions first: a swap of services at max-services must not fail */
 	for (k = 0; k < kernel->n; k++) {
 		const struct kmg_service *have = &kernel->m[k].svc;
 
@@ -312,6 +303,22 @@ int kmd_plan(const struct kmg_service *want, unsigned int nwant, const struct km
 		op->svc.present &= KMG_SVC_KEY_MASK;
 		snprintf(op->why, sizeof(op->why), "no longer configured");
 	}
+	for (i = 0; i < nwant; i++) {
+		const struct kmg_service *have = NULL;
+
+		for (k = 0; k < kernel->n && !have; k++)
+			if (same_key(&want[i], &kernel->m[k].svc))
+				have = &kernel->m[k].svc;
+		if (have && (keep && keep[i]))
+			continue;	/* warn: as the kernel has it */
+		if (have && !kmd_service_diff(&want[i], have, why, sizeof(why)))
+			continue;
+		op = plan_add(plan, have ? KMAGLEV_CMD_SERVICE_SET : KMAGLEV_CMD_SERVICE_NEW);
+		if (!op || svc_copy(&op->svc, &want[i]))
+			goto nomem;
+		snprintf(op->why, sizeof(op->why), "%s", have ? why : "new");
+	}
+
 	return 0;
 nomem:
 	kmd_plan_free(plan);

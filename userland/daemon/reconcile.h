@@ -44,12 +44,14 @@ int kmd_want_service(struct kmd_svc *s, const struct kmd_config *cfg, struct kmg
 
 /*
  * The requests that bring @kernel (services with their backends, as kmg_services_get() returns
- * them, and the global config @kcfg, NULL: not read) to @want. @owner is our cookie. 0 or
- * -ENOMEM; @plan is empty on entry and owned by the caller after (kmd_plan_free).
+ * them, and the global config @kcfg, NULL: not read) to @want. @owner is our cookie. A
+ * service with @keep[i] set (NULL: none) that the kernel has is left as it is (enforce:
+ * warn). Deletions come first. 0 or -ENOMEM; @plan is empty on entry and owned by the caller
+ * after (kmd_plan_free).
  */
-int kmd_plan(const struct kmg_service *want, unsigned int nwant, const struct kmg_config *wcfg,
-	     const struct kmg_msgs *kernel, const struct kmg_config *kcfg, const char *owner,
-	     struct kmd_plan *plan);
+int kmd_plan(const struct kmg_service *want, unsigned int nwant, const bool *keep,
+	     const struct kmg_config *wcfg, const struct kmg_msgs *kernel,
+	     const struct kmg_config *kcfg, const char *owner, struct kmd_plan *plan);
 void kmd_plan_free(struct kmd_plan *plan);
 
 /* Is the kernel service @k ours (stamped with @owner)? */

@@ -36,39 +36,47 @@ const char *kmd_be_name(const struct kmd_be *b, char *buf, size_t len)
 	return kmg_fmt_addr(&b->conf->be.addr, buf, len);
 }
 
-/* Fold the probes' last results into the backend's health, agent state and weight. */
+/*
+ * Fold the probes' last results into the backend's health, agent state and weight. Computed
+ * from the results alone, so a check that is gone (reload) leaves nothing behind. While an
+ * agent or exec check has no result yet, what was adopted (the kernel's state at start, or
+ * the previous config's at reload) stands in for it: the weight as the kernel has it, never
+ * scaled again by an old percentage.
+ */
 static bool be_fold(struct kmd_be *b)
 {
 	enum kmd_health h = KMD_HEALTH_UP;
-	int admin = b->admin, pct = b->weight_pct, weight = b->weight;
-	bool changed;
+	int admin = -1, pct = -1, weight = -1;
+	bool pending = false, changed;
 	unsigned int i;
 
 	for (i = 0; i < b->nprobes; i++) {
 		const struct kmd_result *r = kmd_probe_last(b->probes[i]);
+		enum kmd_check_kind kind = kmd_probe_check(b->probes[i])->kind;
 		enum kmd_health ph = kmd_probe_state(b->probes[i]);
 
 		if (ph == KMD_HEALTH_DOWN)
 			h = KMD_HEALTH_DOWN;
 		else if (ph == KMD_HEALTH_UNKNOWN && h == KMD_HEALTH_UP)
 			h = KMD_HEALTH_UNKNOWN;
-		if (!r)
-			continue;	/* keep what was adopted until the check says otherwise */
-		switch (kmd_probe_check(b->probes[i])->kind) {
-		case KMD_CHECK_AGENT:
+		if (kind != KMD_CHECK_AGENT && kind != KMD_CHECK_EXEC)
+			continue;
+		if (!r) {
+			pending = true;
+			continue;
+		}
+		if (kind == KMD_CHECK_AGENT) {
 			admin = r->admin;
 			pct = r->weight_pct;
-			if (r->weight >= 0 || weight < 0)
-				weight = r->weight;
-			break;
-		case KMD_CHECK_EXEC:
-			weight = r->weight;
-			break;
-		default:
-			break;
 		}
+		if (r->weight >= 0)
+			weight = r->weight;
 	}
-	if (b->nprobes == 0)
+	if (pending && admin < 0 && pct < 0 && weight < 0) {
+		admin = b->adopt_admin;
+		weight = b->adopt_weight;
+	}
+	if (b->nprobes == 0 && !b->unbound)
 		h = KMD_HEALTH_UP;	/* no checks: configured is healthy */
 	changed = h != b->health || admin != b->admin || pct != b->weight_pct ||
 		  weight != b->weight;
@@ -114,6 +122,7 @@ static bool be_target(const struct kmd *d, const struct kmd_be *b, const struct 
 		      struct kmd_target *t)
 {
 	const struct kmg_service *s = &b->svc->conf->svc;
+	uint32_t min = d->probe_mark_min, max = d->probe_mark_max;
 
 	memset(t, 0, sizeof(*t));
 	t->backend = b->conf->be.addr;
@@ -125,12 +134,20 @@ static bool be_target(const struct kmd *d, const struct kmd_be *b, const struct 
 		t->addr = b->conf->be.addr;
 		return true;
 	}
-	/* tunnel: to the VIP, marked for exactly this backend of this service */
-	if (!KMG_HAS(&b->kernel, KMAGLEV_A_BACKEND_ID) || !d->probe_mark_max ||
-	    d->probe_mark_min + (uint64_t)b->kernel.id > d->probe_mark_max)
+	/*
+	 * tunnel: to the VIP, marked for exactly this backend of this service. The mark range
+	 * is the config's when it sets one (the first reconcile gives it to the kernel before
+	 * any probe runs), else the kernel's.
+	 */
+	if (KMG_HAS(&b->svc->cfg->kcfg, KMAGLEV_A_CONFIG_PROBE_MARK_MAX)) {
+		min = b->svc->cfg->kcfg.probe_mark_min;
+		max = b->svc->cfg->kcfg.probe_mark_max;
+	}
+	if (!KMG_HAS(&b->kernel, KMAGLEV_A_BACKEND_ID) || !max ||
+	    min + (uint64_t)b->kernel.id > max)
 		return false;
 	t->addr = s->key.addr;
-	t->mark = d->probe_mark_min + b->kernel.id;
+	t->mark = min + b->kernel.id;
 	return true;
 }
 
@@ -169,11 +186,11 @@ int kmd_be_bind(struct kmd *d, struct kmd_be *b)
 	b->probes = np;
 	b->nprobes = k;
 	b->unbound = k < n;
-	if (k < n && b->health == KMD_HEALTH_UP && !KMG_HAS(&b->kernel, KMAGLEV_A_BACKEND_ID))
-		b->health = KMD_HEALTH_UNKNOWN;
 	be_fold(b);
-	if (b->unbound && b->health == KMD_HEALTH_UP)
+	if (b->unbound && b->health == KMD_HEALTH_UP) {
 		b->health = KMD_HEALTH_UNKNOWN;	/* a check that cannot run is no pass */
+		b->transitions++;
+	}
 	return 0;
 nomem:
 	while (k--)
@@ -218,30 +235,44 @@ static bool be_dynamic(const struct kmd_be *b, enum kmd_check_kind kind)
  */
 static void be_init(struct kmd_be *b, const struct kmd_be *prev, const struct kmg_backend *k)
 {
+	bool agent = be_dynamic(b, KMD_CHECK_AGENT), exec = be_dynamic(b, KMD_CHECK_EXEC);
+
 	b->admin = -1;
 	b->weight_pct = -1;
 	b->weight = -1;
+	b->adopt_admin = -1;
+	b->adopt_weight = -1;
 	b->health = KMD_HEALTH_UNKNOWN;
 	if (k)
 		b->kernel = *k;
 	if (prev) {
 		b->health = prev->health;
-		b->admin = prev->admin;
-		b->weight_pct = prev->weight_pct;
-		b->weight = prev->weight;
 		b->transitions = prev->transitions;
+		/* until its agent or command answers (a shared probe may have already) */
+		if (agent)
+			b->adopt_admin = prev->admin;
+		if (agent || exec)
+			b->adopt_weight = prev->weight_pct >= 0 && prev->weight < 0 ?
+					  (int)(prev->conf->be.weight * prev->weight_pct / 100) :
+					  prev->weight;
+		b->admin = b->adopt_admin;
+		b->weight = b->adopt_weight;
 		return;
 	}
 	if (!k)
 		return;
 	b->health = k->state == KMAGLEV_BACKEND_STATE_DOWN ? KMD_HEALTH_DOWN : KMD_HEALTH_UP;
-	/* what an agent or a command decided survives the restart until they answer again */
-	if (be_dynamic(b, KMD_CHECK_AGENT) && k->state == KMAGLEV_BACKEND_STATE_DRAIN &&
+	/*
+	 * What an agent or a command decided survives the restart until they answer again: the
+	 * drain, and the weight as the kernel has it (already scaled: it is not scaled again).
+	 */
+	if (agent && k->state == KMAGLEV_BACKEND_STATE_DRAIN &&
 	    b->conf->be.state == KMAGLEV_BACKEND_STATE_UP)
-		b->admin = KMAGLEV_BACKEND_STATE_DRAIN;
-	if ((be_dynamic(b, KMD_CHECK_AGENT) || be_dynamic(b, KMD_CHECK_EXEC)) &&
-	    k->weight != b->conf->be.weight)
-		b->weight = k->weight;
+		b->adopt_admin = KMAGLEV_BACKEND_STATE_DRAIN;
+	if ((agent || exec) && k->weight != b->conf->be.weight)
+		b->adopt_weight = k->weight;
+	b->admin = b->adopt_admin;
+	b->weight = b->adopt_weight;
 }
 
 static const struct kmg_service *kernel_find(const struct kmg_msgs *kernel,
@@ -295,6 +326,7 @@ int kmd_state_build(struct kmd *d, const struct kmd_config *cfg, const struct km
 		const struct kmg_service *ks = kernel_find(kernel, &cs->svc.key);
 
 		sv[i].d = d;
+		sv[i].cfg = cfg;
 		sv[i].conf = cs;
 		sv[i].healthy = true;
 		sv[i].kernel_id = ks ? ks->id : 0;
@@ -347,6 +379,7 @@ void kmd_state_free(struct kmd_svc *sv, unsigned int n)
 			free(b->probes);
 		}
 		free(sv[i].be);
+		free(sv[i].last.be);
 	}
 	free(sv);
 }
@@ -371,9 +404,14 @@ int kmd_state_update(struct kmd *d, const struct kmg_msgs *kernel)
 			else
 				memset(&b->kernel, 0, sizeof(b->kernel));
 			if (kmd_be_stale(d, b)) {
+				enum kmd_health h = b->health;
+
 				ret = kmd_be_bind(d, b);
 				if (ret)
 					return ret;
+				/* a check that can run now, or no longer: the kernel must follow */
+				if (b->health != h)
+					kmd_reconcile_soon(d);
 			}
 		}
 	}

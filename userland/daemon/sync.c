@@ -82,6 +82,7 @@ int kmd_reconcile(struct kmd *d)
 	struct kmd_plan plan = { 0 };
 	struct kmg_service *want = NULL;
 	struct kmg_config kcfg;
+	bool *keep = NULL;
 	unsigned int i, nwant = 0;
 	char name[128];
 	int ret, err = 0;
@@ -105,7 +106,24 @@ int kmd_reconcile(struct kmd *d)
 		if (ret)
 			goto out;
 	}
-	ret = kmd_plan(want, nwant, &d->cfg->kcfg, &kernel, &kcfg, d->cfg->daemon.owner, &plan);
+	/*
+	 * enforce: warn. A service whose desired state did not change since it was last
+	 * applied is left as the kernel has it, whoever changed it there.
+	 */
+	if (d->cfg->daemon.enforce == KMD_WARN) {
+		keep = calloc(nwant ? nwant : 1, sizeof(*keep));
+		if (!keep) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < nwant; i++)
+			keep[i] = d->svc[i].has_last &&
+				  !kmd_service_diff(&want[i], &d->svc[i].last, name, sizeof(name));
+	}
+	ret = kmd_plan(want, nwant, keep, &d->cfg->kcfg, &kernel, &kcfg, d->cfg->daemon.owner,
+		       &plan);
+	free(keep);
+	keep = NULL;
 	if (ret)
 		goto out;
 	for (i = 0; i < plan.n; i++) {
@@ -124,43 +142,61 @@ int kmd_reconcile(struct kmd *d)
 		}
 		kmd_info("%s %s: %s", op_name(op->cmd), name, op->why);
 	}
-	/* learn the ids of new backends: their tunnel probes can start now */
-	if (plan.n && !err) {
+	/* learn the ids of new backends (of those that applied): their tunnel probes start */
+	if (plan.n) {
 		kmg_msgs_free(&kernel);
 		if (!kmd_kernel_read(d, &kernel, &kcfg))
 			ret = kmd_state_update(d, &kernel);
 	}
 	if (!ret)
 		ret = err;
+	/* what was asked last, per service (warn mode leaves hand changes to the rest alone) */
+	for (i = 0; !err && i < nwant; i++) {
+		free(d->svc[i].last.be);
+		d->svc[i].last = want[i];
+		d->svc[i].has_last = true;
+		want[i].be = NULL;
+	}
 out:
 	for (i = 0; i < nwant; i++)
 		free(want[i].be);
 	free(want);
 	kmd_plan_free(&plan);
 	kmg_msgs_free(&kernel);
-	/* a failure is retried soon rather than at the next periodic pass */
+	/*
+	 * A failure is retried sooner than the periodic pass, backing off from 2 s to the
+	 * pass's 30 s while it keeps failing (a request the kernel refuses for good, say).
+	 */
 	if (ret) {
+		d->retry_s = d->retry_s ? d->retry_s * 2 : 2.;
+		if (d->retry_s > KMD_RESYNC_S)
+			d->retry_s = KMD_RESYNC_S;
 		ev_timer_stop(d->loop, &d->resync_w);
-		ev_timer_set(&d->resync_w, 2., 30.);
+		ev_timer_set(&d->resync_w, d->retry_s, KMD_RESYNC_S);
 		ev_timer_start(d->loop, &d->resync_w);
+	} else {
+		d->retry_s = 0;
 	}
 	return ret;
 }
 
-static void reconcile_cb(struct ev_loop *loop, ev_idle *w, int revents)
-{
-	struct kmd *d = w->data;
+/*
+ * A pass 50 ms from now: health changes that come in a burst share it. A timer, not an idle
+ * watcher: with thousands of probes the loop is seldom idle.
+ */
+#define KMD_SOON_S	0.05
 
-	ev_idle_stop(loop, w);
-	kmd_reconcile(d);
+static void reconcile_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	kmd_reconcile(w->data);
 }
 
 void kmd_reconcile_soon(struct kmd *d)
 {
 	if (!ev_is_active(&d->reconcile_w)) {
-		ev_idle_init(&d->reconcile_w, reconcile_cb);
+		ev_timer_init(&d->reconcile_w, reconcile_cb, KMD_SOON_S, 0.);
 		d->reconcile_w.data = d;
-		ev_idle_start(d->loop, &d->reconcile_w);
+		ev_timer_start(d->loop, &d->reconcile_w);
 	}
 }
 
@@ -169,13 +205,12 @@ void kmd_reconcile_soon(struct kmd *d)
  * backend id can be reused by the next backend added, so tunnel probes must learn ids anew
  * after any change they did not make.
  */
-static void refresh_cb(struct ev_loop *loop, ev_idle *w, int revents)
+static void refresh_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct kmd *d = w->data;
 	struct kmg_msgs kernel = { 0 };
 	struct kmg_config kcfg;
 
-	ev_idle_stop(loop, w);
 	if (!kmd_kernel_read(d, &kernel, &kcfg))
 		kmd_state_update(d, &kernel);
 	kmg_msgs_free(&kernel);
@@ -184,9 +219,9 @@ static void refresh_cb(struct ev_loop *loop, ev_idle *w, int revents)
 void kmd_refresh_soon(struct kmd *d)
 {
 	if (!ev_is_active(&d->refresh_w)) {
-		ev_idle_init(&d->refresh_w, refresh_cb);
+		ev_timer_init(&d->refresh_w, refresh_cb, KMD_SOON_S, 0.);
 		d->refresh_w.data = d;
-		ev_idle_start(d->loop, &d->refresh_w);
+		ev_timer_start(d->loop, &d->refresh_w);
 	}
 }
 
@@ -234,10 +269,18 @@ static int event_cb(const struct nlmsghdr *nlh, void *data)
 		 s ? kmd_svc_name(s, name, sizeof(name)) : "",
 		 d->cfg->daemon.enforce == KMD_ENFORCE ? "restoring the configured state" :
 		 "leaving it (enforce: warn)");
-	if (d->cfg->daemon.enforce == KMD_ENFORCE)
-		kmd_reconcile_soon(d);
-	else
+	/*
+	 * At most one pass a second for these: two programs that fight over a service must not
+	 * rebuild its table as fast as netlink goes.
+	 */
+	if (d->cfg->daemon.enforce == KMD_ENFORCE) {
+		if (!ev_is_active(&d->foreign_w)) {
+			ev_timer_set(&d->foreign_w, 1., 0.);
+			ev_timer_start(d->loop, &d->foreign_w);
+		}
+	} else {
 		kmd_refresh_soon(d);	/* new backends, new ids: tunnel probes follow */
+	}
 out:
 	kmg_msg_free(&m);
 	return MNL_CB_OK;
@@ -263,9 +306,17 @@ static void events_cb(struct ev_loop *loop, ev_io *w, int revents)
 	}
 }
 
+static void foreign_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	kmd_reconcile_soon(w->data);
+}
+
 int kmd_events_start(struct kmd *d)
 {
 	int ret;
+
+	ev_init(&d->foreign_w, foreign_cb);
+	d->foreign_w.data = d;
 
 	ret = kmg_nl_open(&d->events, KMAGLEV_FAMILY_NAME);
 	if (ret)
@@ -282,6 +333,7 @@ int kmd_events_start(struct kmd *d)
 
 void kmd_events_stop(struct kmd *d)
 {
+	ev_timer_stop(d->loop, &d->foreign_w);
 	if (!d->events_open)
 		return;
 	ev_io_stop(d->loop, &d->events_w);

@@ -157,7 +157,7 @@ static unsigned int plan_of(struct world *w, const struct kmg_msgs *k, struct km
 	struct kmg_service *want = want_of(w);
 
 	memset(p, 0, sizeof(*p));
-	assert_int_equal(kmd_plan(want, w->d.nsvc, NULL, k, NULL, OWNER, p), 0);
+	assert_int_equal(kmd_plan(want, w->d.nsvc, NULL, NULL, k, NULL, OWNER, p), 0);
 	free_want(want, w->d.nsvc);
 	return p->n;
 }
@@ -397,10 +397,10 @@ static void test_config_named_settings_only(void **state)
 	have.conn_max = 1000;
 	have.timeout_udp = 10;		/* set by hand, not named by the config: left alone */
 	have.present = KMG_BIT(KMAGLEV_A_CONFIG_CONN_MAX) | KMG_BIT(KMAGLEV_A_CONFIG_TIMEOUT_UDP);
-	assert_int_equal(kmd_plan(NULL, 0, &want, &k, &have, OWNER, &p), 0);
+	assert_int_equal(kmd_plan(NULL, 0, NULL, &want, &k, &have, OWNER, &p), 0);
 	assert_int_equal(p.n, 0);
 	have.conn_max = 2000;
-	assert_int_equal(kmd_plan(NULL, 0, &want, &k, &have, OWNER, &p), 0);
+	assert_int_equal(kmd_plan(NULL, 0, NULL, &want, &k, &have, OWNER, &p), 0);
 	assert_int_equal(p.n, 1);
 	assert_int_equal(p.ops[0].cmd, KMAGLEV_CMD_CONFIG_SET);
 	assert_string_equal(p.ops[0].why, "conn-max changed");
@@ -432,6 +432,14 @@ static void test_adopt(void **state)
 	assert_int_equal(sv[0].be[1].health, KMD_HEALTH_UP);	/* drain is serving */
 	assert_int_equal(sv[0].be[1].admin, KMAGLEV_BACKEND_STATE_DRAIN);	/* kept */
 	assert_int_equal(sv[0].be[1].weight, 40);
+	{
+		/* the adopted weight is sent as it is (it was scaled before the restart) */
+		struct kmg_backend want;
+
+		kmd_want_backend(&sv[0].be[1], false, &want);
+		assert_int_equal(want.weight, 40);
+		assert_int_equal(want.state, KMAGLEV_BACKEND_STATE_DRAIN);
+	}
 	assert_int_equal(sv[0].be[2].health, KMD_HEALTH_UNKNOWN);	/* not in the kernel */
 	assert_int_equal(sv[0].be[0].admin, -1);
 	assert_int_equal(sv[0].be[0].weight, -1);	/* no agent or exec: config weight */
@@ -453,6 +461,62 @@ static void test_adopt(void **state)
 	free_world(&w);
 }
 
+/* Deletions before additions; warn mode keeps what the kernel has; GRE without key. */
+static void test_order_keep_gre(void **state)
+{
+	struct world w;
+	struct kmg_msgs k;
+	struct kmd_plan p;
+	struct kmg_service *want;
+	bool keep[2] = { true, false };
+
+	mk_world(&w, 3);
+	settled(&w, &k);
+	/* the config swaps service 81 for a new one on port 90 */
+	w.cs[1].svc.key.port = 90;
+	assert_int_equal(plan_of(&w, &k, &p), 2);
+	assert_int_equal(p.ops[0].cmd, KMAGLEV_CMD_SERVICE_DEL);
+	assert_int_equal(p.ops[0].svc.key.port, 81);
+	assert_int_equal(p.ops[1].cmd, KMAGLEV_CMD_SERVICE_NEW);
+	assert_int_equal(p.ops[1].svc.key.port, 90);
+	kmd_plan_free(&p);
+	w.cs[1].svc.key.port = 81;
+
+	/* warn: a hand change (weight 9) to a service whose desired state is unchanged stays */
+	w.d.nsvc = w.cfg.nservices = 2;
+	k.n = 2;
+	k.m[0].svc.be[0].weight = 9;
+	k.m[1].svc.be[0].weight = 9;
+	want = want_of(&w);
+	memset(&p, 0, sizeof(p));
+	assert_int_equal(kmd_plan(want, 2, keep, NULL, &k, NULL, OWNER, &p), 0);
+	assert_int_equal(p.n, 1);
+	assert_int_equal(p.ops[0].svc.key.port, 81);
+	kmd_plan_free(&p);
+	free_want(want, 2);
+	k.n = 3;
+	w.d.nsvc = w.cfg.nservices = 3;
+
+	/* GRE: a key of 0 is no key (unkeyed), a key is sent */
+	{
+		struct kmd_be *b = &w.sv[0].be[0];
+		struct kmg_backend out;
+
+		w.cs[0].backends[0].be.encap = KMAGLEV_ENCAP_GRE;
+		kmd_want_backend(b, false, &out);
+		assert_false(KMG_HAS(&out, KMAGLEV_A_BACKEND_GRE_KEY));
+		w.cs[0].backends[0].be.gre_key = 7;
+		kmd_want_backend(b, false, &out);
+		assert_true(KMG_HAS(&out, KMAGLEV_A_BACKEND_GRE_KEY));
+		assert_int_equal(out.gre_key, 7);
+		w.cs[0].backends[0].be.encap = KMAGLEV_ENCAP_IPIP;
+		kmd_want_backend(b, false, &out);
+		assert_false(KMG_HAS(&out, KMAGLEV_A_BACKEND_GRE_KEY));
+	}
+	free_kernel(&k);
+	free_world(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -467,6 +531,7 @@ int main(void)
 		cmocka_unit_test(test_ownership),
 		cmocka_unit_test(test_config_named_settings_only),
 		cmocka_unit_test(test_adopt),
+		cmocka_unit_test(test_order_keep_gre),
 	};
 
 	return cmocka_run_group_tests_name("reconcile", tests, NULL, NULL);
