@@ -65,7 +65,7 @@ svc_json() {
 	K -j service show "$1" | $PY -c 'import json,sys; s=json.load(sys.stdin); s=s[0] if isinstance(s,list) else s; print(s.get("owner", "<none>"))'
 }
 ev=$(mktemp)
-ip netns exec "$ns" timeout 60 "$KMAGLEV" -j monitor service >"$ev" &
+ip netns exec "$ns" timeout 1800 "$KMAGLEV" -j monitor service >"$ev" &
 mon=$!
 sleep 1
 ktap_test_result "service set owner" K service set 192.0.2.10:80/tcp owner kmaglevd
@@ -257,7 +257,7 @@ g0=$(gen_of)
 mapfile -t args <<<"$(awk 'BEGIN {
 	for (i = 1; i <= 1000; i++) printf "backend\n10.1.%d.%d\nweight\n%d\n", int(i / 256), i % 256, i % 7 + 1 }')"
 ev=$(mktemp)
-ip netns exec "$ns" timeout 60 "$KMAGLEV" -j monitor >"$ev" &
+ip netns exec "$ns" timeout 1800 "$KMAGLEV" -j monitor >"$ev" &
 mon=$!
 sleep 1
 ktap_test_result "service set with 1000 backends" K service set 192.0.2.10:80/tcp "${args[@]}"
@@ -354,7 +354,7 @@ done
 ktap_test_result "netns deletion frees its services" test "$(objects services)" -eq "$s0"
 # A flush is one event (not one per service), stamped with the flushing request.
 ev=$(mktemp)
-ip netns exec "$ns" timeout 60 "$KMAGLEV" -j monitor service >"$ev" &
+ip netns exec "$ns" timeout 1800 "$KMAGLEV" -j monitor service >"$ev" &
 mon=$!
 sleep 1
 ip netns exec "$ns" "$KMAGLEV" service flush
