@@ -269,7 +269,8 @@ httpd_stop 3
 dp_bg hang.b3 ip netns exec "$(be_ns 3)" socat TCP-LISTEN:$DP_HTTP_PORT,fork,reuseaddr \
 	SYSTEM:"sleep 60"
 detected "backend hangs: the probe times out, down" "$V0" "$ts" "$V0/tcp" "$(dp_be4 3)" down
-ktap_test_result "status says timeout" eval 'KS status | grep -E "$(dp_be4 3).*timeout"'
+# (the refusal before socat listened may have been the verdict: wait for a timed-out run)
+ktap_test_result "status says timeout" dp_wait $WAIT eval 'KS status | grep -E "$(dp_be4 3).*timeout"'
 kill "${DP_BGPID[hang.b3]}" 2>/dev/null
 wait "${DP_BGPID[hang.b3]}" 2>/dev/null
 httpd_start 3
@@ -346,6 +347,9 @@ else
 fi
 write_config "1 2 3"
 KS reload >/dev/null 2>&1
+# settled first: b3, added back by the reload above, passes its checks
+wait_be $WAIT "$V0/tcp" "$(dp_be4 3)" state up >/dev/null
+dp_sleep 1
 K save >"$DP_TMP/before-bad.txt"
 cp "$CFG" "$DP_TMP/good.yaml"
 sed -i '0,/weight: 100/s//weight: 70000/' "$CFG"
@@ -376,9 +380,11 @@ wait "$DPID" 2>/dev/null
 rm -f "$SOCK"
 daemon_start
 dp_sleep 8
-changes=$(tail -n +"$((marker + 1))" "$DP_TMP/mon.log")
+# events caused by a request (the kernel's own, port id 0, such as a previous table retired
+# when its window ends, are not the daemon's)
+changes=$(tail -n +"$((marker + 1))" "$DP_TMP/mon.log" | awk '$5 != "portid" || $6 != 0')
 if [[ -z $changes ]] && daemon_alive; then
-	ktap_test_pass "kill -9 and restart: the kernel saw no change at all (no flap)"
+	ktap_test_pass "kill -9 and restart: no request changed anything in the kernel (no flap)"
 else
 	echo "$changes" | sed 's/^/# /'
 	ktap_test_fail "kill -9 and restart: no flap"
