@@ -30,7 +30,6 @@ struct kmd_be {
 	int weight;			/* agent weight:N or exec "weight N", -1: none */
 	int adopt_admin, adopt_weight;	/* stand-ins until an agent/exec check answers */
 	struct kmg_backend kernel;	/* as last read from the kernel (present 0: absent) */
-	struct kmg_backend want;	/* what the last reconcile asked for */
 	uint64_t transitions;		/* health changes */
 	bool unbound;			/* a tunnel check cannot run yet (no kernel id) */
 };

@@ -133,6 +133,10 @@ static int apply_config(struct kmd *d, struct kmd_config *cfg, char **why)
 	return 0;
 }
 
+/*
+ * SIGHUP and "kmaglev reload": load the file again and put it in force, or keep the running
+ * config and say why (*@why, malloc'ed). systemd hears RELOADING=1, then READY=1 either way.
+ */
 int kmd_reload(struct kmd *d, char **why)
 {
 	struct kmd_config *cfg;
@@ -140,12 +144,14 @@ int kmd_reload(struct kmd *d, char **why)
 	int ret;
 
 	kmd_info("reloading %s", d->cfg_path);
+	sd_notify(0, "RELOADING=1");
 	cfg = load(d->cfg_path, &errs);
 	if (!cfg) {
 		d->n.reload_failures++;
 		log_lines(LOG_ERR, errs);
 		kmd_err("reload failed: %s is invalid; the running config stays", d->cfg_path);
 		*why = errs;
+		sd_notify(0, "READY=1");
 		return -EINVAL;
 	}
 	free(errs);
@@ -161,10 +167,12 @@ int kmd_reload(struct kmd *d, char **why)
 		d->n.reload_failures++;
 		kmd_config_free(cfg);
 		kmd_err("reload failed: %s; the running config stays", *why ? *why : "error");
+		sd_notify(0, "READY=1");
 		return ret;
 	}
 	d->n.reloads++;
 	kmd_info("reloaded %s: %u services", d->cfg_path, d->nsvc);
+	sd_notify(0, "READY=1");
 	return 0;
 }
 
@@ -183,13 +191,10 @@ static struct json_object *ctl_reload(struct kmd *d, struct json_object *req, ch
 {
 	char *why = NULL;
 
-	sd_notify(0, "RELOADING=1");
 	if (kmd_reload(d, &why)) {
-		sd_notify(0, "READY=1");
 		*err = why ? why : strdup("reload failed");
 		return NULL;
 	}
-	sd_notify(0, "READY=1");
 	free(why);
 	return json_object_new_object();
 }
@@ -204,10 +209,8 @@ static void sighup_cb(struct ev_loop *loop, ev_signal *w, int revents)
 	struct kmd *d = w->data;
 	char *why = NULL;
 
-	sd_notify(0, "RELOADING=1");
 	kmd_reload(d, &why);
 	free(why);
-	sd_notify(0, "READY=1");
 }
 
 static void drain_cb(struct ev_loop *loop, ev_timer *w, int revents)
@@ -273,18 +276,10 @@ static int flush_owned(struct kmd *d, const char *owner)
 	if (ret)
 		return kmg_err(KMG_EFAIL, "out of memory");
 	for (i = 0; i < plan.n; i++) {
-		struct nlmsghdr *nlh;
-		void *buf = kmg_req_buf(NULL);
-
-		if (!buf) {
+		if (kmd_send_op(d, &plan.ops[i])) {
 			ret = KMG_EFAIL;
 			break;
 		}
-		kmg_service_req(buf, plan.ops[i].cmd, 0, &plan.ops[i].svc, &nlh);
-		ret = kmg_ctx_talk(&d->ctx, nlh, NULL, NULL, NULL);
-		free(buf);
-		if (ret)
-			break;
 		n++;
 	}
 	kmd_plan_free(&plan);

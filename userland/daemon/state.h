@@ -31,6 +31,9 @@ const char *kmd_health_name(enum kmd_health h);
 /* sync.c */
 /* Read the kernel, plan and apply; 0 or -errno (the kernel refused a request, or I/O). */
 int kmd_reconcile(struct kmd *d);
+struct kmd_op;
+/* Send one request of a plan; 0, or -errno with the kernel's message recorded (kmg_errmsg). */
+int kmd_send_op(struct kmd *d, const struct kmd_op *op);
 /* Reconcile on the next loop iteration (coalesces bursts of health changes). */
 void kmd_reconcile_soon(struct kmd *d);
 /* Read the kernel again on the next loop iteration and take its ids; change nothing. */

@@ -43,7 +43,7 @@ int kmd_kernel_read(struct kmd *d, struct kmg_msgs *svcs, struct kmg_config *kcf
 	return 0;
 }
 
-static int send_op(struct kmd *d, const struct kmd_op *op)
+int kmd_send_op(struct kmd *d, const struct kmd_op *op)
 {
 	struct nlmsghdr *nlh;
 	void *buf;
@@ -134,7 +134,7 @@ int kmd_reconcile(struct kmd *d)
 			snprintf(name, sizeof(name), "settings");
 		else
 			kmg_fmt_svc_key(&op->svc.key, name, sizeof(name));
-		if (send_op(d, op)) {
+		if (kmd_send_op(d, op)) {
 			d->n.reconcile_errors++;
 			kmd_err("%s %s (%s): %s", op_name(op->cmd), name, op->why, kmg_errmsg());
 			err = -EIO;
