@@ -65,9 +65,7 @@ svc_json() {
 	K -j service show "$1" | $PY -c 'import json,sys; s=json.load(sys.stdin); s=s[0] if isinstance(s,list) else s; print(s.get("owner", "<none>"))'
 }
 ev=$(mktemp)
-ip netns exec "$ns" timeout 1800 "$KMAGLEV" -j monitor service >"$ev" &
-mon=$!
-sleep 1
+kmg_monitor_start "$ns" "$ev" service
 ktap_test_result "service set owner" K service set 192.0.2.10:80/tcp owner kmaglevd
 ktap_test_result "owner shown in text and JSON" bash -c "
 	ip netns exec $ns $KMAGLEV service show 192.0.2.10:80/tcp | grep -q ' owner kmaglevd ' &&
@@ -84,9 +82,7 @@ ktap_test_result "owner '' clears it: not in text nor JSON" bash -c "
 	! ip netns exec $ns $KMAGLEV service show 192.0.2.11:80/tcp | grep -q owner &&
 	test \"\$(ip netns exec $ns $KMAGLEV -j service show 192.0.2.11:80/tcp |
 		$PY -c 'import json,sys; print(json.load(sys.stdin)[0].get(\"owner\", \"<none>\"))')\" = '<none>'"
-sleep 1
-kill $mon 2>/dev/null
-wait $mon 2>/dev/null
+kmg_monitor_stop
 # The events of the four requests, in order: the owner as each left the service.
 ktap_test_result "service events carry the owner" $PY -c "
 import json
@@ -94,7 +90,7 @@ def owner(e):
     s = e.get('service')
     o = s.get('owner') if isinstance(s, dict) else None
     return e.get('owner', o)
-ev = [json.loads(l) for l in open('$ev')]
+ev = [json.loads(l) for l in open('$ev') if '$KMG_MON_MARK' not in l]
 got = [(e['event'], owner(e)) for e in ev if e['event'] in ('service-new', 'service-change')]
 want = [('service-change', 'kmaglevd'), ('service-change', 'kmaglevd'),
         ('service-new', 'ops team, rack 17 (kmaglevd v1)'), ('service-change', None)]
@@ -257,13 +253,9 @@ g0=$(gen_of)
 mapfile -t args <<<"$(awk 'BEGIN {
 	for (i = 1; i <= 1000; i++) printf "backend\n10.1.%d.%d\nweight\n%d\n", int(i / 256), i % 256, i % 7 + 1 }')"
 ev=$(mktemp)
-ip netns exec "$ns" timeout 1800 "$KMAGLEV" -j monitor >"$ev" &
-mon=$!
-sleep 1
+kmg_monitor_start "$ns" "$ev"
 ktap_test_result "service set with 1000 backends" K service set 192.0.2.10:80/tcp "${args[@]}"
-sleep 1
-kill $mon 2>/dev/null
-wait $mon 2>/dev/null
+kmg_monitor_stop
 g1=$(gen_of)
 ktap_test_result "1000 backends are one table generation ($g0 -> $g1)" test "$g1" -eq $((g0 + 1))
 # The table events (publication, then retirement of the previous table) name one generation.
@@ -271,6 +263,8 @@ ktap_test_result "monitor saw table events of one generation only" $PY -c "
 import json, sys
 gens = set()
 for line in open('$ev'):
+    if '$KMG_MON_MARK' in line:
+        continue
     e = json.loads(line)
     if e.get('event') == 'table-change':
         t = e.get('table', e)
@@ -280,7 +274,7 @@ assert gens == {$g1}, gens"
 # The request's own events carry its portid and sequence number; a migration ending, none.
 ktap_test_result "monitor names the request behind each event (portid, seq)" $PY -c "
 import json
-ev = [json.loads(l) for l in open('$ev')]
+ev = [json.loads(l) for l in open('$ev') if '$KMG_MON_MARK' not in l]
 mine = [e for e in ev if e['event'] == 'service-change']
 assert mine and all(e['portid'] > 0 and e['seq'] > 0 for e in mine), mine
 assert any(e['event'] == 'table-change' and e['portid'] == mine[0]['portid'] for e in ev), ev"
@@ -354,16 +348,12 @@ done
 ktap_test_result "netns deletion frees its services" test "$(objects services)" -eq "$s0"
 # A flush is one event (not one per service), stamped with the flushing request.
 ev=$(mktemp)
-ip netns exec "$ns" timeout 1800 "$KMAGLEV" -j monitor service >"$ev" &
-mon=$!
-sleep 1
+kmg_monitor_start "$ns" "$ev" service
 ip netns exec "$ns" "$KMAGLEV" service flush
-sleep 1
-kill $mon 2>/dev/null
-wait $mon 2>/dev/null
+kmg_monitor_stop
 ktap_test_result "a flush is one service-flush event with the request's portid and seq" $PY -c "
 import json
-ev = [json.loads(l) for l in open('$ev')]
+ev = [json.loads(l) for l in open('$ev') if '$KMG_MON_MARK' not in l]
 assert [e['event'] for e in ev] == ['service-flush'], ev
 assert ev[0]['portid'] > 0 and ev[0]['seq'] > 0, ev"
 rm -f "$ev"

@@ -136,3 +136,41 @@ kmg_netns_cleanup() {
 	__kmg_netns=()
 }
 trap kmg_netns_cleanup EXIT
+
+# A monitor whose capture has a known start and end. `kmg_monitor_start NS FILE [OBJECT]`
+# runs `kmaglev -j monitor [OBJECT]` in NS into FILE and returns once it has printed the
+# addition of a marker service (so it is subscribed); `kmg_monitor_stop` deletes the marker,
+# waits for that event (multicast keeps order: every earlier event is in FILE by then) and
+# stops the monitor. Lines naming the marker, KMG_MON_MARK, are the caller's to filter out.
+KMG_MON_MARK=198.51.100.254
+__kmg_mon_count() { grep -F "\"$2\"" "$1" 2>/dev/null | grep -cF "$KMG_MON_MARK"; }
+kmg_monitor_start() {
+	local ns=$1 file=$2 i
+	ip netns exec "$ns" timeout 1800 "$KMAGLEV" -j monitor ${3:-} >"$file" &
+	__kmg_mon_pid=$!
+	__kmg_mon_ns=$ns
+	__kmg_mon_file=$file
+	for i in $(seq 1 300); do
+		ip netns exec "$ns" "$KMAGLEV" service add "$KMG_MON_MARK:9/tcp" >/dev/null 2>&1
+		sleep 0.2
+		[[ $(__kmg_mon_count "$file" service-new) -gt 0 ]] && return 0
+		ip netns exec "$ns" "$KMAGLEV" service del "$KMG_MON_MARK:9/tcp" >/dev/null 2>&1
+	done
+	echo "# the monitor never printed its marker"
+	return 1
+}
+kmg_monitor_stop() {
+	local i n
+	n=$(__kmg_mon_count "$__kmg_mon_file" service-del)
+	# (A flush may have taken the marker already: then add it again to delete it.)
+	ip netns exec "$__kmg_mon_ns" "$KMAGLEV" service del "$KMG_MON_MARK:9/tcp" >/dev/null 2>&1 || {
+		ip netns exec "$__kmg_mon_ns" "$KMAGLEV" service add "$KMG_MON_MARK:9/tcp" &&
+		ip netns exec "$__kmg_mon_ns" "$KMAGLEV" service del "$KMG_MON_MARK:9/tcp"
+	} >/dev/null 2>&1
+	for i in $(seq 1 600); do
+		[[ $(__kmg_mon_count "$__kmg_mon_file" service-del) -gt $n ]] && break
+		sleep 0.1
+	done
+	kill "$__kmg_mon_pid" 2>/dev/null
+	wait "$__kmg_mon_pid" 2>/dev/null
+}
