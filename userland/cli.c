@@ -217,6 +217,8 @@ void kmg_usage(FILE *f)
 		"  daemon     run health checks and keep the kernel as a config file says\n"
 		"  status     the daemon's view: configured, health and kernel state of backends\n"
 		"  reload     make the daemon apply its configuration file again\n"
+		"  bgp        the daemon's announcements: BGP sessions, VIPs and why\n"
+		"  graceful-restart  the daemon exits now, leaving routes announced\n"
 		"  family     the kernel's kmaglev netlink family\n"
 		"  help       this help; \"kmaglev help OBJECT\" or \"kmaglev OBJECT help\" for more\n"
 		"\n"
@@ -270,6 +272,8 @@ static const struct {
 	{ "daemon", kmg_cmd_daemon, kmg_usage_daemon },
 	{ "status", kmg_cmd_status, kmg_usage_status },
 	{ "reload", kmg_cmd_reload, kmg_usage_reload },
+	{ "bgp", kmg_cmd_bgp, kmg_usage_bgp },
+	{ "graceful-restart", kmg_cmd_graceful_restart, kmg_usage_graceful_restart },
 	{ "family", cmd_family, usage_family },
 	{ "help", NULL, NULL },
 };

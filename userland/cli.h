@@ -91,6 +91,8 @@ int kmg_cmd_save(struct kmg_ctx *ctx, int argc, char **argv);
 /* The daemon's control socket: daemon/cmd_status.c */
 int kmg_cmd_daemon(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_status(struct kmg_ctx *ctx, int argc, char **argv);
+int kmg_cmd_bgp(struct kmg_ctx *ctx, int argc, char **argv);
+int kmg_cmd_graceful_restart(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_reload(struct kmg_ctx *ctx, int argc, char **argv);
 
 void kmg_usage_service(FILE *f);
@@ -103,6 +105,8 @@ void kmg_usage_simulate(FILE *f);
 void kmg_usage_save(FILE *f);
 void kmg_usage_daemon(FILE *f);
 void kmg_usage_status(FILE *f);
+void kmg_usage_bgp(FILE *f);
+void kmg_usage_graceful_restart(FILE *f);
 void kmg_usage_reload(FILE *f);
 
 /*

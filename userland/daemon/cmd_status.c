@@ -405,3 +405,138 @@ int kmg_cmd_reload(struct kmg_ctx *ctx, int argc, char **argv)
 	json_object_put(reply);
 	return 0;
 }
+
+/* --- kmaglev bgp show, kmaglev graceful-restart ----------------------------------------- */
+
+void kmg_usage_bgp(FILE *f)
+{
+	fprintf(f,
+		"Usage: kmaglev bgp [show] [-j] [-p] [-s SOCKET]\n"
+		"The daemon's announcements: mode, the host's self-check, each BGP neighbour's\n"
+		"session (state, uptime, hold time, families, prefixes announced, last error) and\n"
+		"each VIP, announced or withdrawn, and why.\n"
+		"  -j, -p     the daemon's JSON reply (plain or pretty)\n"
+		"  -s SOCKET  the control socket (default $KMAGLEV_SOCKET, else "
+		KMD_SOCKET_DEFAULT ")\n");
+}
+
+void kmg_usage_graceful_restart(FILE *f)
+{
+	fprintf(f,
+		"Usage: kmaglev graceful-restart [-s SOCKET]\n"
+		"Make the daemon exit at once, without lame duck: the kernel keeps forwarding, BGP\n"
+		"neighbours that agreed to graceful restart keep its routes for\n"
+		"bgp.graceful-restart-time, and mode routes leaves its routes in place, until the\n"
+		"next daemon (started by systemd, say) takes over. SIGTERM is the planned stop.\n");
+}
+
+static void print_bgp(struct kmg_ctx *ctx, struct json_object *r)
+{
+	FILE *f = ctx->out;
+	struct json_object *v;
+	char up[48];
+	size_t i, k;
+
+	if (json_object_is_type(jget(r, "mode"), json_type_null) || !jget(r, "mode")) {
+		fprintf(f, "bgp off (no bgp: in the configuration)\n");
+		return;
+	}
+	fprintf(f, "bgp mode %s", jstr(r, "mode", "?"));
+	if (!strcmp(jstr(r, "mode", ""), "builtin"))
+		fprintf(f, " asn %s router-id %s%s", jstr(r, "asn", "?"), jstr(r, "router-id", "?"),
+			json_object_get_boolean(jget(r, "graceful-shutdown")) ?
+			" graceful-shutdown" : "");
+	else
+		fprintf(f, " table %s protocol %s", jstr(r, "table", "?"), jstr(r, "protocol", "?"));
+	if (json_object_get_boolean(jget(r, "host-healthy")))
+		fprintf(f, " host healthy");
+	else
+		fprintf(f, " host unhealthy (%s)", jstr(r, "host-why", "?"));
+	fprintf(f, "%s\n", json_object_get_boolean(jget(r, "lame-duck")) ? " lame-duck" : "");
+	if (jstr(r, "error", NULL))
+		fprintf(f, "  error %s\n", jstr(r, "error", ""));
+	for (i = 0; i < jlen(r, "peers"); i++) {
+		struct json_object *p = jidx(r, "peers", i), *fam = jget(p, "families");
+
+		fprintf(f, "neighbor %s asn %s state %s", jstr(p, "address", "?"),
+			jstr(p, "asn", "?"), jstr(p, "state", "?"));
+		if (!strcmp(jstr(p, "state", ""), "Established")) {
+			v = jget(p, "uptime-s");
+			fmt_uptime(v ? (uint64_t)json_object_get_double(v) : 0, up, sizeof(up));
+			fprintf(f, " up %s hold %ss families", up, jstr(p, "hold-time", "?"));
+			for (k = 0; fam && k < json_object_array_length(fam); k++)
+				fprintf(f, "%s%s", k ? "," : " ",
+					json_object_get_string(json_object_array_get_idx(fam, k)));
+			fprintf(f, " prefixes %s", jstr(p, "prefixes-announced", "0"));
+		}
+		if (jstr(p, "last-error", NULL))
+			fprintf(f, " last-error \"%s\"", jstr(p, "last-error", ""));
+		fputc('\n', f);
+	}
+	for (i = 0; i < jlen(r, "prefixes"); i++) {
+		struct json_object *p = jidx(r, "prefixes", i), *c = jget(p, "communities");
+		struct json_object *lc = jget(p, "large-communities");
+		bool on = json_object_get_boolean(jget(p, "announced"));
+
+		fprintf(f, "prefix %s %s", jstr(p, "prefix", "?"), on ? "announced" : "withdrawn");
+		for (k = 0; c && k < json_object_array_length(c); k++)
+			fprintf(f, "%s%s", k ? "," : " communities ",
+				json_object_get_string(json_object_array_get_idx(c, k)));
+		for (k = 0; lc && k < json_object_array_length(lc); k++)
+			fprintf(f, "%s%s", k ? "," : " large-communities ",
+				json_object_get_string(json_object_array_get_idx(lc, k)));
+		if (jstr(p, "med", NULL))
+			fprintf(f, " med %s", jstr(p, "med", ""));
+		/* a withdrawn prefix's reason starts with "withdrawn: " already */
+		fprintf(f, " (%s)\n", on ? jstr(p, "why", "") :
+			jstr(p, "why", "") + (strncmp(jstr(p, "why", ""), "withdrawn: ", 11) ? 0 : 11));
+	}
+}
+
+int kmg_cmd_bgp(struct kmg_ctx *ctx, int argc, char **argv)
+{
+	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
+	struct kmg_ctx c = *ctx;
+	struct json_object *reply;
+	const char *path;
+	int ret;
+
+	/* "show" is the only verb, and the default */
+	if (argc > 1 && !strcmp(argv[1], "show")) {
+		argc--;
+		argv++;
+	}
+	ret = parse_opts("bgp", argc, argv, &c, &path);
+	if (ret)
+		return ret;
+	ret = kmg_daemon_call(kmg_daemon_socket(path), "bgp", KMD_CTL_TIMEOUT_MS, &reply);
+	if (ret)
+		return ret;
+	json_object_object_del(reply, "ok");
+	flags |= c.pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED :
+		 JSON_C_TO_STRING_PLAIN;
+	if (c.json)
+		fprintf(c.out, "%s\n", json_object_to_json_string_ext(reply, flags));
+	else
+		print_bgp(&c, reply);
+	json_object_put(reply);
+	return 0;
+}
+
+int kmg_cmd_graceful_restart(struct kmg_ctx *ctx, int argc, char **argv)
+{
+	struct kmg_ctx c = *ctx;
+	struct json_object *reply;
+	const char *path;
+	int ret;
+
+	ret = parse_opts("graceful-restart", argc, argv, &c, &path);
+	if (ret)
+		return ret;
+	ret = kmg_daemon_call(kmg_daemon_socket(path), "graceful-restart", KMD_CTL_TIMEOUT_MS,
+			      &reply);
+	if (ret)
+		return ret;
+	json_object_put(reply);
+	return 0;
+}

@@ -22,6 +22,7 @@
 #include <cyaml/cyaml.h>
 
 #include "args.h"
+#include "daemon/routes.h"
 #include "maglev.h"
 #include "schema.h"
 #include "daemon/config_int.h"
@@ -84,8 +85,17 @@ struct raw_quorum {
 	char *min, *fraction, *action;
 };
 
+struct raw_svc_bgp {
+	char *announce, *med;
+	char **communities;
+	unsigned int communities_count;
+	char **large_communities;
+	unsigned int large_communities_count;
+};
+
 struct raw_service {
 	char *vip, *port, *proto;
+	struct raw_svc_bgp *bgp;
 	char *attr[KMAGLEV_A_SERVICE_MAX + 1];	/* by attribute type; not flags */
 	char **flags;
 	unsigned int flags_count;
@@ -105,15 +115,23 @@ struct raw_daemon {
 };
 
 struct raw_neighbor {
-	char *address, *asn, *port, *hold_time, *password, *next_hop;
+	char *address, *asn, *port, *hold_time, *password, *next_hop, *passive, *multihop;
+};
+
+struct raw_routes {
+	char *table, *protocol;
 };
 
 struct raw_bgp {
-	char *asn, *router_id, *listen, *listen_port, *med, *local_pref;
+	char *mode, *asn, *router_id, *listen, *listen_port, *med, *local_pref;
+	char *graceful_restart_time, *shutdown_time;
 	struct raw_neighbor *neighbors;
 	unsigned int neighbors_count;
 	char **communities;
 	unsigned int communities_count;
+	char **large_communities;
+	unsigned int large_communities_count;
+	struct raw_routes *routes;
 };
 
 struct raw_root {
@@ -139,7 +157,7 @@ static const cyaml_schema_value_t str_entry = {
 /* Filled by build_schema(): the kernel attributes' keys come from the field tables. */
 static cyaml_schema_field_t check_fields[CK_N + 3];
 static cyaml_schema_field_t backend_fields[KMAGLEV_A_BACKEND_MAX + 4];
-static cyaml_schema_field_t service_fields[KMAGLEV_A_SERVICE_MAX + 9];
+static cyaml_schema_field_t service_fields[KMAGLEV_A_SERVICE_MAX + 10];
 static cyaml_schema_field_t kconfig_fields[KMAGLEV_A_CONFIG_MAX + 2];
 
 static const cyaml_schema_value_t check_entry = {
@@ -161,6 +179,14 @@ static const cyaml_schema_field_t quorum_fields[] = {
 	CYAML_FIELD_END
 };
 
+static const cyaml_schema_field_t svc_bgp_fields[] = {
+	STR("announce", OPT, struct raw_svc_bgp, announce),
+	SEQ("communities", struct raw_svc_bgp, communities, &str_entry),
+	SEQ("large-communities", struct raw_svc_bgp, large_communities, &str_entry),
+	STR("med", OPT, struct raw_svc_bgp, med),
+	CYAML_FIELD_END
+};
+
 static const cyaml_schema_field_t daemon_fields[] = {
 	STR("owner", OPT, struct raw_daemon, owner),
 	STR("enforce", OPT, struct raw_daemon, enforce),
@@ -177,6 +203,8 @@ static const cyaml_schema_field_t neighbor_fields[] = {
 	STR("hold-time", OPT, struct raw_neighbor, hold_time),
 	STR("password", OPT, struct raw_neighbor, password),
 	STR("next-hop", OPT, struct raw_neighbor, next_hop),
+	STR("passive", OPT, struct raw_neighbor, passive),
+	STR("multihop", OPT, struct raw_neighbor, multihop),
 	CYAML_FIELD_END
 };
 
@@ -184,15 +212,26 @@ static const cyaml_schema_value_t neighbor_entry = {
 	CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, struct raw_neighbor, neighbor_fields),
 };
 
+static const cyaml_schema_field_t routes_fields[] = {
+	STR("table", OPT, struct raw_routes, table),
+	STR("protocol", OPT, struct raw_routes, protocol),
+	CYAML_FIELD_END
+};
+
 static const cyaml_schema_field_t bgp_fields[] = {
-	STR("asn", 0, struct raw_bgp, asn),
-	STR("router-id", 0, struct raw_bgp, router_id),
+	STR("mode", OPT, struct raw_bgp, mode),
+	STR("asn", OPT, struct raw_bgp, asn),
+	STR("router-id", OPT, struct raw_bgp, router_id),
 	STR("listen", OPT, struct raw_bgp, listen),
 	STR("listen-port", OPT, struct raw_bgp, listen_port),
 	SEQ("neighbors", struct raw_bgp, neighbors, &neighbor_entry),
 	SEQ("communities", struct raw_bgp, communities, &str_entry),
+	SEQ("large-communities", struct raw_bgp, large_communities, &str_entry),
 	STR("med", OPT, struct raw_bgp, med),
 	STR("local-pref", OPT, struct raw_bgp, local_pref),
+	STR("graceful-restart-time", OPT, struct raw_bgp, graceful_restart_time),
+	STR("shutdown-time", OPT, struct raw_bgp, shutdown_time),
+	CYAML_FIELD_MAPPING_PTR("routes", OPT, struct raw_bgp, routes, routes_fields),
 	CYAML_FIELD_END
 };
 
@@ -268,6 +307,8 @@ static void build_schema(void)
 							 &str_entry);
 	service_fields[n++] = (cyaml_schema_field_t)CYAML_FIELD_MAPPING_PTR(
 		"quorum", OPT, struct raw_service, quorum, quorum_fields);
+	service_fields[n++] = (cyaml_schema_field_t)CYAML_FIELD_MAPPING_PTR(
+		"bgp", OPT, struct raw_service, bgp, svc_bgp_fields);
 	service_fields[n++] = (cyaml_schema_field_t)SEQ("checks", struct raw_service, checks,
 							 &check_entry);
 	service_fields[n++] = (cyaml_schema_field_t)SEQ("backends", struct raw_service, backends,
@@ -1152,6 +1193,106 @@ static void p_backend(struct ctx *c, const struct raw_backend *r, const struct k
 	}
 }
 
+/* "ASN:VALUE" communities (each 0..65535) of list @key in @map, at most @max. */
+static void p_communities(struct ctx *c, const struct kmd_ynode *map, const char *key,
+			  char **list, unsigned int count, uint32_t *out, unsigned int max,
+			  unsigned int *n)
+{
+	const struct kmd_ynode *seq = kmd_ynode_get(map, key, NULL);
+	unsigned int i, j;
+	struct val v;
+	size_t m;
+
+	*n = 0;
+	if (count > max) {
+		val(map, key, NULL, &v);
+		err_at(c, v.at, v.key, "%u communities; at most %u", count, max);
+	}
+	for (i = 0; i < count && i < max; i++) {
+		const struct kmd_ynode *e = kmd_ynode_at(seq, i);
+		unsigned int hi, lo;
+		int end = 0;
+
+		m = path_push(c, key, 0);
+		path_push(c, NULL, i);
+		if (sscanf(list[i], "%5u:%5u%n", &hi, &lo, &end) != 2 || list[i][end] ||
+		    !isdigit((unsigned char)list[i][0]) || hi > 65535 || lo > 65535) {
+			err_at(c, e ? e->loc : map->loc, NULL,
+			       "\"%s\" is not a community ASN:VALUE (each 0..65535)", list[i]);
+		} else {
+			for (j = 0; j < *n && out[j] != (hi << 16 | lo); j++)
+				;
+			if (j < *n)
+				err_at(c, e ? e->loc : map->loc, NULL, "%s is listed twice",
+				       list[i]);
+			else
+				out[(*n)++] = hi << 16 | lo;
+		}
+		path_pop(c, m);
+	}
+}
+
+/* RFC 8092 large communities "GLOBAL:LOCAL1:LOCAL2" (each 0..4294967295). */
+static void p_large(struct ctx *c, const struct kmd_ynode *map, char **list, unsigned int count,
+		    struct bgp_large_community *out, unsigned int max, unsigned int *n)
+{
+	const char *key = "large-communities";
+	const struct kmd_ynode *seq = kmd_ynode_get(map, key, NULL);
+	unsigned int i, j;
+	struct val v;
+	size_t m;
+
+	*n = 0;
+	if (count > max) {
+		val(map, key, NULL, &v);
+		err_at(c, v.at, v.key, "%u large communities; at most %u", count, max);
+	}
+	for (i = 0; i < count && i < max; i++) {
+		const struct kmd_ynode *e = kmd_ynode_at(seq, i);
+		unsigned long long x[3];
+		int end = 0;
+
+		m = path_push(c, key, 0);
+		path_push(c, NULL, i);
+		if (sscanf(list[i], "%10llu:%10llu:%10llu%n", &x[0], &x[1], &x[2], &end) != 3 ||
+		    list[i][end] || !isdigit((unsigned char)list[i][0]) || x[0] > UINT32_MAX ||
+		    x[1] > UINT32_MAX || x[2] > UINT32_MAX || strchr(list[i], '-') ||
+		    strchr(list[i], '+') || strchr(list[i], ' ')) {
+			err_at(c, e ? e->loc : map->loc, NULL,
+			       "\"%s\" is not a large community GLOBAL:LOCAL1:LOCAL2 "
+			       "(each 0..4294967295)", list[i]);
+		} else {
+			struct bgp_large_community lc = { x[0], x[1], x[2] };
+
+			for (j = 0; j < *n && memcmp(&out[j], &lc, sizeof(lc)); j++)
+				;
+			if (j < *n)
+				err_at(c, e ? e->loc : map->loc, NULL, "%s is listed twice",
+				       list[i]);
+			else
+				out[(*n)++] = lc;
+		}
+		path_pop(c, m);
+	}
+}
+
+static void p_svc_bgp(struct ctx *c, const struct raw_svc_bgp *r, const struct kmd_ynode *map,
+		      struct kmd_svc_bgp *b)
+{
+	size_t mark = path_push(c, "bgp", 0);
+	struct val v;
+
+	if (val(map, "announce", r->announce, &v))
+		p_bool(c, &v, &b->announce);
+	if (val(map, "med", r->med, &v) && p_u32(c, &v, 0, UINT32_MAX, &b->med))
+		b->has_med = true;
+	p_communities(c, map, "communities", r->communities, r->communities_count,
+		      b->communities, KMG_ARRAY_SIZE(b->communities), &b->ncommunities);
+	p_large(c, map, r->large_communities, r->large_communities_count, b->large,
+		KMG_ARRAY_SIZE(b->large), &b->nlarge);
+	path_pop(c, mark);
+}
+
 static const char *const action_names[] = { "serve", "fail-open", "withdraw" };
 
 static void p_quorum(struct ctx *c, const struct raw_quorum *r, const struct kmd_ynode *map,
@@ -1278,6 +1419,9 @@ static void p_service(struct ctx *c, const struct kmd_config *cfg, const struct 
 	s->quorum.action = KMD_QUORUM_SERVE;
 	if (r->quorum)
 		p_quorum(c, r->quorum, kmd_ynode_get(map, "quorum", NULL), s);
+	s->bgp.announce = true;
+	if (r->bgp)
+		p_svc_bgp(c, r->bgp, kmd_ynode_get(map, "bgp", NULL), &s->bgp);
 }
 
 static void p_services(struct ctx *c, const struct raw_root *r, const struct kmd_ynode *root,
@@ -1433,9 +1577,17 @@ static void p_neighbor(struct ctx *c, const struct raw_neighbor *r,
 	}
 	if (val(map, "password", r->password, &v))
 		p_text(c, &v, 1, KMD_BGP_PASSWORD_MAX, false, &nb->password);
-	if (val(map, "next-hop", r->next_hop, &v))
-		p_addr(c, &v, 0, &nb->next_hop);
+	if (val(map, "next-hop", r->next_hop, &v) && p_addr(c, &v, 0, &nb->next_hop) &&
+	    nb->addr.family && nb->next_hop.family != nb->addr.family)
+		err_at(c, v.at, v.key, "%s is not of the neighbour's address family (the "
+		       "session carries its own family only)", v.s);
+	if (val(map, "passive", r->passive, &v))
+		p_bool(c, &v, &nb->passive);
+	if (val(map, "multihop", r->multihop, &v) && p_u32(c, &v, 1, 255, &x))
+		nb->multihop = x;
 }
+
+static const char *const bgp_mode_names[] = { "builtin", "routes" };
 
 static void p_bgp(struct ctx *c, const struct raw_bgp *r, const struct kmd_ynode *map,
 		  struct kmd_bgp *b)
@@ -1451,6 +1603,25 @@ static void p_bgp(struct ctx *c, const struct raw_bgp *r, const struct kmd_ynode
 	b->loc = map->loc;
 	b->listen_port = KMD_BGP_PORT_DEFAULT;
 	b->local_pref = KMD_BGP_LOCAL_PREF_DEFAULT;
+	b->gr_time_s = KMD_BGP_GR_TIME_DEFAULT_S;
+	b->shutdown_time_ms = KMD_BGP_SHUTDOWN_DEFAULT_MS;
+	b->routes_table = KMD_ROUTES_TABLE_DEFAULT;
+	b->routes_proto = KMD_ROUTES_PROTO_DEFAULT;
+	if (val(map, "mode", r->mode, &v) &&
+	    p_enum(c, &v, bgp_mode_names, KMG_ARRAY_SIZE(bgp_mode_names), &x))
+		b->mode = x;
+	if (b->mode == KMD_BGP_BUILTIN) {
+		/* the speaker needs these; routes mode leaves them to BIRD or FRR */
+		if (!r->asn)
+			err_at(c, map->loc, NULL, "asn is required (mode builtin)");
+		if (!r->router_id)
+			err_at(c, map->loc, NULL, "router-id is required (mode builtin)");
+		if (!r->neighbors_count)
+			err_at(c, map->loc, NULL, "neighbors: at least one (mode builtin)");
+	} else if (r->neighbors_count || r->listen) {
+		val(map, r->listen ? "listen" : "neighbors", NULL, &v);
+		err_at(c, v.at, v.key, "is for mode builtin; mode routes speaks no BGP");
+	}
 	if (val(map, "asn", r->asn, &v))
 		p_u32(c, &v, 1, UINT32_MAX, &b->asn);
 	if (val(map, "router-id", r->router_id, &v) && p_addr(c, &v, ADDR_V4, &a))
@@ -1459,33 +1630,36 @@ static void p_bgp(struct ctx *c, const struct raw_bgp *r, const struct kmd_ynode
 		p_addr(c, &v, ADDR_UNSPEC, &b->listen);
 	if (val(map, "listen-port", r->listen_port, &v) && p_u32(c, &v, 1, 65535, &x))
 		b->listen_port = x;
-	if (val(map, "med", r->med, &v))
-		p_u32(c, &v, 0, UINT32_MAX, &b->med);
+	if (val(map, "med", r->med, &v) && p_u32(c, &v, 0, UINT32_MAX, &b->med))
+		b->has_med = true;
 	if (val(map, "local-pref", r->local_pref, &v))
 		p_u32(c, &v, 0, UINT32_MAX, &b->local_pref);
 
-	seq = kmd_ynode_get(map, "communities", NULL);
-	if (r->communities_count > KMG_ARRAY_SIZE(b->communities)) {
-		val(map, "communities", NULL, &v);
-		err_at(c, v.at, v.key, "%u communities; at most %zu", r->communities_count,
-		       KMG_ARRAY_SIZE(b->communities));
-	}
-	for (i = 0; i < r->communities_count && i < KMG_ARRAY_SIZE(b->communities); i++) {
-		const struct kmd_ynode *e = kmd_ynode_at(seq, i);
-		unsigned int hi, lo;
-		int end = 0;
+	p_communities(c, map, "communities", r->communities, r->communities_count,
+		      b->communities, KMG_ARRAY_SIZE(b->communities), &b->ncommunities);
+	p_large(c, map, r->large_communities, r->large_communities_count, b->large,
+		KMG_ARRAY_SIZE(b->large), &b->nlarge);
+	if (val(map, "graceful-restart-time", r->graceful_restart_time, &v) &&
+	    p_time(c, &v, true, 0, BGP_GR_TIME_MAX, &x))
+		b->gr_time_s = x;
+	if (val(map, "shutdown-time", r->shutdown_time, &v) &&
+	    p_time(c, &v, false, 0, 600000, &x))
+		b->shutdown_time_ms = x;
+	if (r->routes) {
+		const struct kmd_ynode *rm = kmd_ynode_get(map, "routes", NULL);
 
-		m2 = path_push(c, "communities", 0);
-		path_push(c, NULL, i);
-		if (sscanf(r->communities[i], "%5u:%5u%n", &hi, &lo, &end) != 2 ||
-		    r->communities[i][end] || !isdigit((unsigned char)r->communities[i][0]) ||
-		    hi > 65535 || lo > 65535)
-			err_at(c, e ? e->loc : map->loc, NULL,
-			       "\"%s\" is not a community ASN:VALUE (each 0..65535)",
-			       r->communities[i]);
-		else
-			b->communities[b->ncommunities++] = hi << 16 | lo;
+		m2 = path_push(c, "routes", 0);
+		if (val(rm, "table", r->routes->table, &v) && p_u32(c, &v, 1, UINT32_MAX, &x)) {
+			if (x == 255)
+				err_at(c, v.at, v.key, "255 is the kernel's local table");
+			else
+				b->routes_table = x;
+		}
+		if (val(rm, "protocol", r->routes->protocol, &v) && p_u32(c, &v, 5, 255, &x))
+			b->routes_proto = x;
 		path_pop(c, m2);
+		if (b->mode != KMD_BGP_ROUTES)
+			err_at(c, rm->loc, NULL, "bgp.routes is for mode routes only");
 	}
 
 	seq = kmd_ynode_get(map, "neighbors", NULL);

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "bgp/wire.h"
 #include "msg.h"
 #include "util.h"
 
@@ -102,6 +103,17 @@ struct kmd_backend {
 	bool own_checks;		/* the backend listed "checks:" (even an empty list) */
 };
 
+/* BGP attributes of a service's VIP, and whether it takes part at all. */
+struct kmd_svc_bgp {
+	bool announce;			/* default true */
+	uint32_t communities[16];	/* asn:value as (asn << 16) | value */
+	unsigned int ncommunities;
+	struct bgp_large_community large[8];
+	unsigned int nlarge;
+	bool has_med;
+	uint32_t med;
+};
+
 struct kmd_service {
 	struct kmd_loc loc;
 	struct kmg_service svc;		/* key and settings; svc.be/nbe unused (see below) */
@@ -110,6 +122,7 @@ struct kmd_service {
 	struct kmd_check *checks;	/* run against every backend */
 	unsigned int nchecks;
 	struct kmd_quorum quorum;
+	struct kmd_svc_bgp bgp;
 };
 
 struct kmd_bgp_neighbor {
@@ -120,11 +133,19 @@ struct kmd_bgp_neighbor {
 	uint32_t hold_time_s;		/* default 90; 0 or 3..65535 */
 	char *password;			/* TCP-MD5; NULL: none */
 	struct kmg_addr next_hop;	/* family AF_UNSPEC: the session's local address */
+	bool passive;			/* wait for the neighbour to connect */
+	uint8_t multihop;		/* TTL; 0: 1 for eBGP, 64 for iBGP */
+};
+
+enum kmd_bgp_mode {
+	KMD_BGP_BUILTIN,		/* the daemon's own speaker (default) */
+	KMD_BGP_ROUTES,			/* routes for the host's BIRD or FRR to export */
 };
 
 struct kmd_bgp {
 	bool present;
 	struct kmd_loc loc;
+	enum kmd_bgp_mode mode;
 	uint32_t asn;
 	struct in_addr router_id;
 	struct kmg_addr listen;		/* AF_UNSPEC: do not listen */
@@ -133,8 +154,16 @@ struct kmd_bgp {
 	unsigned int nneighbors;
 	uint32_t communities[16];	/* asn:value as (asn << 16) | value */
 	unsigned int ncommunities;
+	struct bgp_large_community large[8];
+	unsigned int nlarge;
+	bool has_med;
 	uint32_t med;
 	uint32_t local_pref;		/* iBGP only */
+	uint32_t gr_time_s;		/* graceful restart time; 0: no GR; default 120 */
+	uint32_t shutdown_time_ms;	/* lame duck: GRACEFUL_SHUTDOWN this long, then
+					 * withdraw; default 2s */
+	uint32_t routes_table;		/* mode routes: default 254 (main) */
+	uint8_t routes_proto;		/* mode routes: default 252 */
 };
 
 enum kmd_enforce {

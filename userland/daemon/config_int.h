@@ -75,6 +75,8 @@ void kmd_config_cyaml_error(const char *name, const char *log, FILE *err);
 #define KMD_BGP_PORT_DEFAULT		179
 #define KMD_BGP_HOLD_DEFAULT_S		90
 #define KMD_BGP_LOCAL_PREF_DEFAULT	100
-#define KMD_BGP_PASSWORD_MAX		80
+#define KMD_BGP_PASSWORD_MAX		80	/* TCP_MD5SIG_MAXKEYLEN */
+#define KMD_BGP_GR_TIME_DEFAULT_S	120
+#define KMD_BGP_SHUTDOWN_DEFAULT_MS	2000
 
 #endif

@@ -71,6 +71,7 @@ struct kmd {
 	ev_tstamp started;
 	void *metrics;			/* struct MHD_Daemon *, NULL: off */
 	void *ctl;			/* control socket server */
+	struct kmd_bgpd *bgp;		/* announcing the VIPs (bgp.c), NULL: no bgp: */
 	/* kernel facts of the last read */
 	uint32_t probe_mark_min, probe_mark_max;
 	uint32_t portid;		/* of our request socket: events we caused carry it */
@@ -87,6 +88,7 @@ struct kmd {
 	ev_timer watchdog_w;		/* sd_notify WATCHDOG=1 */
 	ev_signal sig_w[4];		/* HUP, TERM, INT, CHLD is libev's own */
 	bool exiting;
+	bool graceful_restart;		/* exit leaving routes announced (ctl) */
 	int exit_code;
 };
 

@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "err.h"
+#include "daemon/bgp.h"
 #include "daemon/ctl.h"
 #include "daemon/log.h"
 #include "daemon/metrics.h"
@@ -170,6 +171,12 @@ int kmd_reload(struct kmd *d, char **why)
 		sd_notify(0, "READY=1");
 		return ret;
 	}
+	if (kmd_bgp_reconfigure(d, why)) {
+		kmd_err("reload: %s", *why ? *why : "bgp failed");
+		d->n.reload_failures++;
+		sd_notify(0, "READY=1");
+		return -EIO;
+	}
 	d->n.reloads++;
 	kmd_info("reloaded %s: %u services", d->cfg_path, d->nsvc);
 	sd_notify(0, "READY=1");
@@ -199,9 +206,26 @@ static struct json_object *ctl_reload(struct kmd *d, struct json_object *req, ch
 	return json_object_new_object();
 }
 
+static struct json_object *ctl_bgp(struct kmd *d, struct json_object *req, char **err)
+{
+	return kmd_bgp_json(d);
+}
+
+/* Exit now, leaving the kernel's state and the announcements to the next daemon. */
+static struct json_object *ctl_graceful_restart(struct kmd *d, struct json_object *req,
+						char **err)
+{
+	kmd_info("graceful restart: exiting; the kernel forwards and BGP peers keep our routes");
+	d->graceful_restart = true;
+	ev_break(d->loop, EVBREAK_ALL);
+	return json_object_new_object();
+}
+
 static const struct kmd_ctl_cmd ctl_cmds[] = {
 	{ "status", ctl_status },
 	{ "reload", ctl_reload },
+	{ "bgp", ctl_bgp },
+	{ "graceful-restart", ctl_graceful_restart },
 };
 
 static void sighup_cb(struct ev_loop *loop, ev_signal *w, int revents)
@@ -235,6 +259,8 @@ static void sigterm_cb(struct ev_loop *loop, ev_signal *w, int revents)
 	}
 	d->draining = true;
 	d->drain_until = ev_now(loop) + t;
+	/* first: routers move new flows away while this host still forwards */
+	kmd_bgp_lame_duck(d);
 	sd_notifyf(0, "STOPPING=1\nSTATUS=lame duck for %.1fs", t);
 	kmd_info("SIGTERM: lame duck for %.1fs (health checks go on), then exit", t);
 	ev_timer_init(&d->drain_w, drain_cb, t, 0.);
@@ -293,6 +319,7 @@ static int run(struct kmd *d)
 {
 	static const int sigs[] = { SIGHUP, SIGTERM, SIGINT };
 	struct kmd_config *cfg;
+	bool restarting = false;
 	uint64_t wd_usec;
 	char *why = NULL;
 	unsigned int i;
@@ -348,6 +375,14 @@ static int run(struct kmd *d)
 		free(why);
 		return ret;
 	}
+	for (i = 0; i < d->nsvc && !restarting; i++)
+		restarting = d->svc[i].kernel_id != 0;
+	if (kmd_bgp_start(d, restarting, &why)) {
+		ret = kmg_err(KMG_EFAIL, "%s", why ? why : "bgp failed to start");
+		free(why);
+		kmd_ctl_stop(d);
+		return ret;
+	}
 	if (d->cfg->daemon.metrics_port) {
 		ret = kmd_metrics_start(d);
 		if (ret)
@@ -369,6 +404,7 @@ static int run(struct kmd *d)
 
 	ev_run(d->loop, 0);
 
+	kmd_bgp_stop(d, d->graceful_restart);
 	kmd_metrics_stop(d);
 	kmd_ctl_stop(d);
 	kmd_events_stop(d);

@@ -9,6 +9,7 @@
 
 #include "err.h"
 #include "schema.h"
+#include "daemon/bgp.h"
 #include "daemon/daemon.h"
 #include "daemon/metrics.h"
 
@@ -361,6 +362,8 @@ int kmd_metrics_render_daemon(struct kmd *d, struct kmd_prom *p)
 		ret = one_gauge(p, "kmaglev_uptime_seconds",
 				"Seconds since the daemon started.",
 				d->loop ? ev_now(d->loop) - d->started : 0);
+	if (!ret)
+		ret = kmd_bgp_metrics(d, p);
 	return ret;
 }
 

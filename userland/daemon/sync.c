@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "err.h"
+#include "daemon/bgp.h"
 #include "daemon/log.h"
 #include "daemon/reconcile.h"
 #include "daemon/state.h"
@@ -177,6 +178,8 @@ out:
 	} else {
 		d->retry_s = 0;
 	}
+	/* health may have moved a service over or under its quorum */
+	kmd_bgp_update(d);
 	return ret;
 }
 

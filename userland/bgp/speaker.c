@@ -1,0 +1,1100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmaglev's built-in BGP speaker: sockets, timers, connection collisions, and the
+ * Adj-RIB-Out of each session. See speaker.h; the protocol itself is in fsm.c and wire.c.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <linux/tcp.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "bgp/speaker.h"
+#include "daemon/log.h"
+
+#define WBUF_MAX	(4u << 20)	/* a peer that takes nothing for this long is dropped */
+
+struct bgp_peer;
+
+/* One TCP connection to a peer: ours (outgoing) or theirs (incoming). */
+struct pconn {
+	struct bgp_peer *peer;
+	bool incoming;
+	int fd;				/* -1: none */
+	bool connecting;		/* connect() in progress */
+	ev_io rw, ww;
+	ev_timer t[BGP_T_COUNT];
+	struct bgp_conn c;
+	uint8_t *wbuf;
+	size_t wlen, wcap;
+};
+
+struct bgp_peer {
+	struct bgp_speaker *sp;
+	struct bgp_peer_cfg cfg;
+	char *password;
+	char name[INET6_ADDRSTRLEN + 8];
+	struct pconn out, in;
+	ev_timer retry_w;		/* ConnectRetry, and the connect timeout */
+	double retry_s;
+	ev_tstamp up_since;
+	uint64_t established;
+	char last_error[384];
+	/* the established session's view */
+	struct pconn *est;		/* NULL: none */
+	struct bgp_route *sent;		/* Adj-RIB-Out, sorted by prefix */
+	unsigned int nsent;
+	bool sent_gshut;		/* what the Adj-RIB-Out was sent with */
+	struct in_addr local4;
+	struct in6_addr local6, local6_ll;
+	bool has_local4, has_local6, has_ll;
+};
+
+struct bgp_speaker {
+	struct ev_loop *loop;
+	struct bgp_speaker_cfg cfg;
+	struct bgp_peer **peers;	/* each its own allocation: watchers point into it */
+	unsigned int npeers;
+	bool restarting;
+	int lfd;
+	ev_io lw;
+	struct bgp_route *routes;
+	unsigned int nroutes;
+	bool gshut;
+	bool stopped;
+};
+
+static void peer_sync(struct bgp_peer *p, bool full);
+static void peer_schedule(struct bgp_peer *p);
+static void write_cb(struct ev_loop *loop, ev_io *w, int revents);
+
+static const char *addr_str(const struct kmg_addr *a, char *buf, size_t len)
+{
+	if (!inet_ntop(a->family, &a->v6, buf, len))
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+/* --- sockets ------------------------------------------------------------------------- */
+
+static socklen_t sockaddr_of(const struct kmg_addr *a, uint16_t port, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (a->family == AF_INET) {
+		struct sockaddr_in *s = (struct sockaddr_in *)ss;
+
+		s->sin_family = AF_INET;
+		s->sin_port = htons(port);
+		s->sin_addr = a->v4;
+		return sizeof(*s);
+	}
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+
+	s6->sin6_family = AF_INET6;
+	s6->sin6_port = htons(port);
+	s6->sin6_addr = a->v6;
+	return sizeof(*s6);
+}
+
+static int set_md5(int fd, const struct kmg_addr *a, const char *password)
+{
+	struct tcp_md5sig md5;
+
+	memset(&md5, 0, sizeof(md5));
+	sockaddr_of(a, 0, (struct sockaddr_storage *)&md5.tcpm_addr);
+	if (password) {
+		md5.tcpm_keylen = strlen(password);
+		memcpy(md5.tcpm_key, password, md5.tcpm_keylen);
+	}
+	return setsockopt(fd, IPPROTO_TCP, TCP_MD5SIG, &md5, sizeof(md5));
+}
+
+static void set_ttl(int fd, int family, int ttl)
+{
+	if (family == AF_INET)
+		setsockopt(fd, IPPROTO_IP, IP_TTL, &ttl, sizeof(ttl));
+	else
+		setsockopt(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, &ttl, sizeof(ttl));
+}
+
+static int peer_ttl(const struct bgp_peer *p)
+{
+	if (p->cfg.ttl)
+		return p->cfg.ttl;
+	return p->cfg.asn == p->sp->cfg.asn ? 64 : 1;
+}
+
+/* The link-local address of the interface that holds @a, for the IPv6 next hop. */
+static bool link_local_of(const struct in6_addr *a, struct in6_addr *ll)
+{
+	struct ifaddrs *ifa, *i, *j;
+	bool found = false;
+
+	if (getifaddrs(&ifa))
+		return false;
+	for (i = ifa; i && !found; i = i->ifa_next) {
+		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET6 ||
+		    memcmp(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, a, 16))
+			continue;
+		for (j = ifa; j; j = j->ifa_next) {
+			const struct in6_addr *x;
+
+			if (!j->ifa_addr || j->ifa_addr->sa_family != AF_INET6 ||
+			    strcmp(j->ifa_name, i->ifa_name))
+				continue;
+			x = &((struct sockaddr_in6 *)j->ifa_addr)->sin6_addr;
+			if (IN6_IS_ADDR_LINKLOCAL(x)) {
+				*ll = *x;
+				found = true;
+				break;
+			}
+		}
+	}
+	freeifaddrs(ifa);
+	return found;
+}
+
+/* --- one connection ------------------------------------------------------------------ */
+
+static struct pconn *pconn_of(struct bgp_conn *c)
+{
+	return (struct pconn *)((char *)c - offsetof(struct pconn, c));
+}
+
+static int pconn_flush(struct pconn *pc)
+{
+	while (pc->wlen) {
+		ssize_t n = send(pc->fd, pc->wbuf, pc->wlen, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				break;
+			return -errno;
+		}
+		memmove(pc->wbuf, pc->wbuf + n, pc->wlen - n);
+		pc->wlen -= n;
+	}
+	if (pc->wlen)
+		ev_io_start(pc->peer->sp->loop, &pc->ww);
+	else
+		ev_io_stop(pc->peer->sp->loop, &pc->ww);
+	return 0;
+}
+
+static void c_send(struct bgp_conn *c, const uint8_t *buf, size_t len)
+{
+	struct pconn *pc = pconn_of(c);
+	int err;
+
+	if (pc->fd < 0)
+		return;
+	if (pc->wlen + len > WBUF_MAX) {
+		bgp_conn_tcp_error(c, "the peer takes nothing (send buffer full)");
+		return;
+	}
+	if (pc->wlen + len > pc->wcap) {
+		size_t cap = pc->wcap ? pc->wcap : 8192;
+		uint8_t *b;
+
+		while (cap < pc->wlen + len)
+			cap *= 2;
+		b = realloc(pc->wbuf, cap);
+		if (!b) {
+			bgp_conn_tcp_error(c, "out of memory");
+			return;
+		}
+		pc->wbuf = b;
+		pc->wcap = cap;
+	}
+	memcpy(pc->wbuf + pc->wlen, buf, len);
+	pc->wlen += len;
+	err = pconn_flush(pc);
+	if (err) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "send: %s", strerror(-err));
+		bgp_conn_tcp_error(c, why);
+	}
+}
+
+static void timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct pconn *pc = w->data;
+
+	bgp_conn_timer(&pc->c, (enum bgp_timer)(w - pc->t));
+}
+
+static void c_timer(struct bgp_conn *c, enum bgp_timer t, double seconds)
+{
+	struct pconn *pc = pconn_of(c);
+	struct ev_loop *loop = pc->peer->sp->loop;
+
+	ev_timer_stop(loop, &pc->t[t]);
+	if (seconds > 0) {
+		ev_timer_set(&pc->t[t], seconds, 0);
+		ev_timer_start(loop, &pc->t[t]);
+	}
+}
+
+/* RFC 4271 6.8: of two connections to one peer, the higher BGP Identifier's survives. */
+static bool c_open_received(struct bgp_conn *c)
+{
+	struct pconn *pc = pconn_of(c), *other;
+	struct bgp_peer *p = pc->peer;
+	bool keep_incoming;
+
+	other = pc->incoming ? &p->out : &p->in;
+	if (other->fd < 0 || other->c.state == BGP_IDLE)
+		return true;
+	if (other->c.state == BGP_ESTABLISHED)
+		return false;
+	/* the connection the side with the higher identifier opened survives */
+	keep_incoming = ntohl(p->sp->cfg.router_id.s_addr) < ntohl(c->peer.bgp_id.s_addr);
+	if (pc->incoming != keep_incoming)
+		return false;
+	bgp_conn_cease(&other->c, BGP_CEASE_COLLISION, NULL);
+	return true;
+}
+
+static void c_established(struct bgp_conn *c)
+{
+	struct pconn *pc = pconn_of(c);
+	struct bgp_peer *p = pc->peer;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+
+	p->est = pc;
+	p->up_since = ev_now(p->sp->loop);
+	p->established++;
+	p->retry_s = 0;
+	p->last_error[0] = 0;
+	p->has_local4 = p->has_local6 = p->has_ll = false;
+	if (!getsockname(pc->fd, (struct sockaddr *)&ss, &sl)) {
+		if (ss.ss_family == AF_INET) {
+			p->local4 = ((struct sockaddr_in *)&ss)->sin_addr;
+			p->has_local4 = true;
+		} else if (ss.ss_family == AF_INET6) {
+			p->local6 = ((struct sockaddr_in6 *)&ss)->sin6_addr;
+			if (IN6_IS_ADDR_V4MAPPED(&p->local6)) {
+				memcpy(&p->local4, &p->local6.s6_addr[12], 4);
+				p->has_local4 = true;
+			} else {
+				p->has_local6 = true;
+				p->has_ll = link_local_of(&p->local6, &p->local6_ll);
+			}
+		}
+	}
+	kmd_log(LOG_NOTICE, "bgp: %s: established (hold time %us%s%s)", p->name,
+		c->hold_time, c->v4 ? ", ipv4" : "", c->v6 ? ", ipv6" : "");
+	peer_sync(p, true);
+}
+
+static void c_refresh(struct bgp_conn *c, int family)
+{
+	struct bgp_peer *p = pconn_of(c)->peer;
+	unsigned int i, j;
+
+	if (p->est != pconn_of(c))
+		return;
+	/* forget what was sent of that family: the sync sends it all again */
+	for (i = j = 0; i < p->nsent; i++)
+		if (p->sent[i].pfx.family != family)
+			p->sent[j++] = p->sent[i];
+	p->nsent = j;
+	kmd_log(LOG_INFO, "bgp: %s: route refresh (%s)", p->name,
+		family == AF_INET ? "ipv4" : "ipv6");
+	peer_sync(p, false);
+}
+
+static void pconn_close_fd(struct pconn *pc)
+{
+	struct ev_loop *loop = pc->peer->sp->loop;
+	int i;
+
+	ev_io_stop(loop, &pc->rw);
+	ev_io_stop(loop, &pc->ww);
+	for (i = 0; i < BGP_T_COUNT; i++)
+		ev_timer_stop(loop, &pc->t[i]);
+	if (pc->fd >= 0) {
+		/* the last words (a NOTIFICATION): give them up to a second to leave */
+		if (pc->wlen && !pc->connecting) {
+			struct timeval tv = { .tv_sec = 1 };
+			int fl = fcntl(pc->fd, F_GETFL);
+
+			fcntl(pc->fd, F_SETFL, fl & ~O_NONBLOCK);
+			setsockopt(pc->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+			while (pc->wlen) {
+				ssize_t n = send(pc->fd, pc->wbuf, pc->wlen, MSG_NOSIGNAL);
+
+				if (n <= 0)
+					break;
+				memmove(pc->wbuf, pc->wbuf + n, pc->wlen - n);
+				pc->wlen -= n;
+			}
+		}
+		shutdown(pc->fd, SHUT_WR);
+		close(pc->fd);
+	}
+	pc->fd = -1;
+	pc->connecting = false;
+	pc->wlen = 0;
+}
+
+static void c_closed(struct bgp_conn *c, const char *why)
+{
+	struct pconn *pc = pconn_of(c);
+	struct bgp_peer *p = pc->peer;
+	bool was_est = p->est == pc;
+
+	pconn_close_fd(pc);
+	if (was_est) {
+		p->est = NULL;
+		p->nsent = 0;
+		p->up_since = 0;
+		kmd_log(LOG_WARNING, "bgp: %s: session down: %s", p->name, why);
+	} else {
+		kmd_log(LOG_INFO, "bgp: %s: %s connection closed: %s", p->name,
+			pc->incoming ? "incoming" : "outgoing", why);
+	}
+	snprintf(p->last_error, sizeof(p->last_error), "%s", why);
+	peer_schedule(p);
+}
+
+static const struct bgp_conn_ops conn_ops = {
+	.send = c_send,
+	.timer = c_timer,
+	.open_received = c_open_received,
+	.established = c_established,
+	.refresh = c_refresh,
+	.closed = c_closed,
+};
+
+static void read_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct pconn *pc = w->data;
+	uint8_t buf[16384];
+	ssize_t n;
+
+	n = recv(pc->fd, buf, sizeof(buf), MSG_DONTWAIT);
+	if (n < 0) {
+		char why[96];
+
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+			return;
+		snprintf(why, sizeof(why), "recv: %s", strerror(errno));
+		bgp_conn_tcp_error(&pc->c, why);
+		return;
+	}
+	bgp_conn_input(&pc->c, buf, n);
+}
+
+static void conn_cfg(const struct bgp_peer *p, struct bgp_conn_cfg *cc)
+{
+	const struct bgp_speaker *sp = p->sp;
+
+	memset(cc, 0, sizeof(*cc));
+	cc->local_as = sp->cfg.asn;
+	cc->peer_as = p->cfg.asn;
+	cc->router_id = sp->cfg.router_id;
+	cc->hold_time = p->cfg.hold_time;
+	/* the session's own family; the other needs an extended next hop (not spoken) */
+	cc->v4 = p->cfg.addr.family == AF_INET;
+	cc->v6 = p->cfg.addr.family == AF_INET6;
+	cc->gr_time = sp->cfg.gr_time;
+	/* RFC 4724: the restart bit until the first session after the restart is up */
+	cc->gr_restarting = sp->restarting && !p->established;
+}
+
+/* The TCP connection is up (connected, or accepted): start the FSM on it. */
+static void pconn_up(struct pconn *pc)
+{
+	struct bgp_conn_cfg cc;
+
+	conn_cfg(pc->peer, &cc);
+	bgp_conn_init(&pc->c, &cc, &conn_ops, pc->peer);
+	pc->connecting = false;
+	ev_io_set(&pc->rw, pc->fd, EV_READ);
+	ev_io_set(&pc->ww, pc->fd, EV_WRITE);
+	ev_io_start(pc->peer->sp->loop, &pc->rw);
+	bgp_conn_start(&pc->c);
+}
+
+static void pconn_init(struct pconn *pc, struct bgp_peer *p, bool incoming)
+{
+	int i;
+
+	memset(pc, 0, sizeof(*pc));
+	pc->peer = p;
+	pc->incoming = incoming;
+	pc->fd = -1;
+	ev_init(&pc->rw, read_cb);
+	pc->rw.data = pc;
+	ev_init(&pc->ww, write_cb);
+	pc->ww.data = pc;
+	for (i = 0; i < BGP_T_COUNT; i++) {
+		ev_init(&pc->t[i], timer_cb);
+		pc->t[i].data = pc;
+	}
+}
+
+/* --- peer: connect, retry ------------------------------------------------------------ */
+
+static void write_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct pconn *pc = w->data;
+	int err = 0;
+
+	if (pc->connecting) {
+		socklen_t l = sizeof(err);
+		struct bgp_peer *p = pc->peer;
+
+		ev_io_stop(loop, w);
+		ev_timer_stop(loop, &p->retry_w);
+		if (getsockopt(pc->fd, SOL_SOCKET, SO_ERROR, &err, &l) || err) {
+			snprintf(p->last_error, sizeof(p->last_error), "connect: %s",
+				 strerror(err ? err : errno));
+			pconn_close_fd(pc);
+			peer_schedule(p);
+			return;
+		}
+		pconn_up(pc);
+		return;
+	}
+	err = pconn_flush(pc);
+	if (err) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "send: %s", strerror(-err));
+		bgp_conn_tcp_error(&pc->c, why);
+	}
+}
+
+static void peer_connect(struct bgp_peer *p)
+{
+	struct pconn *pc = &p->out;
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int fd;
+
+	fd = socket(p->cfg.addr.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		goto fail;
+	if (p->password && set_md5(fd, &p->cfg.addr, p->password)) {
+		snprintf(p->last_error, sizeof(p->last_error), "TCP-MD5: %s", strerror(errno));
+		close(fd);
+		goto retry;
+	}
+	set_ttl(fd, p->cfg.addr.family, peer_ttl(p));
+	sl = sockaddr_of(&p->cfg.addr, p->cfg.port, &ss);
+	pc->fd = fd;
+	pc->connecting = true;
+	ev_io_init(&pc->ww, write_cb, fd, EV_WRITE);
+	pc->ww.data = pc;
+	if (connect(fd, (struct sockaddr *)&ss, sl) && errno != EINPROGRESS) {
+		snprintf(p->last_error, sizeof(p->last_error), "connect: %s", strerror(errno));
+		pconn_close_fd(pc);
+		goto retry;
+	}
+	ev_io_start(p->sp->loop, &pc->ww);
+	/* the connect timeout */
+	ev_timer_set(&p->retry_w, BGP_CONNECT_TIMEOUT_S, 0);
+	ev_timer_start(p->sp->loop, &p->retry_w);
+	return;
+fail:
+	snprintf(p->last_error, sizeof(p->last_error), "socket: %s", strerror(errno));
+retry:
+	peer_schedule(p);
+}
+
+static void retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct bgp_peer *p = w->data;
+
+	if (p->out.connecting) {
+		snprintf(p->last_error, sizeof(p->last_error), "connect: timed out after %gs",
+			 BGP_CONNECT_TIMEOUT_S);
+		pconn_close_fd(&p->out);
+		peer_schedule(p);
+		return;
+	}
+	if (!p->sp->stopped && !p->cfg.passive && p->out.fd < 0 && !p->est)
+		peer_connect(p);
+}
+
+/* After a connection ended or failed: try again later, backing off. */
+static void peer_schedule(struct bgp_peer *p)
+{
+	double s;
+
+	if (p->sp->stopped || p->cfg.passive || p->out.fd >= 0 || p->est)
+		return;
+	p->retry_s = p->retry_s ? p->retry_s * 2 : BGP_RETRY_MIN_S;
+	if (p->retry_s > BGP_RETRY_MAX_S)
+		p->retry_s = BGP_RETRY_MAX_S;
+	/* up to a quarter more, so that peers restarted together do not retry in step */
+	s = p->retry_s * (1 + (random() % 256) / 1024.);
+	ev_timer_stop(p->sp->loop, &p->retry_w);
+	ev_timer_set(&p->retry_w, s, 0);
+	ev_timer_start(p->sp->loop, &p->retry_w);
+}
+
+static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct bgp_speaker *sp = w->data;
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	struct kmg_addr a = { 0 };
+	struct bgp_peer *p = NULL;
+	unsigned int i;
+	int fd;
+
+	fd = accept4(sp->lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (ss.ss_family == AF_INET) {
+		a.family = AF_INET;
+		a.v4 = ((struct sockaddr_in *)&ss)->sin_addr;
+	} else if (ss.ss_family == AF_INET6) {
+		struct in6_addr *v6 = &((struct sockaddr_in6 *)&ss)->sin6_addr;
+
+		if (IN6_IS_ADDR_V4MAPPED(v6)) {
+			a.family = AF_INET;
+			memcpy(&a.v4, &v6->s6_addr[12], 4);
+		} else {
+			a.family = AF_INET6;
+			a.v6 = *v6;
+		}
+	}
+	for (i = 0; i < sp->npeers && !p; i++)
+		if (kmg_addr_equal(&sp->peers[i]->cfg.addr, &a))
+			p = sp->peers[i];
+	if (!p || sp->stopped || p->in.fd >= 0) {
+		char s[INET6_ADDRSTRLEN];
+
+		kmd_log(LOG_INFO, "bgp: connection from %s refused: %s",
+			addr_str(&a, s, sizeof(s)),
+			!p ? "not a neighbour" : sp->stopped ? "shutting down" :
+			"it has one open already");
+		close(fd);
+		return;
+	}
+	set_ttl(fd, a.family, peer_ttl(p));
+	p->in.fd = fd;
+	pconn_up(&p->in);
+}
+
+static int listen_start(struct bgp_speaker *sp, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	unsigned int i;
+	int one = 1;
+	socklen_t sl;
+
+	sp->lfd = -1;
+	if (!sp->cfg.listen.family)
+		return 0;
+	sp->lfd = socket(sp->cfg.listen.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (sp->lfd < 0)
+		goto fail;
+	setsockopt(sp->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	for (i = 0; i < sp->npeers; i++)
+		if (sp->peers[i]->password &&
+		    sp->peers[i]->cfg.addr.family == sp->cfg.listen.family &&
+		    set_md5(sp->lfd, &sp->peers[i]->cfg.addr, sp->peers[i]->password))
+			goto fail;
+	sl = sockaddr_of(&sp->cfg.listen, sp->cfg.listen_port, &ss);
+	if (bind(sp->lfd, (struct sockaddr *)&ss, sl) || listen(sp->lfd, 16))
+		goto fail;
+	ev_io_init(&sp->lw, accept_cb, sp->lfd, EV_READ);
+	sp->lw.data = sp;
+	ev_io_start(sp->loop, &sp->lw);
+	return 0;
+fail:
+	snprintf(err, errlen, "bgp: listening on port %u: %s", sp->cfg.listen_port,
+		 strerror(errno));
+	if (sp->lfd >= 0)
+		close(sp->lfd);
+	sp->lfd = -1;
+	return -1;
+}
+
+static void listen_stop(struct bgp_speaker *sp)
+{
+	if (sp->lfd < 0)
+		return;
+	ev_io_stop(sp->loop, &sp->lw);
+	close(sp->lfd);
+	sp->lfd = -1;
+}
+
+/* --- announcing ---------------------------------------------------------------------- */
+
+static void route_attrs(const struct bgp_peer *p, const struct bgp_route *r, bool gshut,
+			struct bgp_attrs *a)
+{
+	const struct bgp_conn *c = &p->est->c;
+	unsigned int i;
+
+	memset(a, 0, sizeof(*a));
+	a->local_as = p->sp->cfg.asn;
+	a->ebgp = !c->ibgp;
+	a->local_pref = gshut ? 0 : p->sp->cfg.local_pref;
+	a->has_med = r->has_med;
+	a->med = r->med;
+	if (p->cfg.next_hop.family == AF_INET)
+		a->nh4 = p->cfg.next_hop.v4;
+	else
+		a->nh4 = p->local4;
+	if (p->cfg.next_hop.family == AF_INET6) {
+		a->nh6 = p->cfg.next_hop.v6;
+	} else {
+		a->nh6 = p->local6;
+		a->has_nh6_ll = p->has_ll;
+		a->nh6_ll = p->local6_ll;
+	}
+	for (i = 0; i < r->ncommunities && a->ncommunities < BGP_MAX_COMMUNITIES; i++)
+		a->communities[a->ncommunities++] = r->communities[i];
+	if (gshut && a->ncommunities < BGP_MAX_COMMUNITIES)
+		a->communities[a->ncommunities++] = BGP_COMMUNITY_GRACEFUL_SHUTDOWN;
+	for (i = 0; i < r->nlarge; i++)
+		a->large[i] = r->large[i];
+	a->nlarge = r->nlarge;
+}
+
+/* Send @n prefixes (all with @r[0]'s attributes, or withdrawn) in as few UPDATEs as fit. */
+static void send_prefixes(struct bgp_peer *p, const struct bgp_route *r,
+			  const struct bgp_prefix *pfx, unsigned int n, bool withdraw)
+{
+	uint8_t buf[BGP_MAX_LEN];
+	struct bgp_attrs a;
+	unsigned int used;
+	size_t len;
+
+	if (!withdraw)
+		route_attrs(p, r, p->sp->gshut, &a);
+	while (n && p->est) {
+		len = bgp_update_encode(buf, sizeof(buf), withdraw ? NULL : &a, pfx, n, withdraw,
+					&used);
+		if (!len || !used)
+			return;
+		bgp_conn_send(&p->est->c, buf, len);
+		pfx += used;
+		n -= used;
+	}
+}
+
+static bool family_on(const struct bgp_peer *p, int family)
+{
+	return family == AF_INET ? p->est->c.v4 : p->est->c.v6;
+}
+
+static const struct bgp_route *find_route(const struct bgp_route *r, unsigned int n,
+					  const struct bgp_prefix *pfx)
+{
+	unsigned int lo = 0, hi = n;
+
+	while (lo < hi) {
+		unsigned int mid = (lo + hi) / 2;
+		int c = bgp_prefix_cmp(&r[mid].pfx, pfx);
+
+		if (!c)
+			return &r[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/*
+ * Bring the session's Adj-RIB-Out to the speaker's route set: withdraw what went, announce
+ * what is new or changed, grouping prefixes of equal attributes. @full: the session just
+ * came up; End-of-RIB follows.
+ */
+static void peer_sync(struct bgp_peer *p, bool full)
+{
+	struct bgp_speaker *sp = p->sp;
+	struct bgp_prefix *pfx = NULL;
+	struct bgp_route *want = NULL;
+	bool *done = NULL;
+	unsigned int i, j, n = 0, nw = 0;
+	int fam;
+
+	if (!p->est)
+		return;
+	if (sp->nroutes) {
+		want = calloc(sp->nroutes, sizeof(*want));
+		done = calloc(sp->nroutes, sizeof(*done));
+	}
+	pfx = calloc(sp->nroutes + p->nsent + 1, sizeof(*pfx));
+	if ((sp->nroutes && (!want || !done)) || !pfx) {
+		bgp_conn_cease(&p->est->c, BGP_CEASE_OUT_OF_RESOURCES, NULL);
+		goto out;
+	}
+	for (i = 0; i < sp->nroutes; i++)
+		if (sp->routes[i].announce && family_on(p, sp->routes[i].pfx.family))
+			want[nw++] = sp->routes[i];
+	for (fam = AF_INET; fam; fam = fam == AF_INET ? AF_INET6 : 0) {
+		/* withdrawals: sent, and no longer wanted */
+		for (i = n = 0; i < p->nsent; i++)
+			if (p->sent[i].pfx.family == fam && !find_route(want, nw, &p->sent[i].pfx))
+				pfx[n++] = p->sent[i].pfx;
+		send_prefixes(p, NULL, pfx, n, true);
+		/* announcements: new or changed, grouped by attributes */
+		for (i = 0; i < nw; i++) {
+			const struct bgp_route *old;
+
+			if (want[i].pfx.family != fam || done[i])
+				continue;
+			old = find_route(p->sent, p->nsent, &want[i].pfx);
+			if (old && sp->gshut == p->sent_gshut && bgp_route_attrs_equal(old, &want[i]))
+				continue;
+			for (j = i, n = 0; j < nw; j++) {
+				if (done[j] || want[j].pfx.family != fam ||
+				    !bgp_route_attrs_equal(&want[i], &want[j]))
+					continue;
+				old = find_route(p->sent, p->nsent, &want[j].pfx);
+				if (old && sp->gshut == p->sent_gshut &&
+				    bgp_route_attrs_equal(old, &want[j]))
+					continue;
+				done[j] = true;
+				pfx[n++] = want[j].pfx;
+			}
+			send_prefixes(p, &want[i], pfx, n, false);
+		}
+		if (full && p->est && family_on(p, fam)) {
+			uint8_t buf[64];
+
+			bgp_conn_send(&p->est->c, buf, bgp_eor_encode(buf, sizeof(buf),
+				      fam == AF_INET ? BGP_AFI_IPV4 : BGP_AFI_IPV6));
+		}
+	}
+	if (p->est) {
+		free(p->sent);
+		p->sent = want;
+		p->nsent = nw;
+		p->sent_gshut = sp->gshut;
+		want = NULL;
+	}
+out:
+	free(want);
+	free(done);
+	free(pfx);
+}
+
+int bgp_speaker_set_routes(struct bgp_speaker *sp, const struct bgp_route *r, unsigned int n)
+{
+	struct bgp_route *copy = NULL;
+	unsigned int i;
+
+	if (n) {
+		copy = malloc(n * sizeof(*copy));
+		if (!copy)
+			return -1;
+		memcpy(copy, r, n * sizeof(*copy));
+	}
+	free(sp->routes);
+	sp->routes = copy;
+	sp->nroutes = n;
+	for (i = 0; i < sp->npeers; i++)
+		peer_sync(sp->peers[i], false);
+	return 0;
+}
+
+void bgp_speaker_graceful_shutdown(struct bgp_speaker *sp, bool on)
+{
+	unsigned int i;
+
+	if (sp->gshut == on)
+		return;
+	sp->gshut = on;
+	for (i = 0; i < sp->npeers; i++)
+		peer_sync(sp->peers[i], false);
+}
+
+bool bgp_speaker_gshut(const struct bgp_speaker *sp)
+{
+	return sp->gshut;
+}
+
+/* --- life cycle ---------------------------------------------------------------------- */
+
+static struct bgp_peer *peer_new(struct bgp_speaker *sp, const struct bgp_peer_cfg *cfg)
+{
+	struct bgp_peer *p = calloc(1, sizeof(*p));
+	char a[INET6_ADDRSTRLEN];
+
+	if (!p)
+		return NULL;
+	p->sp = sp;
+	p->cfg = *cfg;
+	if (cfg->password) {
+		p->password = strdup(cfg->password);
+		if (!p->password) {
+			free(p);
+			return NULL;
+		}
+	}
+	p->cfg.password = p->password;
+	addr_str(&cfg->addr, a, sizeof(a));
+	snprintf(p->name, sizeof(p->name), "%s", a);
+	pconn_init(&p->out, p, false);
+	pconn_init(&p->in, p, true);
+	ev_init(&p->retry_w, retry_cb);
+	p->retry_w.data = p;
+	return p;
+}
+
+static void peer_start(struct bgp_peer *p)
+{
+	if (!p->cfg.passive)
+		peer_connect(p);
+}
+
+/* End both connections: with a Cease (@cease) or without a word (graceful restart). */
+static void peer_end(struct bgp_peer *p, bool cease, uint8_t subcode, const char *msg)
+{
+	struct pconn *pcs[2] = { &p->out, &p->in };
+	int i;
+
+	ev_timer_stop(p->sp->loop, &p->retry_w);
+	for (i = 0; i < 2; i++) {
+		struct pconn *pc = pcs[i];
+
+		if (pc->fd < 0)
+			continue;
+		if (pc->connecting || pc->c.state == BGP_IDLE)
+			pconn_close_fd(pc);
+		else if (cease)
+			bgp_conn_cease(&pc->c, subcode, msg);
+		else
+			bgp_conn_drop(&pc->c, "closed for a graceful restart");
+	}
+	ev_timer_stop(p->sp->loop, &p->retry_w);
+}
+
+static void peer_free(struct bgp_peer *p)
+{
+	if (!p)
+		return;
+	free(p->out.wbuf);
+	free(p->in.wbuf);
+	free(p->sent);
+	free(p->password);
+	free(p);
+}
+
+struct bgp_speaker *bgp_speaker_new(struct ev_loop *loop, const struct bgp_speaker_cfg *cfg,
+				    bool restarting, char *err, size_t errlen)
+{
+	struct bgp_speaker *sp = calloc(1, sizeof(*sp));
+	unsigned int i;
+
+	if (!sp)
+		goto nomem;
+	sp->loop = loop;
+	sp->cfg = *cfg;
+	sp->cfg.peers = NULL;
+	sp->restarting = restarting;
+	sp->lfd = -1;
+	sp->peers = calloc(cfg->npeers ? cfg->npeers : 1, sizeof(*sp->peers));
+	if (!sp->peers)
+		goto nomem;
+	for (sp->npeers = 0; sp->npeers < cfg->npeers; sp->npeers++) {
+		sp->peers[sp->npeers] = peer_new(sp, &cfg->peers[sp->npeers]);
+		if (!sp->peers[sp->npeers])
+			goto nomem;
+	}
+	if (listen_start(sp, err, errlen))
+		goto fail;
+	for (i = 0; i < sp->npeers; i++)
+		peer_start(sp->peers[i]);
+	return sp;
+nomem:
+	snprintf(err, errlen, "bgp: out of memory");
+fail:
+	if (sp) {
+		for (i = 0; i < sp->npeers; i++)
+			peer_free(sp->peers[i]);
+		free(sp->peers);
+		free(sp);
+	}
+	return NULL;
+}
+
+static bool peer_cfg_equal(const struct bgp_peer_cfg *a, const struct bgp_peer_cfg *b)
+{
+	return kmg_addr_equal(&a->addr, &b->addr) && a->port == b->port && a->asn == b->asn &&
+	       a->hold_time == b->hold_time && a->passive == b->passive && a->ttl == b->ttl &&
+	       !strcmp(a->password ? a->password : "", b->password ? b->password : "") &&
+	       a->next_hop.family == b->next_hop.family &&
+	       (!a->next_hop.family || kmg_addr_equal(&a->next_hop, &b->next_hop));
+}
+
+int bgp_speaker_reconfigure(struct bgp_speaker *sp, const struct bgp_speaker_cfg *cfg,
+			    char *err, size_t errlen)
+{
+	bool global = sp->cfg.asn != cfg->asn ||
+		      sp->cfg.router_id.s_addr != cfg->router_id.s_addr ||
+		      sp->cfg.listen.family != cfg->listen.family ||
+		      (cfg->listen.family && !kmg_addr_equal(&sp->cfg.listen, &cfg->listen)) ||
+		      sp->cfg.listen_port != cfg->listen_port || sp->cfg.gr_time != cfg->gr_time;
+	bool resync = sp->cfg.local_pref != cfg->local_pref;
+	unsigned int nold = sp->npeers, i, j;
+	struct bgp_peer **peers;
+	int *from;
+
+	peers = calloc(cfg->npeers ? cfg->npeers : 1, sizeof(*peers));
+	from = malloc((cfg->npeers ? cfg->npeers : 1) * sizeof(*from));
+	if (!peers || !from)
+		goto nomem;
+	/* a neighbour whose settings did not change keeps its session (the same object) */
+	for (j = 0; j < cfg->npeers; j++) {
+		from[j] = -1;
+		for (i = 0; i < nold && !global; i++) {
+			bool taken = false;
+			unsigned int k;
+
+			for (k = 0; k < j; k++)
+				taken |= from[k] == (int)i;
+			if (!taken && peer_cfg_equal(&sp->peers[i]->cfg, &cfg->peers[j])) {
+				from[j] = i;
+				break;
+			}
+		}
+		if (from[j] < 0 && !(peers[j] = peer_new(sp, &cfg->peers[j])))
+			goto nomem;
+	}
+	/* committed: end the sessions of what went or changed */
+	for (i = 0; i < nold; i++) {
+		bool kept = false, readdressed = false;
+
+		for (j = 0; j < cfg->npeers; j++) {
+			kept |= from[j] == (int)i;
+			readdressed |= kmg_addr_equal(&sp->peers[i]->cfg.addr, &cfg->peers[j].addr);
+		}
+		if (kept)
+			continue;
+		peer_end(sp->peers[i], true, global || readdressed ?
+			 BGP_CEASE_OTHER_CONFIG_CHANGE : BGP_CEASE_PEER_DECONFIGURED, NULL);
+		if (sp->lfd >= 0 && sp->peers[i]->password && !global)
+			set_md5(sp->lfd, &sp->peers[i]->cfg.addr, NULL);
+		peer_free(sp->peers[i]);
+	}
+	for (j = 0; j < cfg->npeers; j++)
+		if (from[j] >= 0)
+			peers[j] = sp->peers[from[j]];
+	free(sp->peers);
+	sp->peers = peers;
+	sp->npeers = cfg->npeers;
+	sp->cfg = *cfg;
+	sp->cfg.peers = NULL;
+	if (global) {
+		listen_stop(sp);
+		if (listen_start(sp, err, errlen))
+			kmd_log(LOG_ERR, "%s", err);
+	}
+	for (j = 0; j < sp->npeers; j++) {
+		if (from[j] < 0) {
+			if (sp->lfd >= 0 && !global && sp->peers[j]->password &&
+			    sp->peers[j]->cfg.addr.family == sp->cfg.listen.family)
+				set_md5(sp->lfd, &sp->peers[j]->cfg.addr, sp->peers[j]->password);
+			peer_start(sp->peers[j]);
+		} else if (resync) {
+			peer_sync(sp->peers[j], false);
+		}
+	}
+	free(from);
+	return 0;
+nomem:
+	for (j = 0; peers && from && j < cfg->npeers; j++)
+		peer_free(peers[j]);
+	free(peers);
+	free(from);
+	snprintf(err, errlen, "bgp: out of memory");
+	return -1;
+}
+
+void bgp_speaker_stop(struct bgp_speaker *sp, const char *msg)
+{
+	unsigned int i;
+
+	sp->stopped = true;
+	listen_stop(sp);
+	for (i = 0; i < sp->npeers; i++)
+		peer_end(sp->peers[i], true, BGP_CEASE_ADMIN_SHUTDOWN, msg);
+}
+
+void bgp_speaker_drop(struct bgp_speaker *sp)
+{
+	unsigned int i;
+
+	sp->stopped = true;
+	listen_stop(sp);
+	for (i = 0; i < sp->npeers; i++)
+		peer_end(sp->peers[i], false, 0, NULL);
+}
+
+void bgp_speaker_free(struct bgp_speaker *sp)
+{
+	unsigned int i;
+
+	if (!sp)
+		return;
+	if (!sp->stopped)
+		bgp_speaker_drop(sp);
+	for (i = 0; i < sp->npeers; i++)
+		peer_free(sp->peers[i]);
+	free(sp->peers);
+	free(sp->routes);
+	free(sp);
+}
+
+unsigned int bgp_speaker_npeers(const struct bgp_speaker *sp)
+{
+	return sp ? sp->npeers : 0;
+}
+
+void bgp_speaker_peer_info(const struct bgp_speaker *sp, unsigned int i,
+			   struct bgp_peer_info *info)
+{
+	const struct bgp_peer *p = sp->peers[i];
+	const struct pconn *best = p->est;
+	int k;
+
+	memset(info, 0, sizeof(*info));
+	info->cfg = &p->cfg;
+	if (!best)
+		best = p->out.fd >= 0 && (p->in.fd < 0 || p->out.c.state >= p->in.c.state) ?
+		       &p->out : p->in.fd >= 0 ? &p->in : NULL;
+	if (!best)
+		info->state = sp->stopped ? BGP_IDLE : p->cfg.passive ? BGP_ACTIVE :
+			      ev_is_active(&p->retry_w) ? BGP_ACTIVE : BGP_IDLE;
+	else if (best->connecting)
+		info->state = BGP_CONNECT;
+	else
+		info->state = best->c.state;
+	if (p->est) {
+		info->uptime_s = ev_now(sp->loop) - p->up_since;
+		info->hold_time = p->est->c.hold_time;
+		info->v4 = p->est->c.v4;
+		info->v6 = p->est->c.v6;
+		info->announced = p->nsent;
+		for (k = 1; k <= 5; k++) {
+			info->msgs_in += p->est->c.st.msgs_in[k];
+			info->msgs_out += p->est->c.st.msgs_out[k];
+		}
+	}
+	info->established = p->established;
+	info->last_error = p->last_error;
+}
