@@ -1613,11 +1613,9 @@ static void p_bgp(struct ctx *c, const struct raw_bgp *r, const struct kmd_ynode
 	if (b->mode == KMD_BGP_BUILTIN) {
 		/* the speaker needs these; routes mode leaves them to BIRD or FRR */
 		if (!r->asn)
-			err_at(c, map->loc, NULL, "asn is required (mode builtin)");
+			err_at(c, map->loc, NULL, "missing required key \"asn\"");
 		if (!r->router_id)
-			err_at(c, map->loc, NULL, "router-id is required (mode builtin)");
-		if (!r->neighbors_count)
-			err_at(c, map->loc, NULL, "neighbors: at least one (mode builtin)");
+			err_at(c, map->loc, NULL, "missing required key \"router-id\"");
 	} else if (r->neighbors_count || r->listen) {
 		val(map, r->listen ? "listen" : "neighbors", NULL, &v);
 		err_at(c, v.at, v.key, "is for mode builtin; mode routes speaks no BGP");
@@ -1657,9 +1655,9 @@ static void p_bgp(struct ctx *c, const struct raw_bgp *r, const struct kmd_ynode
 		}
 		if (val(rm, "protocol", r->routes->protocol, &v) && p_u32(c, &v, 5, 255, &x))
 			b->routes_proto = x;
-		path_pop(c, m2);
 		if (b->mode != KMD_BGP_ROUTES)
-			err_at(c, rm->loc, NULL, "bgp.routes is for mode routes only");
+			err_at(c, rm->loc, NULL, "only for mode routes (this is mode builtin)");
+		path_pop(c, m2);
 	}
 
 	seq = kmd_ynode_get(map, "neighbors", NULL);

@@ -131,10 +131,13 @@ static const char full[] =
 	"  asn: 65001\n"
 	"  router-id: 192.0.2.1\n"
 	"  communities: [\"65001:100\", \"0:0\"]\n"
+	"  large-communities: [\"65001:1:4294967295\"]\n"
+	"  graceful-restart-time: 300s\n"
+	"  shutdown-time: 5s\n"
 	"  neighbors:\n"
 	"    - { address: 192.0.2.254, asn: 65000, hold-time: 0s, password: s3cret,\n"
-	"        next-hop: 192.0.2.1 }\n"
-	"    - { address: \"2001:db8::fe\", asn: 65002, port: 1179 }\n";
+	"        next-hop: 192.0.2.1, multihop: 2 }\n"
+	"    - { address: \"2001:db8::fe\", asn: 65002, port: 1179, passive: true }\n";
 
 static void test_full(void **state)
 {
@@ -313,6 +316,19 @@ static void test_full(void **state)
 	assert_int_equal(cfg->bgp.neighbors[1].hold_time_s, 90);
 	assert_int_equal(cfg->bgp.neighbors[1].port, 1179);
 	assert_null(cfg->bgp.neighbors[1].password);
+	assert_int_equal(cfg->bgp.mode, KMD_BGP_BUILTIN);
+	assert_int_equal(cfg->bgp.nlarge, 1);
+	assert_int_equal(cfg->bgp.large[0].global, 65001);
+	assert_int_equal(cfg->bgp.large[0].local2, 4294967295u);
+	assert_int_equal(cfg->bgp.gr_time_s, 300);
+	assert_int_equal(cfg->bgp.shutdown_time_ms, 5000);
+	assert_false(cfg->bgp.has_med);
+	assert_int_equal(cfg->bgp.neighbors[0].multihop, 2);
+	assert_false(cfg->bgp.neighbors[0].passive);
+	assert_true(cfg->bgp.neighbors[1].passive);
+	assert_int_equal(cfg->bgp.routes_table, 254);
+	assert_int_equal(cfg->bgp.routes_proto, 252);
+	assert_true(cfg->services[0].bgp.announce);
 	kmd_config_free(cfg);
 }
 
@@ -342,6 +358,36 @@ static void test_empty(void **state)
 }
 
 /* Anchors and aliases: a backend list shared by two services. */
+/* Mode routes needs no AS nor neighbours; services carry their own BGP attributes. */
+static void test_bgp_routes_mode(void **state)
+{
+	struct kmd_config *cfg;
+
+	load_ok("services:\n"
+		"  - vip: 10.0.0.1\n"
+		"    port: 80\n"
+		"    bgp: { communities: [\"65000:7\"], large-communities: [\"1:2:3\"], med: 5 }\n"
+		"  - vip: 10.0.0.2\n"
+		"    port: 80\n"
+		"    bgp: { announce: false }\n"
+		"bgp:\n"
+		"  mode: routes\n"
+		"  routes: { table: 1000, protocol: 200 }\n", &cfg);
+	assert_int_equal(cfg->bgp.mode, KMD_BGP_ROUTES);
+	assert_int_equal(cfg->bgp.routes_table, 1000);
+	assert_int_equal(cfg->bgp.routes_proto, 200);
+	assert_int_equal(cfg->bgp.nneighbors, 0);
+	assert_true(cfg->services[0].bgp.announce);
+	assert_int_equal(cfg->services[0].bgp.ncommunities, 1);
+	assert_int_equal(cfg->services[0].bgp.communities[0], 65000u << 16 | 7);
+	assert_int_equal(cfg->services[0].bgp.nlarge, 1);
+	assert_int_equal(cfg->services[0].bgp.large[0].local2, 3);
+	assert_true(cfg->services[0].bgp.has_med);
+	assert_int_equal(cfg->services[0].bgp.med, 5);
+	assert_false(cfg->services[1].bgp.announce);
+	kmd_config_free(cfg);
+}
+
 static void test_alias(void **state)
 {
 	struct kmd_config *cfg;
@@ -603,6 +649,32 @@ static const struct {
 	{ BGP "  neighbors:\n    - address: 192.0.2.9\n",
 	  "t.yaml:5:7: bgp.neighbors[0]: missing required key \"asn\"" },
 	{ NB "      asn: 0\n", "t.yaml:7:7: bgp.neighbors[0].asn: given twice (first on line 6)" },
+	{ NB "      multihop: 0\n", "t.yaml:7:7: bgp.neighbors[0].multihop: 0 is out of range 1..255" },
+	{ NB "      passive: maybe\n",
+	  "t.yaml:7:7: bgp.neighbors[0].passive: \"maybe\" is not true or false" },
+	{ NB "      next-hop: 2001:db8::1\n",
+	  "t.yaml:7:7: bgp.neighbors[0].next-hop: 2001:db8::1 is not of the neighbour's address family (the session carries its own family only)" },
+	{ BGP "  mode: frr\n",
+	  "t.yaml:4:3: bgp.mode: \"frr\" is not one of builtin or routes" },
+	{ "bgp:\n  mode: routes\n  neighbors:\n    - { address: 192.0.2.9, asn: 2 }\n",
+	  "t.yaml:3:3: bgp.neighbors: is for mode builtin; mode routes speaks no BGP" },
+	{ BGP "  routes: { table: 7 }\n",
+	  "t.yaml:4:11: bgp.routes: only for mode routes (this is mode builtin)" },
+	{ "bgp:\n  mode: routes\n  routes: { table: 255 }\n",
+	  "t.yaml:3:13: bgp.routes.table: 255 is the kernel's local table" },
+	{ "bgp:\n  mode: routes\n  routes: { protocol: 4 }\n",
+	  "t.yaml:3:13: bgp.routes.protocol: 4 is out of range 5..255" },
+	{ BGP "  large-communities: [\"1:2\"]\n",
+	  "t.yaml:4:23: bgp.large-communities[0]: \"1:2\" is not a large community GLOBAL:LOCAL1:LOCAL2 (each 0..4294967295)" },
+	{ BGP "  large-communities: [\"1:2:4294967296\"]\n",
+	  "t.yaml:4:23: bgp.large-communities[0]: \"1:2:4294967296\" is not a large community GLOBAL:LOCAL1:LOCAL2 (each 0..4294967295)" },
+	{ BGP "  communities: [\"1:2\", \"1:2\"]\n",
+	  "t.yaml:4:24: bgp.communities[1]: 1:2 is listed twice" },
+	{ BGP "  graceful-restart-time: 4096s\n",
+	  "t.yaml:4:3: bgp.graceful-restart-time: 4096s is out of range 0ms..4095s" },
+	{ SVC "    bgp: { med: x }\n", "t.yaml:4:12: services[0].bgp.med: \"x\" is not a number" },
+	{ SVC "    bgp: { announce: 1 }\n",
+	  "t.yaml:4:12: services[0].bgp.announce: \"1\" is not true or false" },
 	/* the file's shape: what libcyaml refuses, with positions */
 	{ SVC "    wieght: 3\n", "t.yaml:4:5: services[0].wieght: unknown key" },
 	{ "services: 3\n", "t.yaml:1:1: services: expected a list, not a single value" },
@@ -1090,6 +1162,7 @@ int main(void)
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_alias),
+		cmocka_unit_test(test_bgp_routes_mode),
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_files),
