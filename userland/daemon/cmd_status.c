@@ -502,7 +502,7 @@ int kmg_cmd_bgp(struct kmg_ctx *ctx, int argc, char **argv)
 	int ret;
 
 	/* "show" is the only verb, and the default */
-	if (argc > 1 && !strcmp(argv[1], "show")) {
+	if (argc > 1 && argv[1][0] && !strncmp("show", argv[1], strlen(argv[1]))) {
 		argc--;
 		argv++;
 	}
