@@ -283,8 +283,13 @@ static int pick_object(const char *word)
 	const char *names[KMG_ARRAY_SIZE(objects)];
 	size_t i;
 
+	/*
+	 * "bgp" came after "backend": only its full name picks it, so that "b" still means
+	 * backend as it always did.
+	 */
 	for (i = 0; i < KMG_ARRAY_SIZE(objects); i++)
-		names[i] = objects[i].name;
+		names[i] = strcmp(objects[i].name, "bgp") || !strcmp(word, "bgp") ?
+			   objects[i].name : "";
 	return kmg_pick(word, names, KMG_ARRAY_SIZE(objects), "object", NULL);
 }
 
