@@ -210,9 +210,10 @@ static void log_changes(struct kmd_bgpd *b, const struct bgp_route *r, unsigned 
 		if (was == r[i].announce)
 			continue;
 		b->changes++;
-		kmd_log(r[i].announce ? LOG_NOTICE : LOG_WARNING, "bgp: %s %s: %s",
+		/* a withdrawn route's reason starts with "withdrawn: " */
+		kmd_log(r[i].announce ? LOG_NOTICE : LOG_WARNING, "bgp: %s %s%s",
 			bgp_prefix_str(&r[i].pfx, p, sizeof(p)),
-			r[i].announce ? "announced" : "withdrawn", r[i].why);
+			r[i].announce ? "announced: " : "", r[i].why);
 	}
 	for (j = 0; j < b->nr; j++) {
 		for (i = 0; i < n && bgp_prefix_cmp(&b->r[j].pfx, &r[i].pfx); i++)

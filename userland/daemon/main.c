@@ -315,6 +315,21 @@ static int flush_owned(struct kmd *d, const char *owner)
 	return 0;
 }
 
+static bool owned_in_kernel(struct kmd *d, const char *owner)
+{
+	struct kmg_msgs kernel = { 0 };
+	struct kmg_config kcfg;
+	bool found = false;
+	unsigned int i;
+
+	if (!kmd_kernel_read(d, &kernel, &kcfg))
+		for (i = 0; i < kernel.n && !found; i++)
+			found = KMG_HAS(&kernel.m[i], KMAGLEV_A_SERVICE) &&
+				kmd_owned(&kernel.m[i].svc, owner);
+	kmg_msgs_free(&kernel);
+	return found;
+}
+
 static int run(struct kmd *d)
 {
 	static const int sigs[] = { SIGHUP, SIGTERM, SIGINT };
@@ -366,6 +381,11 @@ static int run(struct kmd *d)
 		kmd_config_free(cfg);
 		return ret;
 	}
+	/*
+	 * Services of ours already in the kernel: the daemon restarted (BGP graceful restart;
+	 * the kernel kept forwarding).
+	 */
+	restarting = owned_in_kernel(d, cfg->daemon.owner);
 	/* the kernel's current states become the starting health: nothing flaps */
 	ret = apply_config(d, cfg, &why);
 	if (ret) {
@@ -375,8 +395,6 @@ static int run(struct kmd *d)
 		free(why);
 		return ret;
 	}
-	for (i = 0; i < d->nsvc && !restarting; i++)
-		restarting = d->svc[i].kernel_id != 0;
 	if (kmd_bgp_start(d, restarting, &why)) {
 		ret = kmg_err(KMG_EFAIL, "%s", why ? why : "bgp failed to start");
 		free(why);
