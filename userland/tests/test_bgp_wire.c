@@ -1061,6 +1061,12 @@ static void test_update_mp(void **state)
 	static const uint8_t p129[] = {
 		0x80, 0x0e, 0x16, 0x00, 0x02, 0x01, 0x10, V6_DB8(0x01), 0x00, 0x81,
 	};
+	/* MP_REACH_NLRI of 4 octets: no room for the reserved octet */
+	static const uint8_t reach_short[] = { 0x80, 0x0e, 0x04, 0x00, 0x02, 0x01, 0x00 };
+	/* IPv4 unicast with a 16-octet next hop (no RFC 8950 here) */
+	static const uint8_t v4_nh16[] = {
+		0x80, 0x0e, 0x15, 0x00, 0x01, 0x01, 0x10, V6_DB8(0x01), 0x00,
+	};
 	/* MP_UNREACH_NLRI of 2 octets */
 	static const uint8_t unreach_short[] = { 0x80, 0x0f, 0x02, 0x00, 0x02 };
 	/* MP_UNREACH_NLRI prefix cut */
@@ -1088,6 +1094,10 @@ static void test_update_mp(void **state)
 		    nh_overrun, sizeof(nh_overrun));
 	upd_rejects(p129, sizeof(p129), NULL, 0, true, BGP_UPD_OPTIONAL_ATTR, p129,
 		    sizeof(p129));
+	upd_rejects(reach_short, sizeof(reach_short), NULL, 0, true, BGP_UPD_OPTIONAL_ATTR,
+		    reach_short, sizeof(reach_short));
+	upd_rejects(v4_nh16, sizeof(v4_nh16), NULL, 0, true, BGP_UPD_OPTIONAL_ATTR, v4_nh16,
+		    sizeof(v4_nh16));
 	upd_rejects(unreach_short, sizeof(unreach_short), NULL, 0, true,
 		    BGP_UPD_OPTIONAL_ATTR, unreach_short, sizeof(unreach_short));
 	upd_rejects(unreach_cut, sizeof(unreach_cut), NULL, 0, true, BGP_UPD_OPTIONAL_ATTR,
