@@ -51,6 +51,7 @@ enum bgp_err_code {
 #define BGP_HDR_BAD_LENGTH		2	/* data: the 2-octet length field */
 #define BGP_HDR_BAD_TYPE		3	/* data: the type octet */
 /* code 2 */
+#define BGP_OPEN_UNSPECIFIC		0	/* a malformed optional parameter or capability */
 #define BGP_OPEN_BAD_VERSION		1	/* data: 2 octets, the highest we support (4) */
 #define BGP_OPEN_BAD_PEER_AS		2
 #define BGP_OPEN_BAD_BGP_ID		3
@@ -81,6 +82,8 @@ enum bgp_err_code {
 #define BGP_CEASE_OTHER_CONFIG_CHANGE	6
 #define BGP_CEASE_COLLISION		7
 #define BGP_CEASE_OUT_OF_RESOURCES	8
+/* code 7 (RFC 7313) */
+#define BGP_RR_INVALID_LENGTH		1	/* data: the whole ROUTE-REFRESH message */
 
 /* Path attribute type codes this code writes or checks. */
 enum bgp_attr_type {
@@ -177,6 +180,9 @@ struct bgp_attrs {
 /*
  * Encoders. Each writes one whole message (header included) into @buf of @cap bytes and
  * returns its length, or 0 if it does not fit in @cap (nor in BGP_MAX_LEN).
+ * bgp_update_encode() also returns 0 (*@used 0) for @n 0, or when the first prefix does
+ * not fit or is invalid (family neither AF_INET nor AF_INET6, length over 32/128); it
+ * stops before the first prefix of another family or an invalid one.
  */
 size_t bgp_keepalive_encode(uint8_t *buf, size_t cap);
 /* My AS is AS_TRANS when o->asn > 65535; the AS4 capability always carries o->asn. */
@@ -240,7 +246,8 @@ int bgp_open_decode(const uint8_t *msg, size_t len, struct bgp_open *o, struct b
  * Checks RFC 4271 6.3: lengths of the withdrawn routes, attributes and NLRI fields; each
  * attribute's flags and length; duplicate attributes; ORIGIN value; AS_PATH segments;
  * NEXT_HOP; MP_(UN)REACH_NLRI layout and prefixes; well-known mandatory attributes present
- * when NLRI is. @local_as: an AS_PATH in an iBGP UPDATE is checked as iBGP (ibgp true).
+ * when NLRI is. @ibgp: the UPDATE comes from an internal peer (its AS_PATH may be empty
+ * and hold confederation segments; an external peer's may not).
  */
 int bgp_update_decode(const uint8_t *msg, size_t len, bool four_octet, bool ibgp,
 		      struct bgp_update_info *u, struct bgp_err *e);
