@@ -131,8 +131,36 @@ static int peer_ttl(const struct bgp_peer *p)
 	return p->cfg.asn == p->sp->cfg.asn ? 64 : 1;
 }
 
-/* The link-local address of the interface that holds @a, for the IPv6 next hop. */
-static bool link_local_of(const struct in6_addr *a, struct in6_addr *ll)
+/* Whether @a and @b share the first @bits bits. */
+static bool same_prefix(const struct in6_addr *a, const struct in6_addr *b, unsigned int bits)
+{
+	unsigned int i;
+
+	for (i = 0; i < 16 && bits; i++, bits = bits > 8 ? bits - 8 : 0) {
+		uint8_t m = bits >= 8 ? 0xff : (uint8_t)(0xff << (8 - bits));
+
+		if ((a->s6_addr[i] ^ b->s6_addr[i]) & m)
+			return false;
+	}
+	return true;
+}
+
+static unsigned int mask_bits(const struct in6_addr *m)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < 16; i++)
+		n += __builtin_popcount(m->s6_addr[i]);
+	return n;
+}
+
+/*
+ * The link-local address of the interface that holds @a, for the IPv6 next hop: only when
+ * @peer is on that interface's subnet (a peer a hop or more away cannot use it, and FRR
+ * treats such an UPDATE as a withdrawal).
+ */
+static bool link_local_of(const struct in6_addr *a, const struct in6_addr *peer,
+			  struct in6_addr *ll)
 {
 	struct ifaddrs *ifa, *i, *j;
 	bool found = false;
@@ -140,8 +168,10 @@ static bool link_local_of(const struct in6_addr *a, struct in6_addr *ll)
 	if (getifaddrs(&ifa))
 		return false;
 	for (i = ifa; i && !found; i = i->ifa_next) {
-		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET6 ||
-		    memcmp(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, a, 16))
+		if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET6 || !i->ifa_netmask ||
+		    memcmp(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, a, 16) ||
+		    !same_prefix(a, peer,
+				 mask_bits(&((struct sockaddr_in6 *)i->ifa_netmask)->sin6_addr)))
 			continue;
 		for (j = ifa; j; j = j->ifa_next) {
 			const struct in6_addr *x;
@@ -289,7 +319,8 @@ static void c_established(struct bgp_conn *c)
 				p->has_local4 = true;
 			} else {
 				p->has_local6 = true;
-				p->has_ll = link_local_of(&p->local6, &p->local6_ll);
+				p->has_ll = link_local_of(&p->local6, &p->cfg.addr.v6,
+							  &p->local6_ll);
 			}
 		}
 	}
