@@ -90,18 +90,23 @@ bird_up() {
 	}
 }
 
+# zebra and bgpd as the package's user (root would have to be in its vty group), with their
+# sockets, pid files and logs in a directory of theirs.
 frr_up() {
+	local f=$TMP/frr
 	templ "$EX/frr-kmaglev.conf" "$1" >"$TMP/frr.conf"
-	mkdir -p "$TMP/frr"
-	ip netns exec "$lb" "$ZEBRA" -u root -g root --vty_socket "$TMP/frr" -z "$TMP/frr/zserv.api" \
-		-i "$TMP/frr/zebra.pid" --log file:"$TMP/zebra.log" >"$TMP/zebra.out" 2>&1 &
+	mkdir -p "$f"
+	chmod 711 "$TMP"
+	chown frr:frr "$f"
+	ip netns exec "$lb" "$ZEBRA" -u frr -g frr --vty_socket "$f" -z "$f/zserv.api" \
+		-i "$f/zebra.pid" --log file:"$f/zebra.log" >"$TMP/zebra.out" 2>&1 &
 	__pids+=($!)
-	wait_for 10 test -S "$TMP/frr/zserv.api" || return 1
-	ip netns exec "$lb" "$BGPD" -u root -g root --vty_socket "$TMP/frr" -z "$TMP/frr/zserv.api" \
-		-i "$TMP/frr/bgpd.pid" --log file:"$TMP/bgpd.log" >"$TMP/bgpd.out" 2>&1 &
+	wait_for 10 test -S "$f/zserv.api" || { cat "$TMP/zebra.out"; return 1; }
+	ip netns exec "$lb" "$BGPD" -u frr -g frr --vty_socket "$f" -z "$f/zserv.api" \
+		-i "$f/bgpd.pid" --log file:"$f/bgpd.log" >"$TMP/bgpd.out" 2>&1 &
 	__pids+=($!)
-	wait_for 10 test -S "$TMP/frr/bgpd.vty" || return 1
-	ip netns exec "$lb" vtysh --vty_socket "$TMP/frr" -f "$TMP/frr.conf"
+	wait_for 10 test -S "$f/bgpd.vty" || { cat "$TMP/bgpd.out"; return 1; }
+	ip netns exec "$lb" vtysh --vty_socket "$f" -f "$TMP/frr.conf"
 }
 
 # wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
@@ -158,9 +163,15 @@ run_case() {
 	local d=$1 table=$2 name="$1, table $2" v want
 	net_up || { ktap_test_fail "$name: network"; return; }
 	rtr_up
+	# (A daemon that does not start, or refuses a line of the example, fails the next test.)
 	"${d}_up" "$table" >"$TMP/$d-up.log" 2>&1 || {
-		sed 's/^/# /' "$TMP/$d-up.log"
-		ktap_test_fail "$name: start"
+		echo "# $d did not start, or refused its configuration:"
+		sed 's/^/#   /' "$TMP/$d-up.log"
+		ktap_test_fail "$name: BGP session up"
+		for v in 1 2 3; do ktap_test_skip "$name"; done
+		cleanup
+		TMP=$(mktemp -d)
+		return
 	}
 	# Already there at the start, and added later.
 	vip_add ${VIP4[0]} "$table"
@@ -186,10 +197,10 @@ run_case() {
 }
 
 ktap_print_header
-ktap_set_plan 16
-# KMG_BGP_CASES="bird 254,frr 100" runs just those.
-cases=("bird 254" "bird 100" "frr 100" "frr 254")
+# KMG_BGP_CASES="bird 254,bird 100" runs just those.
+cases=("bird 254" "bird 100" "frr 254")
 [[ -n ${KMG_BGP_CASES:-} ]] && IFS=, read -ra cases <<<"$KMG_BGP_CASES"
+ktap_set_plan $((4 * ${#cases[@]}))
 for c in "${cases[@]}"; do
 	set -- $c
 	if [[ $1 == bird && -z $BIRD || $1 == frr && -z $ZEBRA ]]; then
