@@ -155,12 +155,36 @@ rib_is() {
 	return 1
 }
 
-vip_add() { ip -n "$lb" route add blackhole "$1" proto 252 table "$2"; }
-vip_del() { ip -n "$lb" route del "$1" proto 252 table "$2"; }
+# The VIPs' routes come from daemon/routes.c through the driver mode of its unit test when
+# that is built (KMG_ROUTES_IP=1: never), else from ip(8) the way routes.c makes them.
+ROUTES_DRV=$KMG_TOP/userland/tests/test_routes
+[[ -x $ROUTES_DRV && -z ${KMG_ROUTES_IP:-} ]] || ROUTES_DRV=
+vips=()
+vip_add() {
+	vips+=("$1")
+	if [[ -n $ROUTES_DRV ]]; then
+		ip netns exec "$lb" "$ROUTES_DRV" sync "$2" 252 "${vips[@]}"
+	else
+		ip -n "$lb" route add blackhole "$1" proto 252 table "$2"
+	fi
+}
+vip_del() {
+	local v keep=()
+	for v in "${vips[@]}"; do
+		[[ $v == "$1" ]] || keep+=("$v")
+	done
+	vips=("${keep[@]}")
+	if [[ -n $ROUTES_DRV ]]; then
+		ip netns exec "$lb" "$ROUTES_DRV" sync "$2" 252 "${vips[@]}"
+	else
+		ip -n "$lb" route del "$1" proto 252 table "$2"
+	fi
+}
 
 # One case: the LB daemon @1 (bird, frr) with routes in table @2.
 run_case() {
 	local d=$1 table=$2 name="$1, table $2" v want
+	vips=()
 	net_up || { ktap_test_fail "$name: network"; return; }
 	rtr_up
 	# (A daemon that does not start, or refuses a line of the example, fails the next test.)
@@ -197,6 +221,7 @@ run_case() {
 }
 
 ktap_print_header
+ktap_print_msg "VIP routes from ${ROUTES_DRV:-ip route}"
 # KMG_BGP_CASES="bird 254,bird 100" runs just those.
 cases=("bird 254" "bird 100" "frr 254")
 [[ -n ${KMG_BGP_CASES:-} ]] && IFS=, read -ra cases <<<"$KMG_BGP_CASES"

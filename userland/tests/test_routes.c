@@ -337,7 +337,52 @@ static int setup(void **state)
 	return 0;
 }
 
-int main(void)
+/*
+ * "test_routes sync TABLE PROTO ADDR...", "test_routes flush TABLE PROTO": do just that in the
+ * current network namespace, for scripts (selftests/net/bgp_snippets.sh) that want routes
+ * from routes.c itself.
+ */
+static int driver(int argc, char **argv)
+{
+	struct bgp_prefix *p = calloc(argc, sizeof(*p));
+	struct kmd_routes *r;
+	unsigned int n = 0;
+	int i, ret;
+
+	if (argc < 4 || !p || (strcmp(argv[1], "sync") && strcmp(argv[1], "flush"))) {
+		fprintf(stderr, "usage: %s sync|flush TABLE PROTO [ADDR...]\n", argv[0]);
+		return 2;
+	}
+	for (i = 4; i < argc; i++, n++) {
+		if (inet_pton(AF_INET, argv[i], &p[n].v4) == 1) {
+			p[n].family = AF_INET;
+			p[n].len = 32;
+		} else if (inet_pton(AF_INET6, argv[i], &p[n].v6) == 1) {
+			p[n].family = AF_INET6;
+			p[n].len = 128;
+		} else {
+			fprintf(stderr, "%s: not an address\n", argv[i]);
+			return 2;
+		}
+	}
+	r = kmd_routes_open(strtoul(argv[2], NULL, 0), strtoul(argv[3], NULL, 0), err,
+			    sizeof(err));
+	if (!r) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	if (!strcmp(argv[1], "sync"))
+		ret = kmd_routes_sync(r, p, n, err, sizeof(err));
+	else
+		ret = kmd_routes_flush(r, err, sizeof(err));
+	if (ret)
+		fprintf(stderr, "%s\n", err);
+	kmd_routes_close(r);
+	free(p);
+	return !!ret;
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_args),
@@ -348,5 +393,7 @@ int main(void)
 		cmocka_unit_test(test_two_protocols),
 	};
 
+	if (argc > 1)
+		return driver(argc, argv);
 	return cmocka_run_group_tests_name("routes", tests, setup, NULL);
 }
