@@ -3,9 +3,9 @@
 # The daemon's BGP mode "routes" with the host's routing daemon: the example configurations
 # Documentation/examples/{bird2,frr}-kmaglev.conf, run as they are (only addresses, AS numbers
 # and table changed by sed) in a netns "lb", peer over a veth with gobgpd in a netns "rtr".
-# Routes like kmaglev's (blackhole, proto 252, in the configured table) are added and
-# removed with ip(8); the router must receive and withdraw them, the LB as next hop.
-# BIRD's and FRR's cases are skipped when that daemon is not installed.
+# The VIPs' routes (blackhole, proto 252, in the configured table) come and go through
+# daemon/routes.c (or ip(8)); the router must receive and withdraw them, the LB as next hop,
+# and nothing else. BIRD's and FRR's cases are skipped when that daemon is not installed.
 source "$(dirname "$0")/lib.sh"
 
 kmg_require_root
@@ -13,7 +13,7 @@ kmg_require_cmd ip gobgpd gobgp python3
 BIRD=$(command -v bird)
 ZEBRA=/usr/lib/frr/zebra
 BGPD=/usr/lib/frr/bgpd
-[[ -x $ZEBRA && -x $BGPD ]] && command -v vtysh >/dev/null || ZEBRA=
+[[ -x $ZEBRA && -x $BGPD ]] && command -v vtysh >/dev/null && id frr >/dev/null 2>&1 || ZEBRA=
 [[ -n $BIRD || -n $ZEBRA ]] || ktap_skip_all "neither bird nor frr installed"
 
 EX=$KMG_TOP/Documentation/examples
@@ -155,6 +155,21 @@ rib_is() {
 	return 1
 }
 
+# What the LB's daemon exports and the router has (KMG_BGP_VERBOSE=1).
+show() {
+	echo "LB's kernel routes, proto 252:"
+	ip -n "$lb" route show table all proto 252
+	if [[ $1 == bird ]]; then
+		ip netns exec "$lb" birdc -s "$TMP/bird.ctl" show route export uplink all
+	else
+		ip netns exec "$lb" vtysh --vty_socket "$TMP/frr" -c "show bgp ipv4 unicast" \
+			-c "show bgp ipv6 unicast" -c "show ip route kernel" -c "show ipv6 route kernel"
+	fi
+	echo "router:"
+	ip netns exec "$rtr" gobgp -u ${API%:*} -p ${API#*:} global rib -a ipv4
+	ip netns exec "$rtr" gobgp -u ${API%:*} -p ${API#*:} global rib -a ipv6
+}
+
 # The VIPs' routes come from daemon/routes.c through the driver mode of its unit test when
 # that is built (KMG_ROUTES_IP=1: never), else from ip(8) the way routes.c makes them.
 ROUTES_DRV=$KMG_TOP/userland/tests/test_routes
@@ -185,30 +200,31 @@ vip_del() {
 run_case() {
 	local d=$1 table=$2 name="$1, table $2" v want
 	vips=()
-	net_up || { ktap_test_fail "$name: network"; return; }
-	rtr_up
-	# (A daemon that does not start, or refuses a line of the example, fails the next test.)
-	"${d}_up" "$table" >"$TMP/$d-up.log" 2>&1 || {
-		echo "# $d did not start, or refused its configuration:"
-		sed 's/^/#   /' "$TMP/$d-up.log"
+	# A VIP of each family there before the daemon starts, another added later.
+	if net_up && vip_add ${VIP4[0]} "$table" && vip_add ${VIP6[0]} "$table"; then
+		# Not to be announced: another protocol's, in another table.
+		ip -n "$lb" route add blackhole 198.51.100.1/32 proto static table "$table"
+		ip -n "$lb" route add blackhole 198.51.100.2/32 proto 252 table 4242
+		rtr_up
+		"${d}_up" "$table" >"$TMP/$d-up.log" 2>&1
+	fi || {
+		echo "# no network, or $d did not start, or it refused its configuration:"
+		sed 's/^/#   /' "$TMP/$d-up.log" 2>/dev/null
 		ktap_test_fail "$name: BGP session up"
-		for v in 1 2 3; do ktap_test_skip "$name"; done
+		for v in 1 2 3 4; do ktap_test_skip "$name"; done
 		cleanup
 		TMP=$(mktemp -d)
 		return
 	}
-	# Already there at the start, and added later.
-	vip_add ${VIP4[0]} "$table"
-	vip_add ${VIP6[0]} "$table"
-	# Not ours (another protocol, another table, not a host route): never announced.
-	ip -n "$lb" route add blackhole 198.51.100.1/32 proto static table "$table"
-	ip -n "$lb" route add blackhole 198.51.100.2/32 proto 252 table 4242
-	want=$(printf '%s\n' "${VIP4[0]}/32 $T_LB4" "${VIP4[1]}/32 $T_LB4" \
-		"${VIP6[0]}/128 $T_LB6" "${VIP6[1]}/128 $T_LB6" | sort)
+	ktap_test_result "$name: BGP session up" wait_for 60 established
+	want=$(printf '%s\n' "${VIP4[0]}/32 $T_LB4" "${VIP6[0]}/128 $T_LB6" | sort)
+	ktap_test_result "$name: the router has the VIPs, the LB as next hop" rib_is "$want"
 	vip_add ${VIP4[1]} "$table"
 	vip_add ${VIP6[1]} "$table"
-	ktap_test_result "$name: BGP session up" wait_for 60 established
-	ktap_test_result "$name: the router has the VIPs, the LB as next hop" rib_is "$want"
+	want=$(printf '%s\n' "${VIP4[0]}/32 $T_LB4" "${VIP4[1]}/32 $T_LB4" \
+		"${VIP6[0]}/128 $T_LB6" "${VIP6[1]}/128 $T_LB6" | sort)
+	ktap_test_result "$name: VIPs added later are announced" rib_is "$want"
+	[[ -n ${KMG_BGP_VERBOSE:-} ]] && show "$d" | sed 's/^/# /'
 	vip_del ${VIP4[0]} "$table"
 	vip_del ${VIP6[1]} "$table"
 	want=$(printf '%s\n' "${VIP4[1]}/32 $T_LB4" "${VIP6[0]}/128 $T_LB6" | sort)
@@ -225,11 +241,11 @@ ktap_print_msg "VIP routes from ${ROUTES_DRV:-ip route}"
 # KMG_BGP_CASES="bird 254,bird 100" runs just those.
 cases=("bird 254" "bird 100" "frr 254")
 [[ -n ${KMG_BGP_CASES:-} ]] && IFS=, read -ra cases <<<"$KMG_BGP_CASES"
-ktap_set_plan $((4 * ${#cases[@]}))
+ktap_set_plan $((5 * ${#cases[@]}))
 for c in "${cases[@]}"; do
 	set -- $c
 	if [[ $1 == bird && -z $BIRD || $1 == frr && -z $ZEBRA ]]; then
-		for i in 1 2 3 4; do ktap_test_skip "$1, table $2: not installed"; done
+		for i in 1 2 3 4 5; do ktap_test_skip "$1, table $2: not installed"; done
 		continue
 	fi
 	run_case "$1" "$2"
