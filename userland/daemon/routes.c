@@ -20,9 +20,10 @@
  *
  * A sync dumps both families' routes, keeps those of our table that are host routes, and
  * compares: a wanted prefix that has a route of another protocol is left alone and reported;
- * ours that are not wanted (or not blackholes at the default metric) are deleted; missing ones are added
- * with NLM_F_CREATE|NLM_F_EXCL, never NLM_F_REPLACE, which could replace a route someone
- * added since the dump. An EEXIST is looked at again: identical and ours is success.
+ * ours that are not wanted (or not blackholes at the kernel's default metric) are deleted;
+ * missing ones are added with NLM_F_CREATE|NLM_F_EXCL, never NLM_F_REPLACE, which could
+ * replace a route someone added since the dump. An EEXIST is looked at again: identical and
+ * ours is success.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -260,6 +261,7 @@ struct dump_ctx {
 	struct kmd_routes *r;
 	struct rt_list *l;
 	int err;
+	bool intr;		/* the table changed during the dump: do it again */
 };
 
 static void dump_cb(const struct nlmsghdr *nlh, void *data)
@@ -271,6 +273,8 @@ static void dump_cb(const struct nlmsghdr *nlh, void *data)
 	uint32_t table;
 	bool dst = false;
 
+	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
+		c->intr = true;
 	if (nlh->nlmsg_type != RTM_NEWROUTE || nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*rtm)))
 		return;
 	if (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6)
@@ -323,10 +327,12 @@ static int rt_dump(struct kmd_routes *r, struct rt_list *l, char *err, size_t er
 {
 	static const int families[] = { AF_INET, AF_INET6 };
 	struct dump_ctx c = { .r = r, .l = l };
+	unsigned int i, tries = 0;
 	char kmsg[256];
-	unsigned int i;
 
+again:
 	l->n = 0;
+	c.intr = false;
 	for (i = 0; i < 2; i++) {
 		char req[MNL_SOCKET_BUFFER_SIZE];
 		struct nlmsghdr *nlh = mnl_nlmsg_put_header(req);
@@ -346,10 +352,15 @@ static int rt_dump(struct kmd_routes *r, struct rt_list *l, char *err, size_t er
 			ret = 0;
 		if (!ret)
 			ret = c.err;
+		if (!ret && c.intr && ++tries < 10)
+			goto again;
+		if (!ret && c.intr)
+			ret = -EAGAIN;
 		if (ret) {
 			seterr(err, errlen, "routes: dump of table %u (%s): %s%s%s", r->table,
 			       families[i] == AF_INET ? "IPv4" : "IPv6", strerror(-ret),
-			       kmsg[0] ? ": " : "", kmsg);
+			       kmsg[0] && ret != -EAGAIN ? ": " : "",
+			       ret != -EAGAIN ? kmsg : "");
 			return ret;
 		}
 	}
@@ -384,7 +395,7 @@ static int rt_change(struct kmd_routes *r, bool add, const struct bgp_prefix *p,
 	rtm->rtm_dst_len = p->len;
 	rtm->rtm_table = r->table < 256 ? r->table : RT_TABLE_UNSPEC;
 	rtm->rtm_protocol = r->proto;	/* a delete matches only our protocol's route */
-	rtm->rtm_scope = RT_SCOPE_UNIVERSE;
+	rtm->rtm_scope = add ? RT_SCOPE_UNIVERSE : RT_SCOPE_NOWHERE;	/* NOWHERE: any */
 	rtm->rtm_type = type;
 	mnl_attr_put_u32(nlh, RTA_TABLE, r->table);
 	mnl_attr_put(nlh, RTA_DST, p->family == AF_INET ? 4 : 16, &p->v6);

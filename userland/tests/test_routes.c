@@ -201,12 +201,15 @@ static void test_sync_main(void **state)
 	assert_non_null(strstr(out, "blackhole 2001:db8::1 "));
 	assert_non_null(strstr(out, "blackhole 2001:db8::2 "));
 
-	/* Someone else's route of ours, not wanted as it is: replaced by the blackhole. */
+	/* Routes of our protocol that are not what we add: replaced by the blackhole. */
 	sh("ip -6 route replace unreachable 2001:db8::1/128 proto 252");
-	assert_int_equal(kmd_routes_sync(r, p, 3, err, sizeof(err)), 0);
+	sh("ip route add 192.0.2.1/32 dev lo proto 252");	/* scope link */
+	assert_int_equal(kmd_routes_sync(r, p, 4, err, sizeof(err)), 0);
+	assert_string_equal(err, "");
 	out = ip_routes(254, "proto 252");
-	assert_int_equal(count_lines(out), 2);
+	assert_int_equal(count_lines(out), 3);
 	assert_non_null(strstr(out, "blackhole 2001:db8::1 "));
+	assert_non_null(strstr(out, "blackhole 192.0.2.1 "));
 
 	assert_int_equal(kmd_routes_flush(r, err, sizeof(err)), 0);
 	assert_string_equal(ip_routes(254, "proto 252"), "");
