@@ -409,14 +409,15 @@ static int rt_change(struct kmd_routes *r, bool add, const struct bgp_prefix *p,
 	return ret;
 }
 
-static void conflict_err(const struct kmd_routes *r, const struct rt_entry *o, char *err,
-			 size_t errlen)
+/* @have: ours is there too (the other came later, at another metric), and stays. */
+static void conflict_err(const struct kmd_routes *r, const struct rt_entry *o, bool have,
+			 char *err, size_t errlen)
 {
 	char ps[INET6_ADDRSTRLEN + 8];
 
 	seterr(err, errlen, "routes: %s in table %u is a route of protocol %u (%s), not ours "
-	       "(%u): left alone, not announced", pfx_str(&o->p, ps, sizeof(ps)), r->table,
-	       o->proto, proto_name(o->proto), r->proto);
+	       "(%u): left alone, %s", pfx_str(&o->p, ps, sizeof(ps)), r->table, o->proto,
+	       proto_name(o->proto), r->proto, have ? "ours kept beside it" : "ours not added");
 }
 
 /* First error wins: its code is returned and its message kept. */
@@ -482,7 +483,7 @@ static int rt_sync(struct kmd_routes *r, const struct bgp_prefix *want, unsigned
 				other = &l.e[j];
 		}
 		if (other) {
-			conflict_err(r, other, msg, sizeof(msg));
+			conflict_err(r, other, have, msg, sizeof(msg));
 			first_err(&ret, -EEXIST, err, errlen, msg);
 			continue;
 		}
@@ -500,7 +501,8 @@ static int rt_sync(struct kmd_routes *r, const struct bgp_prefix *want, unsigned
 					continue;
 				if (!entry_is_ours_wanted(r, &l2.e[j])) {
 					if (l2.e[j].proto != r->proto)
-						conflict_err(r, &l2.e[j], msg, sizeof(msg));
+						conflict_err(r, &l2.e[j], false, msg,
+							     sizeof(msg));
 					else
 						snprintf(msg, sizeof(msg), "routes: adding %s: a "
 							 "different route of ours appeared",

@@ -253,6 +253,12 @@ static void test_other_protocol(void **state)
 	assert_int_equal(ret, -EEXIST);
 	assert_non_null(strstr(err, "2001:db8::7/128"));
 	assert_non_null(strstr(err, "(bird)"));
+	/* Another's route beside ours (another metric), added later: reported, ours stays. */
+	sh("ip route add blackhole 198.51.100.1/32 proto static metric 10");
+	assert_int_equal(kmd_routes_sync(r, p, 3, err, sizeof(err)), -EEXIST);
+	assert_non_null(strstr(err, "198.51.100.1/32"));
+	assert_non_null(strstr(err, "ours kept beside it"));
+	assert_non_null(strstr(ip_routes(254, "proto 252"), "198.51.100.1 "));
 	/* Flushing leaves them alone too. */
 	assert_int_equal(kmd_routes_flush(r, err, sizeof(err)), 0);
 	assert_string_equal(ip_routes(254, "proto 252"), "");
@@ -263,6 +269,7 @@ static void test_other_protocol(void **state)
 	sh("ip route del 198.51.100.7/32 proto static");
 	sh("ip -6 route del 2001:db8::7/128 proto bird");
 	sh("ip route del 198.51.100.8/32 proto 251");
+	sh("ip route del 198.51.100.1/32 proto static metric 10");
 	kmd_routes_close(r);
 }
 
