@@ -1,0 +1,137 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Self-check of bgp_lib.sh without kmaglev: gobgpd stands in for our speaker ("spk1", and
+# "spk2" for ECMP), announcing 192.0.2.1/32 and 2001:db8::1/128, and each kind of peer (BIRD,
+# FRR, GoBGP) runs in the router namespace "rtr":
+#
+#   spk1 10.99.1.1, fd99:1::1 --- 10.99.1.2, fd99:1::2  rtr  10.99.2.2, fd99:2::2 --- spk2 10.99.2.1, fd99:2::1
+#
+# Per kind: eBGP with TCP-MD5 and iBGP sessions come up (v4 over IPv4, v6 over IPv6), the
+# readers print the announced attributes, an administrative shutdown with a message is the
+# peer's last error and takes the session down; BIRD and FRR install both announcers as ECMP
+# next hops; a killed announcer's routes are held stale by a graceful-restart peer.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/bgp_lib.sh"
+
+kmg_require_root
+kmg_require_cmd ip python3 bird birdc vtysh gobgpd gobgp
+[[ -x $BGP_FRR/zebra && -x $BGP_FRR/bgpd ]] || ktap_skip_all "FRR's zebra and bgpd not installed"
+
+KINDS="bird frr gobgp"
+ktap_print_header
+ktap_set_plan 17
+
+kmg_netns_add SPK1
+kmg_netns_add SPK2
+kmg_netns_add RTR
+topo() {
+	local i s
+	for i in 1 2; do
+		s=SPK$i
+		ip link add v$i netns "${!s}" type veth peer name s$i netns "$RTR" || return 1
+		ip -n "${!s}" addr add "10.99.$i.1/24" dev "v$i"
+		ip -n "${!s}" addr add "fd99:$i::1/64" dev "v$i" nodad
+		ip -n "$RTR" addr add "10.99.$i.2/24" dev "s$i"
+		ip -n "$RTR" addr add "fd99:$i::2/64" dev "s$i" nodad
+		ip -n "${!s}" link set "v$i" up
+		ip -n "$RTR" link set "s$i" up
+	done
+}
+if ! topo; then
+	ktap_test_fail "topology"
+	ktap_finished
+fi
+
+# spk I PEER_AS [KEY=VALUE...]: the announcer in SPKI, AS 65000, both prefixes announced.
+spk() {
+	local i=$1 pas=$2 ns=SPK$1; shift 2
+	bgp_peer_start gobgp "${!ns}" spk as=65000 id="10.99.$i.1" peer_as="$pas" \
+		neighbor="10.99.$i.2@v4,fd99:$i::2@v6" local="10.99.$i.1,fd99:$i::1" announce=1 "$@" &&
+	bgp_peer_announce "${!ns}" spk 192.0.2.1/32 origin igp med 10 community 65000:1 \
+		large-community 65000:1:2 local-pref 200 >/dev/null &&
+	bgp_peer_announce "${!ns}" spk 2001:db8::1/128 origin incomplete community 65000:7 >/dev/null
+}
+
+# rtr KIND AS [KEY=VALUE...]: the peer under test, neighbor of spk1 (and spk2 with "two").
+rtr() {
+	local kind=$1 as=$2 nb="10.99.1.1@v4,fd99:1::1@v6"; shift 2
+	if [[ ${1:-} == two ]]; then
+		nb+=",10.99.2.1@v4,fd99:2::1@v6"
+		shift
+	fi
+	bgp_peer_start "$kind" "$RTR" rtr as="$as" id=10.99.1.2 peer_as=65000 neighbor="$nb" \
+		local=10.99.1.2,fd99:1::2 "$@"
+}
+
+# expect DESC WANT GOT
+expect() {
+	if [[ $2 == "$3" ]]; then
+		ktap_test_pass "$1"
+	else
+		echo "# want:"; sed 's/^/#   /' <<<"$2"
+		echo "# got:"; sed 's/^/#   /' <<<"$3"
+		ktap_test_fail "$1"
+	fi
+}
+
+ebgp4="192.0.2.1/32 10.99.1.1 as_path=65000 local_pref=- med=10 communities=65000:1 large=65000:1:2 origin=igp stale=0"
+ebgp6="2001:db8::1/128 fd99:1::1 as_path=65000 local_pref=- med=- communities=65000:7 large=- origin=incomplete stale=0"
+ibgp4="192.0.2.1/32 10.99.1.1 as_path= local_pref=200 med=10 communities=65000:1 large=65000:1:2 origin=igp stale=0"
+ibgp6="2001:db8::1/128 fd99:1::1 as_path= local_pref=100 med=- communities=65000:7 large=- origin=incomplete stale=0"
+
+# session KIND MODE: eBGP+MD5 (announcer shut down with a message) or iBGP (announcer stopped).
+session() {
+	local kind=$1 mode=$2 as=65000 extra=() want got err st
+	if [[ $mode == ebgp ]]; then
+		as=65001
+		extra=(md5=s3cret)
+	fi
+	local desc="$kind $mode${extra:+ md5}"
+	if ! spk 1 "$as" "${extra[@]}" || ! rtr "$kind" "$as" "${extra[@]}" kernel=$([[ $kind == gobgp ]] && echo 0 || echo 1); then
+		ktap_test_fail "$desc: start"
+		bgp_peers_stop
+		return
+	fi
+	if ! bgp_wait_state 15 "$RTR" rtr Established || ! bgp_wait_state 5 "$RTR" rtr Established fd99:1::1 ||
+		! bgp_wait_routes 10 "$RTR" rtr v4 1 || ! bgp_wait_routes 10 "$RTR" rtr v6 1; then
+		echo "# state $(bgp_peer_state "$RTR" rtr), $(bgp_peer_state "$RTR" rtr fd99:1::1) (v6)"
+		bgp_peer_routes "$RTR" rtr | sed 's/^/# /'
+		ktap_test_fail "$desc: sessions up and routes received"
+		bgp_peers_stop
+		return
+	fi
+	if [[ $mode == ebgp ]]; then want="$ebgp4"$'\n'"$ebgp6"; else want="$ibgp4"$'\n'"$ibgp6"; fi
+	got=$(bgp_peer_routes "$RTR" rtr)
+	if [[ $kind != gobgp ]]; then
+		# the kernel has both routes, via the announcer
+		got+=$'\n'$(ip -n "$RTR" route show 192.0.2.1 | awk '{ for (i = 1; i < NF; i++) if ($i == "via") print "kernel " $(i + 1) }')
+		got+=$'\n'$(ip -n "$RTR" -6 route show 2001:db8::1 | awk '{ for (i = 1; i < NF; i++) if ($i == "via") print "kernel " $(i + 1) }')
+		want+=$'\n'"kernel 10.99.1.1"$'\n'"kernel fd99:1::1"
+	fi
+	expect "$desc: both sessions Established, the routes and their attributes read back" "$want" "$got"
+	if [[ $mode == ebgp ]]; then
+		bgp_peer_shutdown "$SPK1" spk "maintenance 42"
+		if bgp_wait 10 __not_established && bgp_wait 5 __has_error "maintenance 42"; then
+			ktap_test_pass "$desc: shutdown -> $(bgp_peer_state "$RTR" rtr); last error \"$(bgp_peer_last_error "$RTR" rtr)\""
+		else
+			ktap_test_fail "$desc: shutdown -> $(bgp_peer_state "$RTR" rtr); last error \"$(bgp_peer_last_error "$RTR" rtr)\""
+		fi
+	else
+		bgp_peer_stop "$SPK1" spk
+		if bgp_wait 10 __not_established && bgp_wait 5 __no_routes; then
+			ktap_test_pass "$desc: announcer stopped -> $(bgp_peer_state "$RTR" rtr), routes gone"
+		else
+			ktap_test_fail "$desc: announcer stopped -> $(bgp_peer_state "$RTR" rtr), $(bgp_peer_routes "$RTR" rtr | wc -l) routes"
+		fi
+	fi
+	bgp_peers_stop
+}
+__not_established() { [[ $(bgp_peer_state "$RTR" rtr) != Established ]]; }
+__has_error() { [[ $(bgp_peer_last_error "$RTR" rtr) == *"$1"* ]]; }
+__no_routes() { [[ -z $(bgp_peer_routes "$RTR" rtr) ]]; }
+
+for k in $KINDS; do
+	session "$k" ebgp
+	session "$k" ibgp
+done
+ktap_finished
