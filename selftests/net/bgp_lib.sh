@@ -111,6 +111,7 @@ bgp_sleep() { read -r -t "$1" -u "$BGP_SLEEPFD" _ || true; }
 
 declare -A __bgp_kind=() __bgp_dir=() __bgp_nbr=() __bgp_ibgp=() __bgp_port=()
 __bgp_api_port=50051
+__bgp_seq=0
 
 # bgp_wait SECS CMD...: run CMD every 0.1 s until it succeeds; 1 if SECS pass first.
 bgp_wait() {
@@ -168,7 +169,8 @@ bgp_peer_start() {
 		echo "bgp_peer_start: $name already runs in $ns" >&2
 		return 1
 	fi
-	dir=$BGP_TMP/$ns.$name
+	__bgp_seq=$((__bgp_seq + 1))
+	dir=$BGP_TMP/$__bgp_seq.$name
 	mkdir -p "$dir" || return 1
 	__bgp_kind[$ns/$name]=$kind
 	__bgp_dir[$ns/$name]=$dir
@@ -655,7 +657,8 @@ def gobgp_state():
         print(STATES.get(str(s).lower(), s))
 
 def gobgp_error(nbr):
-    # gobgpd's JSON log: {"msg":"received notification","Code":6,"Subcode":2,"Data":BASE64}
+    # gobgpd's JSON log: {"msg":"received notification","Code":6,"Subcode":2,"Data":BASE64,
+    # "Communicated-Reason":"msg" (RFC 9003, for 6/2 and 6/4)}
     # then {"msg":"Peer Down","Reason":"notification-received code 6(cease) subcode
     # 2(administrative shutdown)"}.
     last, text = None, ""
@@ -681,7 +684,7 @@ def gobgp_error(nbr):
         data = bytes(data)
     if data and data[0] == len(data) - 1:      # RFC 9003: a length, then UTF-8
         data = data[1:]
-    msg = data.decode("utf-8", "replace")
+    msg = last.get("Communicated-Reason") or data.decode("utf-8", "replace")
     print(f"received {last.get('Code')}/{last.get('Subcode')} {text or 'notification'}" +
           (f": {msg}" if msg else ""))
 

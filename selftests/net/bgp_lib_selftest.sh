@@ -17,7 +17,7 @@ kmg_require_root
 kmg_require_cmd ip python3 bird birdc vtysh gobgpd gobgp
 [[ -x $BGP_FRR/zebra && -x $BGP_FRR/bgpd ]] || ktap_skip_all "FRR's zebra and bgpd not installed"
 
-KINDS="bird frr gobgp"
+KINDS=${BGP_KINDS:-bird frr gobgp}
 ktap_print_header
 ktap_set_plan 17
 
