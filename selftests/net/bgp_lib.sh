@@ -351,6 +351,7 @@ __bgp_start_gobgp() {
 	ip netns exec "$ns" gobgpd -f "$dir/gobgpd.toml" -t toml --api-hosts "127.0.0.1:$api" \
 		--pprof-disable >"$dir/gobgpd.log" 2>&1 &
 	echo $! >"$dir/gobgpd.pid"
+	disown $!		# (no "Killed" message from bash when it is stopped)
 	bgp_wait 10 ip netns exec "$ns" gobgp -u 127.0.0.1 -p "$api" global
 }
 
@@ -421,8 +422,11 @@ bgp_peer_routes() {
 	local ns=$1 name=$2 key=$1/$2 f
 	for f in ${3:-v4 v6}; do
 		case ${__bgp_kind[$key]:-} in
-		bird) bgp_peer_cmd "$ns" "$name" show route all table "master${f#v}" |
-			__bgp_py bird-routes "${__bgp_ibgp[$key]}" ;;
+		bird) {
+			bgp_peer_cmd "$ns" "$name" show protocols all
+			echo "@@routes@@"
+			bgp_peer_cmd "$ns" "$name" show route all table "master${f#v}"
+		} | __bgp_py bird-routes "${__bgp_ibgp[$key]}" ;;
 		frr) __bgp_frr_routes "$ns" "$key" "ipv${f#v}" ;;
 		gobgp) bgp_peer_cmd "$ns" "$name" -j global rib -a "ipv${f#v}" |
 			__bgp_py gobgp-routes "${__bgp_ibgp[$key]}" ;;
@@ -539,12 +543,22 @@ def json_docs(text):
 def bird_routes(ibgp):
     # "PREFIX  unicast [proto time] * (pref) [ASxi]" (PREFIX blank on further paths), then
     # tab-indented attribute lines.
-    routes, cur, prefix = [], None, None
-    for line in sys.stdin:
+    # BIRD does not mark stale routes in "show route": a route is stale while its protocol
+    # shows "Neighbor graceful restart active" (show protocols all, before "@@routes@@").
+    protos, routes = sys.stdin.read().split("@@routes@@\n", 1)
+    gr, proto = set(), None
+    for line in protos.splitlines():
+        m = re.match(r"^(\S+)\s+BGP\s", line)
+        if m:
+            proto = m.group(1)
+        elif proto and "Neighbor graceful restart active" in line:
+            gr.add(proto)
+    routes, lines, cur, prefix = [], routes.splitlines(), None, None
+    for line in lines:
         m = re.match(r"^(\S+)?\s+\S+\s+\[(\S+) [^]]*\](.*)$", line)
         if m and not line.startswith("\t"):
             prefix = m.group(1) or prefix
-            cur = {"prefix": prefix, "stale": False}
+            cur = {"prefix": prefix, "stale": m.group(2) in gr}
             routes.append(cur)
             continue
         if cur is None or not line.startswith("\t"):
@@ -560,7 +574,7 @@ def bird_routes(ibgp):
         fmt(r["prefix"], nh[0] if nh else None, r.get("BGP.as_path", "").split(),
             r.get("BGP.local_pref") if ibgp else None, r.get("BGP.med"),
             [f"{a}:{b}" for a, b in comms], [f"{a}:{b}:{c}" for a, b, c in large],
-            r["BGP.origin"].lower(), "stale" in r.get("Type", "").lower() or r.get("stale"))
+            r["BGP.origin"].lower(), r["stale"])
 
 def frr_routes(ibgp):
     for doc in json_docs(sys.stdin.read()):

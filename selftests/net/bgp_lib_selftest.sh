@@ -19,7 +19,7 @@ kmg_require_cmd ip python3 bird birdc vtysh gobgpd gobgp
 
 KINDS=${BGP_KINDS:-bird frr gobgp}
 ktap_print_header
-ktap_set_plan 17
+ktap_set_plan $((5 * $(wc -w <<<"$KINDS") + $(wc -w <<<"${KINDS/gobgp/}")))
 
 kmg_netns_add SPK1
 kmg_netns_add SPK2
@@ -54,13 +54,13 @@ spk() {
 
 # rtr KIND AS [KEY=VALUE...]: the peer under test, neighbor of spk1 (and spk2 with "two").
 rtr() {
-	local kind=$1 as=$2 nb="10.99.1.1@v4,fd99:1::1@v6"; shift 2
+	local kind=$1 as=$2 nb="10.99.1.1@v4,fd99:1::1@v6" l=local=10.99.1.2,fd99:1::2; shift 2
 	if [[ ${1:-} == two ]]; then
 		nb+=",10.99.2.1@v4,fd99:2::1@v6"
+		l=
 		shift
 	fi
-	bgp_peer_start "$kind" "$RTR" rtr as="$as" id=10.99.1.2 peer_as=65000 neighbor="$nb" \
-		local=10.99.1.2,fd99:1::2 "$@"
+	bgp_peer_start "$kind" "$RTR" rtr as="$as" id=10.99.1.2 peer_as=65000 neighbor="$nb" $l "$@"
 }
 
 # expect DESC WANT GOT
@@ -89,6 +89,7 @@ session() {
 	local desc="$kind $mode${extra:+ md5}"
 	if ! spk 1 "$as" "${extra[@]}" || ! rtr "$kind" "$as" "${extra[@]}" kernel=$([[ $kind == gobgp ]] && echo 0 || echo 1); then
 		ktap_test_fail "$desc: start"
+		ktap_test_fail "$desc: not run"
 		bgp_peers_stop
 		return
 	fi
@@ -97,6 +98,7 @@ session() {
 		echo "# state $(bgp_peer_state "$RTR" rtr), $(bgp_peer_state "$RTR" rtr fd99:1::1) (v6)"
 		bgp_peer_routes "$RTR" rtr | sed 's/^/# /'
 		ktap_test_fail "$desc: sessions up and routes received"
+		ktap_test_fail "$desc: not run"
 		bgp_peers_stop
 		return
 	fi
@@ -130,8 +132,69 @@ __not_established() { [[ $(bgp_peer_state "$RTR" rtr) != Established ]]; }
 __has_error() { [[ $(bgp_peer_last_error "$RTR" rtr) == *"$1"* ]]; }
 __no_routes() { [[ -z $(bgp_peer_routes "$RTR" rtr) ]]; }
 
+# kernel_nexthops NS [-6] PREFIX: the next hops of PREFIX's kernel route, sorted, on one line.
+kernel_nexthops() {
+	ip -n "$1" ${3:+"$2"} route show "${3:-$2}" |
+		awk '{ for (i = 1; i < NF; i++) if ($i == "via") print $(i + 1) }' | sort | tr '\n' ' '
+}
+
+# ecmp KIND: spk1 and spk2 (both AS 65000) announce the same prefixes; the peer installs both
+# as next hops.
+ecmp() {
+	local kind=$1 n want4="10.99.1.1 10.99.2.1 " want6="fd99:1::1 fd99:2::1 " ok=1
+	local desc="$kind ECMP: both announcers are next hops in the kernel"
+	if ! spk 1 65001 || ! spk 2 65001 || ! rtr "$kind" 65001 two multipath=1 kernel=1; then
+		ktap_test_fail "$desc: start"
+		bgp_peers_stop
+		return
+	fi
+	for n in 10.99.1.1 fd99:1::1 10.99.2.1 fd99:2::1; do
+		bgp_wait_state 15 "$RTR" rtr Established "$n" || ok=0
+	done
+	if [[ $ok == 1 ]] && bgp_wait_routes 10 "$RTR" rtr v4 2 && bgp_wait_routes 10 "$RTR" rtr v6 2 &&
+		bgp_wait 10 __nexthops_are "$want4" 192.0.2.1 && bgp_wait 10 __nexthops_are "$want6" -6 2001:db8::1; then
+		ktap_test_pass "$desc: $(ip -n "$RTR" route show 192.0.2.1 | tr -s '\n\t ' ' ')"
+	else
+		bgp_peer_routes "$RTR" rtr | sed 's/^/# /'
+		ip -n "$RTR" route show 192.0.2.1 | sed 's/^/# /'
+		ip -n "$RTR" -6 route show 2001:db8::1 | sed 's/^/# /'
+		ktap_test_fail "$desc"
+	fi
+	bgp_peers_stop
+}
+__nexthops_are() { [[ $(kernel_nexthops "$RTR" "${@:2}") == "$1" ]]; }
+
+# gr KIND: a graceful-restart peer keeps the routes of a killed announcer (that advertised
+# graceful restart) as stale.
+gr() {
+	local kind=$1 desc
+	desc="$kind graceful restart: a killed announcer's routes are held stale"
+	if ! spk 1 65001 gr=1 || ! rtr "$kind" 65001 gr=1 kernel=$([[ $kind == gobgp ]] && echo 0 || echo 1); then
+		ktap_test_fail "$desc: start"
+		bgp_peers_stop
+		return
+	fi
+	if ! bgp_wait_state 15 "$RTR" rtr Established || ! bgp_wait_state 5 "$RTR" rtr Established fd99:1::1 ||
+		! bgp_wait_routes 10 "$RTR" rtr v4 1 || ! bgp_wait_routes 10 "$RTR" rtr v6 1; then
+		ktap_test_fail "$desc: sessions up and routes received"
+		bgp_peers_stop
+		return
+	fi
+	bgp_peer_stop "$SPK1" spk KILL
+	if bgp_wait 10 __stale_are "192.0.2.1/32 2001:db8::1/128 "; then
+		ktap_test_pass "$desc: $(bgp_peer_gr_stale "$RTR" rtr | tr '\n' ' ')(state $(bgp_peer_state "$RTR" rtr))"
+	else
+		bgp_peer_routes "$RTR" rtr | sed 's/^/# /'
+		ktap_test_fail "$desc (state $(bgp_peer_state "$RTR" rtr))"
+	fi
+	bgp_peers_stop
+}
+__stale_are() { [[ $(bgp_peer_gr_stale "$RTR" rtr | sort | tr '\n' ' ') == "$1" ]]; }
+
 for k in $KINDS; do
 	session "$k" ebgp
 	session "$k" ibgp
+	[[ $k == gobgp ]] || ecmp "$k"
+	gr "$k"
 done
 ktap_finished
