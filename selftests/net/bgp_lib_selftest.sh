@@ -19,7 +19,7 @@ kmg_require_cmd ip python3 bird birdc vtysh gobgpd gobgp
 
 KINDS=${BGP_KINDS:-bird frr gobgp}
 ktap_print_header
-ktap_set_plan $((5 * $(wc -w <<<"$KINDS") + $(wc -w <<<"${KINDS/gobgp/}")))
+ktap_set_plan $((5 * $(wc -w <<<"$KINDS") + $(wc -w <<<"${KINDS/gobgp/}")))	# (ecmp: 2)
 
 kmg_netns_add SPK1
 kmg_netns_add SPK2
@@ -139,12 +139,14 @@ kernel_nexthops() {
 }
 
 # ecmp KIND: spk1 and spk2 (both AS 65000) announce the same prefixes; the peer installs both
-# as next hops.
+# as next hops. Then spk1 is killed: its paths are held stale (graceful restart), and stay in
+# the kernel.
 ecmp() {
 	local kind=$1 n want4="10.99.1.1 10.99.2.1 " want6="fd99:1::1 fd99:2::1 " ok=1
 	local desc="$kind ECMP: both announcers are next hops in the kernel"
-	if ! spk 1 65001 || ! spk 2 65001 || ! rtr "$kind" 65001 two multipath=1 kernel=1; then
+	if ! spk 1 65001 gr=1 || ! spk 2 65001 || ! rtr "$kind" 65001 two multipath=1 kernel=1 gr=1; then
 		ktap_test_fail "$desc: start"
+		ktap_test_fail "$kind graceful restart: not run"
 		bgp_peers_stop
 		return
 	fi
@@ -159,6 +161,17 @@ ecmp() {
 		ip -n "$RTR" route show 192.0.2.1 | sed 's/^/# /'
 		ip -n "$RTR" -6 route show 2001:db8::1 | sed 's/^/# /'
 		ktap_test_fail "$desc"
+		ok=0
+	fi
+	desc="$kind graceful restart: a killed announcer's paths are held stale, its next hops stay"
+	bgp_peer_stop "$SPK1" spk KILL
+	if [[ $ok == 1 ]] && bgp_wait 10 __stale_are "192.0.2.1/32 2001:db8::1/128 " &&
+		[[ $(kernel_nexthops "$RTR" 192.0.2.1) == "$want4" ]]; then
+		ktap_test_pass "$desc: $(bgp_peer_routes "$RTR" rtr v4 | awk '{ print $2, $NF }' | tr '\n' ' ')(state $(bgp_peer_state "$RTR" rtr))"
+	else
+		bgp_peer_routes "$RTR" rtr | sed 's/^/# /'
+		ip -n "$RTR" route show 192.0.2.1 | sed 's/^/# /'
+		ktap_test_fail "$desc (state $(bgp_peer_state "$RTR" rtr))"
 	fi
 	bgp_peers_stop
 }
@@ -194,7 +207,6 @@ __stale_are() { [[ $(bgp_peer_gr_stale "$RTR" rtr | sort | tr '\n' ' ') == "$1" 
 for k in $KINDS; do
 	session "$k" ebgp
 	session "$k" ibgp
-	[[ $k == gobgp ]] || ecmp "$k"
-	gr "$k"
+	if [[ $k == gobgp ]]; then gr "$k"; else ecmp "$k"; fi
 done
 ktap_finished
