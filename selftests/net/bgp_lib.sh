@@ -26,7 +26,7 @@
 #                           are kept as stale)
 #       gr_time=SECS        the restart time we advertise (default 30)
 #       kernel=0|1          install received routes in NS's main table (not gobgp)
-#       port=N              the BGP port (default 179)
+#       port=N              the BGP port, listened on and connected to (default 179)
 #       announce=0|1        gobgp: export its global RIB (what bgp_peer_announce adds) to the
 #                           neighbors; default 0: a peer exports nothing (BIRD: export none,
 #                           FRR: a deny-all route-map out, gobgp: default export reject-route)
@@ -57,47 +57,86 @@
 #   bgp_wait_state SECS NS NAME STATE [NEIGHBOR]   poll until bgp_peer_state prints STATE
 #   bgp_wait_routes SECS NS NAME AFI N   poll until bgp_peer_routes prints N lines
 #
-# Facts found (bird 2.0.12, frr 8.4.4, gobgpd 3.10 on Debian, as root):
+# Facts found by experiment (bird 2.0.12, frr 8.4.4, gobgpd 3.10.0, Debian, as root; each is
+# exercised by bgp_lib_selftest.sh unless marked "(seen by hand)"):
 # FRR
-#   - zebra and bgpd run with private paths only: -d -i DIR/D.pid -z DIR/zserv.api
-#     --vty_socket DIR -f DIR/D.conf --log file:DIR/D.log -P 0 (no TCP vty), and
-#     -u root -g frrvty. "-u root -g root" fails: "privs_init: user(root) is not part of vty
-#     group specified(frrvty)" (the vty group is compiled in; -g names a group of the user's
-#     list, and getgrouplist() includes the -g group itself). bgpd also accepts -S (skip
-#     runas); zebra has no -S. Nothing is written under /var/run/frr; each daemon keeps a
-#     crash-log file in /var/tmp/frr/<daemon>.<pid> (writable in the VM: /var is tmpfs).
-#     The warning "vty_serv_un: could chown socket" is harmless. vtysh --vty_socket DIR
-#     reaches the daemons of DIR (run inside the namespace).
-#   - bgpd -n (no_kernel) keeps bgpd from sending its routes to zebra (kernel=0); zebra is
-#     still needed to resolve next hops. eBGP needs "no bgp ebgp-requires-policy" to accept.
-#   - ECMP: "maximum-paths 8" (eBGP) and "maximum-paths ibgp 8" per address family, plus
-#     "bgp bestpath as-path multipath-relax" when the paths come from different ASes; zebra
-#     installs one route with several next hops: `ip route show 192.0.2.1` prints
-#     "192.0.2.1 nhid N proto bgp metric 20" followed by "nexthop via A dev X weight 1" lines
-#     (zebra uses nexthop objects: `ip nexthop show`).
-#   - NOTIFICATIONs: `show bgp neighbors ADDR json` -> lastNotificationReason (e.g.
-#     "Cease/Administrative Shutdown"), lastErrorCodeSubcode ("0602"), and for an RFC 9003
-#     message lastShutdownDescription; "lastNotificationHardReset".
-#   - graceful restart: "bgp graceful-restart" (router bgp), "bgp graceful-restart
-#     restart-time N"; stale paths have "stale":true in the route json.
+#   - zebra and bgpd run with private paths only, inside `ip netns exec NS`:
+#       zebra -d -u root -g frrvty -P 0 -i DIR/zebra.pid -z DIR/zserv.api --vty_socket DIR
+#             -f DIR/zebra.conf --log file:DIR/zebra.log
+#       bgpd  -d -u root -g frrvty -P 0 -i DIR/bgpd.pid -z DIR/zserv.api --vty_socket DIR
+#             -f DIR/bgpd.conf --log file:DIR/bgpd.log [-n] -p PORT
+#       vtysh --vty_socket DIR -c CMD [-c CMD...]      (inside the namespace)
+#     "-u root -g root" fails at once: "privs_init: user(root) is not part of vty group
+#     specified(frrvty)" (the vty group is compiled in; the -g group counts as one of the
+#     user's groups, so -g frrvty passes). bgpd also takes -S (skip runas), zebra has no -S
+#     (seen by hand). -P 0 turns off the TCP vty (2601, 2605). Nothing goes to /var/run/frr;
+#     each daemon keeps an open crash-log file /var/tmp/frr/<daemon>.<pid> (in the VM /var is
+#     a tmpfs). Harmless warning: "vty_serv_un: could chown socket, Operation not permitted".
+#     bgpd connects to zebra's zserv.api by itself once it exists.
+#   - bgpd -n (no_kernel): bgpd does not hand its routes to zebra (kernel=0; seen by hand);
+#     zebra still runs, for next-hop tracking. eBGP needs "no bgp ebgp-requires-policy" to
+#     accept routes. Without an outbound filter FRR re-advertises what it learnt to its other
+#     eBGP neighbors (gobgp counted them as received): a deny-all route-map out is applied.
+#   - FRR 8.4 has no "show bgp ipv4 unicast detail json" ("% Unknown command"); the
+#     attributes come from "show bgp ipv4 unicast PREFIX json" ("paths": aspath.segments,
+#     metric, locPrf (iBGP only), community.list, largeCommunity.list, origin "IGP" /
+#     "incomplete", nexthops[].ip with scope, stale, peer.peerId), one vtysh call with a -c
+#     per prefix; "show bgp ipv4 unicast json" lists the prefixes.
+#   - ECMP: per address family "maximum-paths 8" (eBGP) / "maximum-paths ibgp 8", plus
+#     "bgp bestpath as-path multipath-relax" for paths from different neighbor ASes. zebra
+#     installs one route through a nexthop object (`ip nexthop show`):
+#       $ ip route show 192.0.2.1
+#       192.0.2.1 nhid 42 proto bgp metric 20
+#               nexthop via 10.99.1.1 dev s1 weight 1
+#               nexthop via 10.99.2.1 dev s2 weight 1
+#   - NOTIFICATIONs: `show bgp neighbors ADDR json` -> ADDR.lastNotificationReason
+#     ("Cease/Administrative Shutdown"), lastErrorCodeSubcode ("0602", hex), and the RFC 9003
+#     message in lastShutdownDescription. Sent by FRR with "neighbor X shutdown message MSG".
+#   - graceful restart: "bgp graceful-restart" and "bgp graceful-restart restart-time N"
+#     (router bgp). A killed neighbor's paths stay, "stale":true in the PREFIX json, and stay
+#     in the kernel. FRR's default without the knob is helper mode ("localGrMode":"Helper*").
 # BIRD
-#   - bird -c CONF -s SOCK -P PID (daemonizes), birdc -s SOCK. "gateway direct" in the BGP
-#     channels (iBGP defaults to recursive, which needs an IGP table).
-#   - NOTIFICATIONs: `birdc show protocols all NAME` -> "Last error: Received: Administrative
-#     shutdown" (plus the RFC 9003 message where given); "BGP state:" gives the state.
-#   - ECMP: kernel protocol "merge paths yes" (with "export all" into the kernel); BGP paths
-#     merge when they tie up to the IGP metric: `ip route show 192.0.2.1` prints
-#     "192.0.2.1 proto bird metric 32" then "nexthop via A dev X weight 1" lines.
-#   - graceful restart: "graceful restart on" in the BGP protocol ("graceful restart time N");
-#     routes kept during a neighbor's restart are marked stale (shown by "show route stale").
+#   - bird -c CONF -s SOCK -P PIDFILE (daemonizes), birdc -s SOCK CMD. Directly connected
+#     neighbors: "direct;" and "gateway direct" in the channels (iBGP is multihop by default:
+#     "Multihop BGP cannot use direct gateway mode" otherwise). Fast retries: "connect delay
+#     time 1; connect retry time 1; error wait time 1, 4;".
+#   - ECMP: "merge paths yes [limit N]" in the kernel protocol (export all); equal BGP paths
+#     from different neighbors then go into the kernel as one route:
+#       $ ip route show 192.0.2.1
+#       192.0.2.1 proto bird metric 32
+#               nexthop via 10.99.1.1 dev s1 weight 1
+#               nexthop via 10.99.2.1 dev s2 weight 1
+#   - NOTIFICATIONs: the log ("log FILE all") has `<RMT> n1: Received: Administrative
+#     shutdown: "MSG"` (text only, no numeric code; the reader adds the code for the Cease
+#     subcodes and 4/0). "Last error:" in `show protocols all n1` shows it at first but is
+#     overwritten by the next socket error ("Socket: Connection reset by peer"), so the
+#     reader takes the log. Sent by BIRD with `birdc disable n1 "MSG"`.
+#   - BIRD shows BGP.local_pref 100 on eBGP routes (its own default): the reader hides it.
+#   - graceful restart: "graceful restart on; graceful restart time N;". During a neighbor's
+#     restart `show protocols all n1` prints "Neighbor graceful restart active" and "Restart
+#     timer:"; `show route all` does not mark stale routes ("show route stale" is a syntax
+#     error), so the reader calls a route stale when its protocol is in that state.
 # GoBGP
-#   - gobgpd -f conf.toml -t toml --api-hosts 127.0.0.1:PORT --pprof-disable, logs JSON on
-#     stderr; gobgp -u 127.0.0.1 -p PORT. No kernel install (needs zebra; not used).
-#   - NOTIFICATIONs: not in `gobgp -j neighbor` (only counters); read from gobgpd's log:
-#     the "received notification" record with Code, Subcode and Data (the RFC 9003 message).
+#   - gobgpd -f conf.toml -t toml --api-hosts 127.0.0.1:PORT --pprof-disable (pprof would
+#     take localhost:6060); it logs JSON on stderr; gobgp -u 127.0.0.1 -p PORT. No kernel
+#     install (that would need zebra). [global.apply-policy.config] default-export-policy =
+#     "reject-route" keeps a receiving peer quiet; idle-hold-time-after-reset (default 30 s)
+#     is set to 1.
+#   - gobgpd's own connection attempts start 5 to 10 s after it starts, whatever
+#     connect-retry says: gobgp<->gobgp sessions take that long (BIRD and FRR connect to it
+#     within 1-3 s).
+#   - NOTIFICATIONs: not in `gobgp -j neighbor` (counters only; state.session_state is a
+#     number, 6 = established). gobgpd's log has {"msg":"received notification","Code":6,
+#     "Subcode":2,"Communicated-Reason":"MSG",...}, then {"msg":"Peer Down","Reason":
+#     "notification-received code 6(cease) subcode 2(administrative shutdown)"}. Sent by
+#     gobgp with `gobgp neighbor ADDR shutdown --reason MSG` (-m does not exist). gobgpd
+#     sends Cease 6/3 (peer deconfigured) to every neighbor on SIGTERM.
 #   - graceful restart: [neighbors.graceful-restart.config] enabled, restart-time, and
-#     [neighbors.afi-safis.mp-graceful-restart.config] enabled per family; stale paths have
-#     "stale":true in `gobgp -j global rib`.
+#     [neighbors.afi-safis.mp-graceful-restart.config] enabled per family; a killed
+#     neighbor's paths have "stale":true in `gobgp -j global rib`.
+#   - gobgp announces an IPv6 route over an IPv4 session too (next hop ::ffff:10.99.1.1) and
+#     FRR may pick that path as best, which cannot go into the kernel: the selftest gives each
+#     session one family (neighbor=ADDR@v4,ADDR6@v6).
 
 BGP_TMP=$(mktemp -d /tmp/kmaglev-bgp.XXXXXX)
 BGP_PY=/usr/bin/python3
@@ -128,11 +167,12 @@ __bgp_is6() { [[ $1 == *:* ]]; }
 # The KEY=VALUE settings of bgp_peer_start, into the caller's local variables.
 __bgp_settings() {
 	local kv
-	as= id= neighbor= peer_as= local= afi=v4,v6 hold=9 md5= passive=0 multipath=0 gr=0
-	gr_time=30 kernel=0 port=179 announce=0
+	as='' id='' neighbor='' peer_as='' laddr='' afi=v4,v6 hold=9 md5='' passive=0 multipath=0
+	gr=0 gr_time=30 kernel=0 port=179 announce=0
 	for kv in "$@"; do
 		case ${kv%%=*} in
-		as|id|neighbor|peer_as|local|afi|hold|md5|passive|multipath|gr|gr_time|kernel|port|announce)
+		local) laddr=${kv#*=} ;;
+		as|id|neighbor|peer_as|afi|hold|md5|passive|multipath|gr|gr_time|kernel|port|announce)
 			printf -v "${kv%%=*}" '%s' "${kv#*=}" ;;
 		*) echo "bgp_peer_start: unknown setting $kv" >&2; return 1 ;;
 		esac
@@ -161,7 +201,7 @@ __bgp_afis() { if [[ $1 == *@* ]]; then echo "${1##*@}"; else echo "${afi//,/ }"
 # bgp_peer_start KIND NS NAME KEY=VALUE...: see the top of the file.
 bgp_peer_start() {
 	local kind=$1 ns=$2 name=$3 dir
-	local as id neighbor peer_as local afi hold md5 passive multipath gr gr_time kernel port
+	local as id neighbor peer_as laddr afi hold md5 passive multipath gr gr_time kernel port
 	local announce
 	shift 3
 	__bgp_settings "$@" || return 1
@@ -203,8 +243,8 @@ __bgp_start_bird() {
 			i=$((i + 1))
 			n=$(__bgp_addr "$e")
 			echo "protocol bgp n$i {"
-			l=$(__bgp_local_for "$n" "$local")
-			echo "	local ${l:+$l }as $as;"
+			l=$(__bgp_local_for "$n" "$laddr")
+			echo "	local ${l:+$l }port $port as $as;"
 			echo "	neighbor $n port $port as $peer_as; direct;"
 			echo "	hold time $hold; keepalive time $((hold / 3 > 0 ? hold / 3 : 1));"
 			echo "	connect delay time 1; connect retry time 1; error wait time 1, 4;"
@@ -230,8 +270,9 @@ __bgp_start_bird() {
 __bgp_frr_group() { getent group frrvty >/dev/null && echo frrvty || echo root; }
 
 __bgp_start_frr() {
-	local ns=$1 dir=$2 n e f l grp
+	local ns=$1 dir=$2 n e f l grp nofib=
 	grp=$(__bgp_frr_group)
+	[[ $kernel == 1 ]] || nofib=-n
 	{
 		echo "frr defaults traditional"
 		echo "hostname $ns-$(basename "$dir")"
@@ -258,7 +299,7 @@ __bgp_start_frr() {
 			echo " neighbor $n timers $((hold / 3 > 0 ? hold / 3 : 1)) $hold"
 			echo " neighbor $n timers connect 1"
 			echo " neighbor $n advertisement-interval 0"
-			l=$(__bgp_local_for "$n" "$local")
+			l=$(__bgp_local_for "$n" "$laddr")
 			[[ -n $l ]] && echo " neighbor $n update-source $l"
 			[[ -n $md5 ]] && echo " neighbor $n password $md5"
 			[[ $passive == 1 ]] && echo " neighbor $n passive"
@@ -290,7 +331,7 @@ __bgp_start_frr() {
 	bgp_wait 10 test -S "$dir/zserv.api" || return 1
 	ip netns exec "$ns" "$BGP_FRR/bgpd" -d -u root -g "$grp" -P 0 -i "$dir/bgpd.pid" \
 		-z "$dir/zserv.api" --vty_socket "$dir" -f "$dir/bgpd.conf" \
-		--log "file:$dir/bgpd.log" $([[ $kernel == 1 ]] || echo -n) -p "$port" \
+		--log "file:$dir/bgpd.log" ${nofib:+"$nofib"} -p "$port" \
 		>"$dir/bgpd.out" 2>&1 || { cat "$dir/bgpd.out" >&2; return 1; }
 	bgp_wait 10 ip netns exec "$ns" vtysh --vty_socket "$dir" -d bgpd -c 'show bgp summary'
 }
@@ -306,9 +347,9 @@ __bgp_start_gobgp() {
 		echo "  as = $as"
 		echo "  router-id = \"$id\""
 		echo "  port = $port"
-		if [[ -n $local ]]; then
+		if [[ -n $laddr ]]; then
 			l=
-			for n in ${local//,/ }; do l+="\"$n\", "; done
+			for n in ${laddr//,/ }; do l+="\"$n\", "; done
 			echo "  local-address-list = [${l%, }]"
 		fi
 		if [[ $announce != 1 ]]; then
@@ -329,7 +370,7 @@ __bgp_start_gobgp() {
 			echo "    idle-hold-time-after-reset = 1"
 			echo "  [neighbors.transport.config]"
 			[[ $passive == 1 ]] && echo "    passive-mode = true"
-			l=$(__bgp_local_for "$n" "$local")
+			l=$(__bgp_local_for "$n" "$laddr")
 			[[ -n $l ]] && echo "    local-address = \"$l\""
 			[[ $port != 179 ]] && echo "    remote-port = $port"
 			if [[ $gr == 1 ]]; then
@@ -361,17 +402,22 @@ __bgp_pids() {
 	for f in "$dir"/*.pid; do [[ -s $f ]] && cat "$f"; done
 }
 
+# shellcheck disable=SC2086 # (pid lists)
 # bgp_peer_stop NS NAME [SIG]: stop the peer's daemons (SIGTERM, or SIG) and wait for them.
 bgp_peer_stop() {
 	local key=$1/$2 sig=${3:-TERM} pids p
 	[[ -n ${__bgp_kind[$key]:-} ]] || return 0
 	pids=$(__bgp_pids "$key")
-	# bgpd before zebra: zebra withdraws what bgpd installed when bgpd goes
-	for p in $(tac <<<"$pids"); do kill -s "$sig" "$p" 2>/dev/null; done
-	bgp_wait 10 bash -c "! kill -0 $(echo $pids) 2>/dev/null" ||
-		for p in $pids; do kill -s KILL "$p" 2>/dev/null; done
+	# (FRR: bgpd.pid, then zebra.pid: bgpd goes first, with its NOTIFICATIONs)
+	for p in $pids; do kill -s "$sig" "$p" 2>/dev/null; done
+	bgp_wait 10 __bgp_gone $pids || for p in $pids; do kill -s KILL "$p" 2>/dev/null; done
 	unset "__bgp_kind[$key]" "__bgp_nbr[$key]" "__bgp_ibgp[$key]"
 	rm -f "${__bgp_dir[$key]}"/*.pid
+}
+
+__bgp_gone() {
+	local p
+	for p in "$@"; do ! kill -0 "$p" 2>/dev/null || return 1; done
 }
 
 # bgp_peers_stop: stop every peer.
@@ -403,7 +449,7 @@ bgp_peer_cmd() {
 	esac
 }
 
-__bgp_first_nbr() { local n=(${__bgp_nbr[$1]}); echo "${n[0]}"; }
+__bgp_first_nbr() { local n; read -r n _ <<<"${__bgp_nbr[$1]}"; echo "$n"; }
 
 # The BIRD protocol name of NEIGHBOR.
 __bgp_bird_proto() {

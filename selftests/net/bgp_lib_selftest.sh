@@ -81,13 +81,13 @@ ibgp6="2001:db8::1/128 fd99:1::1 as_path= local_pref=100 med=- communities=65000
 
 # session KIND MODE: eBGP+MD5 (announcer shut down with a message) or iBGP (announcer stopped).
 session() {
-	local kind=$1 mode=$2 as=65000 extra=() want got err st
+	local kind=$1 mode=$2 as=65000 extra=() want got
 	if [[ $mode == ebgp ]]; then
 		as=65001
 		extra=(md5=s3cret)
 	fi
 	local desc="$kind $mode${extra:+ md5}"
-	if ! spk 1 "$as" "${extra[@]}" || ! rtr "$kind" "$as" "${extra[@]}" kernel=$([[ $kind == gobgp ]] && echo 0 || echo 1); then
+	if ! spk 1 "$as" "${extra[@]}" || ! rtr "$kind" "$as" "${extra[@]}" kernel="$([[ $kind == gobgp ]] && echo 0 || echo 1)"; then
 		ktap_test_fail "$desc: start"
 		ktap_test_fail "$desc: not run"
 		bgp_peers_stop
@@ -182,7 +182,7 @@ __nexthops_are() { [[ $(kernel_nexthops "$RTR" "${@:2}") == "$1" ]]; }
 gr() {
 	local kind=$1 desc
 	desc="$kind graceful restart: a killed announcer's routes are held stale"
-	if ! spk 1 65001 gr=1 || ! rtr "$kind" 65001 gr=1 kernel=$([[ $kind == gobgp ]] && echo 0 || echo 1); then
+	if ! spk 1 65001 gr=1 || ! rtr "$kind" 65001 gr=1 kernel="$([[ $kind == gobgp ]] && echo 0 || echo 1)"; then
 		ktap_test_fail "$desc: start"
 		bgp_peers_stop
 		return
