@@ -210,7 +210,7 @@ bgp_peer_start() {
 		return 1
 	fi
 	__bgp_seq=$((__bgp_seq + 1))
-	dir=$BGP_TMP/$__bgp_seq.$name
+	dir=$BGP_TMP/$ns.$name.$__bgp_seq
 	mkdir -p "$dir" || return 1
 	__bgp_kind[$ns/$name]=$kind
 	__bgp_dir[$ns/$name]=$dir

@@ -10,6 +10,9 @@
 # readers print the announced attributes, an administrative shutdown with a message is the
 # peer's last error and takes the session down; BIRD and FRR install both announcers as ECMP
 # next hops; a killed announcer's routes are held stale by a graceful-restart peer.
+# The three kinds run at once, each in its own three namespaces (gobgpd's first connection
+# attempt waits 5-10 s: gobgp<->gobgp alone takes ~30 s); their results are printed in order.
+# BGP_KINDS="bird frr" picks kinds; BGP_KEEP=1 keeps the daemons' files.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/bgp_lib.sh"
 
@@ -21,11 +24,11 @@ KINDS=${BGP_KINDS:-bird frr gobgp}
 ktap_print_header
 ktap_set_plan $((5 * $(wc -w <<<"$KINDS") + $(wc -w <<<"${KINDS/gobgp/}")))	# (ecmp: 2)
 
-kmg_netns_add SPK1
-kmg_netns_add SPK2
-kmg_netns_add RTR
+# topo KIND: namespaces SPK1_KIND, SPK2_KIND, RTR_KIND and their links.
 topo() {
-	local i s
+	local i s k=$1
+	kmg_netns_add "SPK1_$k" && kmg_netns_add "SPK2_$k" && kmg_netns_add "RTR_$k" || return 1
+	local -n SPK1="SPK1_$k" SPK2="SPK2_$k" RTR="RTR_$k"
 	for i in 1 2; do
 		s=SPK$i
 		ip link add v$i netns "${!s}" type veth peer name s$i netns "$RTR" || return 1
@@ -37,10 +40,12 @@ topo() {
 		ip -n "$RTR" link set "s$i" up
 	done
 }
-if ! topo; then
-	ktap_test_fail "topology"
-	ktap_finished
-fi
+for k in $KINDS; do
+	if ! topo "$k"; then
+		ktap_test_fail "topology"
+		ktap_finished
+	fi
+done
 
 # spk I PEER_AS [KEY=VALUE...]: the announcer in SPKI, AS 65000, both prefixes announced.
 spk() {
@@ -93,7 +98,7 @@ session() {
 		bgp_peers_stop
 		return
 	fi
-	if ! bgp_wait_state 15 "$RTR" rtr Established || ! bgp_wait_state 5 "$RTR" rtr Established fd99:1::1 ||
+	if ! bgp_wait_state 20 "$RTR" rtr Established || ! bgp_wait_state 20 "$RTR" rtr Established fd99:1::1 ||
 		! bgp_wait_routes 10 "$RTR" rtr v4 1 || ! bgp_wait_routes 10 "$RTR" rtr v6 1; then
 		echo "# state $(bgp_peer_state "$RTR" rtr), $(bgp_peer_state "$RTR" rtr fd99:1::1) (v6)"
 		bgp_peer_routes "$RTR" rtr | sed 's/^/# /'
@@ -187,7 +192,7 @@ gr() {
 		bgp_peers_stop
 		return
 	fi
-	if ! bgp_wait_state 15 "$RTR" rtr Established || ! bgp_wait_state 5 "$RTR" rtr Established fd99:1::1 ||
+	if ! bgp_wait_state 20 "$RTR" rtr Established || ! bgp_wait_state 20 "$RTR" rtr Established fd99:1::1 ||
 		! bgp_wait_routes 10 "$RTR" rtr v4 1 || ! bgp_wait_routes 10 "$RTR" rtr v6 1; then
 		ktap_test_fail "$desc: sessions up and routes received"
 		bgp_peers_stop
@@ -204,9 +209,35 @@ gr() {
 }
 __stale_are() { [[ $(bgp_peer_gr_stale "$RTR" rtr | sort | tr '\n' ' ') == "$1" ]]; }
 
+# run_kind KIND: its cases, in a subshell writing to $BGP_TMP/out.KIND, results as "@@ok DESC"
+# and "@@not ok DESC" lines.
+run_kind() {
+	local k=$1
+	(
+		ktap_test_pass() { echo "@@ok $*"; }
+		ktap_test_fail() { echo "@@not ok $*"; }
+		SPK1=SPK1_$k SPK1=${!SPK1} SPK2=SPK2_$k SPK2=${!SPK2} RTR=RTR_$k RTR=${!RTR}
+		session "$k" ebgp
+		session "$k" ibgp
+		if [[ $k == gobgp ]]; then gr "$k"; else ecmp "$k"; fi
+	) >"$BGP_TMP/out.$k" 2>&1
+}
+pids=()
 for k in $KINDS; do
-	session "$k" ebgp
-	session "$k" ibgp
-	if [[ $k == gobgp ]]; then gr "$k"; else ecmp "$k"; fi
+	run_kind "$k" &
+	pids+=($!)
+done
+for i in "${!pids[@]}"; do
+	wait "${pids[i]}"
+done
+for k in $KINDS; do
+	while IFS= read -r line; do
+		case $line in
+		"@@ok "*) ktap_test_pass "${line#@@ok }" ;;
+		"@@not ok "*) ktap_test_fail "${line#@@not ok }" ;;
+		"#"*) echo "$line" ;;
+		*) echo "# $line" ;;
+		esac
+	done <"$BGP_TMP/out.$k"
 done
 ktap_finished
