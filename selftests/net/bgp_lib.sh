@@ -4,7 +4,9 @@
 # the neighbors of kmaglev's speaker, with readers that print what they received in one
 # normalized form. Sourced after lib.sh (by bgp.sh, bgp_ecmp.sh; bgp_lib_selftest.sh checks it
 # by pairing the daemons with each other). Every runtime file lives under $BGP_TMP (mktemp -d):
-# the VM's root filesystem is the host's, read-only.
+# the VM's root filesystem is the host's, read-only. The EXIT trap stops the peers, then runs
+# the trap that was set before: source this after lib.sh (and dp_lib.sh). BGP_KEEP=1 keeps
+# $BGP_TMP (configurations, logs) for a look afterwards.
 #
 # Functions (NS is a namespace, NAME a peer name unique in NS, KIND bird|frr|gobgp):
 #   bgp_peer_start KIND NS NAME KEY=VALUE...   start a peer; returns once its control socket
@@ -148,7 +150,7 @@ mkfifo "$BGP_TMP/sleep"
 exec {BGP_SLEEPFD}<>"$BGP_TMP/sleep"
 bgp_sleep() { read -r -t "$1" -u "$BGP_SLEEPFD" _ || true; }
 
-declare -A __bgp_kind=() __bgp_dir=() __bgp_nbr=() __bgp_ibgp=() __bgp_port=()
+declare -A __bgp_kind=() __bgp_dir=() __bgp_nbr=() __bgp_ibgp=()
 __bgp_api_port=50051
 __bgp_seq=0
 
@@ -458,6 +460,7 @@ __bgp_bird_proto() {
 		i=$((i + 1))
 		[[ $n == "$2" ]] && { echo "n$i"; return; }
 	done
+	echo "no neighbor $2" >&2
 	return 1
 }
 
@@ -503,8 +506,9 @@ bgp_peer_state() {
 	local ns=$1 name=$2 key=$1/$2 nbr=${3:-}
 	[[ -n $nbr ]] || nbr=$(__bgp_first_nbr "$key")
 	case ${__bgp_kind[$key]:-} in
-	bird) bgp_peer_cmd "$ns" "$name" show protocols all "$(__bgp_bird_proto "$key" "$nbr")" |
-		__bgp_py bird-state ;;
+	bird) local proto
+		proto=$(__bgp_bird_proto "$key" "$nbr") || return 1
+		bgp_peer_cmd "$ns" "$name" show protocols all "$proto" | __bgp_py bird-state ;;
 	frr) bgp_peer_cmd "$ns" "$name" show bgp neighbors "$nbr" json | __bgp_py frr-state "$nbr" ;;
 	gobgp) bgp_peer_cmd "$ns" "$name" -j neighbor "$nbr" | __bgp_py gobgp-state ;;
 	*) echo "no BGP peer $name in $ns" >&2; return 1 ;;
@@ -516,7 +520,9 @@ bgp_peer_last_error() {
 	local ns=$1 name=$2 key=$1/$2 nbr=${3:-}
 	[[ -n $nbr ]] || nbr=$(__bgp_first_nbr "$key")
 	case ${__bgp_kind[$key]:-} in
-	bird) __bgp_py bird-error "$(__bgp_bird_proto "$key" "$nbr")" <"${__bgp_dir[$key]}/bird.log" ;;
+	bird) local proto
+		proto=$(__bgp_bird_proto "$key" "$nbr") || return 1
+		__bgp_py bird-error "$proto" <"${__bgp_dir[$key]}/bird.log" ;;
 	frr) bgp_peer_cmd "$ns" "$name" show bgp neighbors "$nbr" json | __bgp_py frr-error "$nbr" ;;
 	gobgp) __bgp_py gobgp-error "$nbr" <"${__bgp_dir[$key]}/gobgpd.log" ;;
 	*) echo "no BGP peer $name in $ns" >&2; return 1 ;;
