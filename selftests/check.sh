@@ -179,7 +179,7 @@ phase_end
 SHARD_A="module_load control_plane dp_basic dp_badpkt teardown daemon"
 # Shard B: every other kselftest.
 SHARD_B=$(cd "$TOP/selftests/net" && ls *.sh | sed 's/\.sh$//' |
-	grep -vxE "lib|dp_lib|run_tests|${SHARD_A// /|}" | tr '\n' ' ')
+	grep -vxE "lib|dp_lib|bgp_lib|run_tests|${SHARD_A// /|}" | tr '\n' ' ')
 DEBUG_SET=${KMAGLEV_DEBUG_SET:-"control_plane teardown"}
 
 # vm_job NAME KERNEL CMD...: run CMD in a VM in the background; its log in $OUT/NAME.log,

@@ -5,7 +5,7 @@
 cd "$(dirname "$0")" || exit 1
 
 tests=("$@")
-[[ ${#tests[@]} -gt 0 ]] || tests=($(ls *.sh | grep -vE '^(lib|dp_lib|run_tests)\.sh$'))
+[[ ${#tests[@]} -gt 0 ]] || tests=($(ls *.sh | grep -vE '^(lib|dp_lib|bgp_lib|run_tests)\.sh$'))
 
 echo "TAP version 13"
 echo "1..${#tests[@]}"
