@@ -4,9 +4,11 @@
 # line "N passed, N failed". Exits non-zero if anything failed.
 #
 #   deps -> kernels -> build (module x {stock,test,debug}, sparse, -Wmaybe-uninitialized,
-#   checkpatch, CLI, generated code) -> userland unit tests -> KUnit and kselftests (5 VMs side
-#   by side: two shards of kselftests on the test kernel, the kselftests on the stock kernel,
-#   KUnit and a subset of the kselftests on the debug kernel (KASAN, KMEMLEAK, UBSAN))
+#   checkpatch, CLI, generated code) -> userland unit tests and the BGP parser's fuzzer ->
+#   kselftests that need no module (BGP peers in namespaces) on the host -> KUnit and
+#   kselftests (5 VMs side by side: two shards of kselftests on the test kernel, two on the
+#   stock kernel (the BGP ones there only), KUnit and a subset of the kselftests on the debug
+#   kernel (KASAN, KMEMLEAK, UBSAN))
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -166,6 +168,24 @@ phase_end
 phase unit
 make -C userland -s check >"$OUT/unit.log" 2>&1
 vm_results "userland unit tests" "$OUT/unit.log" $?
+# The BGP message parser under libFuzzer (clang's -fsanitize=fuzzer,address,undefined), from
+# the committed corpus, for a bounded time: a crash or a sanitizer report fails it.
+step "BGP parser fuzzed ${KMAGLEV_FUZZ_SECONDS:-30}s: no crash (userland/fuzz)" "$OUT/fuzz.log" \
+	make -C userland -s fuzz FUZZ_SECONDS="${KMAGLEV_FUZZ_SECONDS:-30}" &&
+	grep -E '^(Done|#[0-9]+ +DONE)' "$OUT/fuzz.log" | tail -n 1 | sed 's/^/     /'
+phase_end
+
+# --- kselftests that need no kernel module, on the host ------------------------------------
+# Real BGP daemons (BIRD 2, FRR, GoBGP) in network namespaces: the peers' library checked
+# against itself, and the routes mode's BIRD and FRR snippets exporting to a router.
+phase host
+HOST_NET="bgp_lib_selftest bgp_snippets"
+for t in $HOST_NET; do
+	"$TOP/selftests/net/$t.sh" >"$OUT/host-$t.log" 2>&1
+	rc=$?
+	# exit 4: the whole script skipped (its daemons are missing); its plan says so
+	vm_results "$t.sh on the host" "$OUT/host-$t.log" $((rc == 4 ? 0 : rc))
+done
 phase_end
 
 # --- tests in VMs: KUnit and the kselftests, side by side ------------------------------
@@ -177,9 +197,12 @@ phase_end
 # much of their time waiting (long-lived streams, timeouts, sleeps), so running them together
 # nearly halves the wall time on two cores. Each is one row of the table.
 SHARD_A="module_load control_plane dp_basic dp_badpkt teardown daemon"
-# Shard B: every other kselftest.
+# The daemon's BGP against real peers and ECMP failover: userland's work, on the stock kernel.
+BGP_VM="bgp bgp_ecmp"
+# Shard B: every other kselftest (but those run on the host above).
 SHARD_B=$(cd "$TOP/selftests/net" && ls *.sh | sed 's/\.sh$//' |
-	grep -vxE "lib|dp_lib|bgp_lib|run_tests|${SHARD_A// /|}" | tr '\n' ' ')
+	grep -vxE "lib|dp_lib|bgp_lib|run_tests|${SHARD_A// /|}|${BGP_VM// /|}|${HOST_NET// /|}" |
+	tr '\n' ' ')
 DEBUG_SET=${KMAGLEV_DEBUG_SET:-"control_plane teardown"}
 
 # vm_job NAME KERNEL CMD...: run CMD in a VM in the background; its log in $OUT/NAME.log,
@@ -206,13 +229,13 @@ KMAGLEV_CP_DUMP_BACKENDS=5000 KMAGLEV_CP_SERVICES=100 KMAGLEV_TEST_TIMEOUT=1800 
 KMAGLEV_VM_TIMEOUT=3600 vm_job debug debug bash -c '"$1" "$2"; a=$?; shift 2; "$@"; b=$?; exit $((a | b))' - \
 	"$TOP/selftests/kunit.sh" "$TOP/.build/debug/kmod" "$TOP/selftests/net/run_tests.sh" $DEBUG_SET
 KMAGLEV_TEARDOWN_NETNS=200 vm_job kselftest-stock-a stock "$TOP/selftests/net/run_tests.sh" $SHARD_A
-vm_job kselftest-stock-b stock "$TOP/selftests/net/run_tests.sh" $SHARD_B
+vm_job kselftest-stock-b stock "$TOP/selftests/net/run_tests.sh" $SHARD_B $BGP_VM
 KMAGLEV_TEARDOWN_NETNS=50 vm_job kselftest-test-a test "$TOP/selftests/net/run_tests.sh" $SHARD_A
 vm_job kselftest-test-b test "$TOP/selftests/net/run_tests.sh" $SHARD_B
 wait
 for job in debug:"KUnit and kselftests on debug kernel ($DEBUG_SET)" \
 	kselftest-stock-a:"kselftests on stock kernel ($SHARD_A)" \
-	kselftest-stock-b:"kselftests on stock kernel ($SHARD_B)" \
+	kselftest-stock-b:"kselftests on stock kernel ($SHARD_B $BGP_VM)" \
 	kselftest-test-a:"kselftests on test kernel ($SHARD_A)" \
 	kselftest-test-b:"kselftests on test kernel ($SHARD_B)"; do
 	name=${job%%:*}
