@@ -171,7 +171,7 @@ check() {
 
 # --- abbreviations -------------------------------------------------------------------------
 
-OBJECTS="service backend stats table simulate monitor config save daemon status reload family help"
+OBJECTS="service backend stats table simulate monitor config save daemon status reload graceful-restart family help bgp"
 declare -A COMMANDS=(
 	[service]="add set del show flush list" [backend]="add set del show drain list"
 	[config]="show set list" [table]="show list" [family]="show" [stats]="show"
@@ -205,6 +205,7 @@ case_() {
 	# shellcheck disable=SC2086
 	shortest "$obj" $OBJECTS
 	o=$SHORT
+	[[ $obj == bgp ]] && o=$obj	# taken in full only
 	[[ $o != "$obj" ]] && check "$name ($o)" "$o$rest" "$want" "$v"
 	local cmds=${COMMANDS[$obj]-} cmd=${w[1]-}
 	if [[ -n $cmds && -n $cmd && " $cmds " == *" $cmd "* && $line == "$obj $cmd "* ]]; then
@@ -388,7 +389,7 @@ run_cases() {
 	case_ "save: nothing after" "save help " ""
 	case_ "save --yaml: nothing after" "save --yaml " ""
 	case_ "help" "help " \
-		"service backend stats table simulate monitor config save daemon status reload family"
+		"service backend stats table simulate monitor config save daemon status reload graceful-restart family bgp"
 	case_ "help: nothing after OBJECT" "help service " ""
 
 	# daemon (not run through the parser: that would start a daemon)
@@ -406,6 +407,9 @@ run_cases() {
 	case_ "status: after an unknown word" "status x " ""
 	case_ "reload" "reload " "-j -p -s help"
 	case_ "reload: options" "reload -s /x.sock " "-j -p"
+	case_ "bgp" "bgp " "-j -p -s show help"
+	case_ "bgp show: options" "bgp show -j " "-p -s"
+	case_ "graceful-restart" "graceful-restart " "-j -p -s help"
 	case_ "reload help: nothing after" "reload help " ""
 
 	# monitor
