@@ -210,6 +210,10 @@ bgp_peer_start() {
 	local announce
 	shift 3
 	__bgp_settings "$@" || return 1
+	if [[ $kind == gobgp && $kernel == 1 ]]; then
+		echo "bgp_peer_start: gobgp cannot install routes in the kernel (kernel=1)" >&2
+		return 1
+	fi
 	if [[ -n ${__bgp_kind[$ns/$name]:-} ]]; then
 		echo "bgp_peer_start: $name already runs in $ns" >&2
 		return 1
