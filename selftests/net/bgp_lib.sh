@@ -131,8 +131,11 @@
 #     number, 6 = established). gobgpd's log has {"msg":"received notification","Code":6,
 #     "Subcode":2,"Communicated-Reason":"MSG",...}, then {"msg":"Peer Down","Reason":
 #     "notification-received code 6(cease) subcode 2(administrative shutdown)"}. Sent by
-#     gobgp with `gobgp neighbor ADDR shutdown --reason MSG` (-m does not exist). gobgpd
-#     sends Cease 6/3 (peer deconfigured) to every neighbor on SIGTERM.
+#     gobgp with `gobgp neighbor ADDR shutdown --reason MSG` (-m does not exist), after which
+#     the session comes back (idle-hold-time-after-reset); `gobgp neighbor ADDR disable`
+#     keeps it down but sends no message even with --reason: bgp_peer_shutdown does the
+#     first, waits for the session to drop, then the second. gobgpd sends Cease 6/3 (peer
+#     deconfigured) to every neighbor on SIGTERM.
 #   - graceful restart: [neighbors.graceful-restart.config] enabled, restart-time, and
 #     [neighbors.afi-safis.mp-graceful-restart.config] enabled per family; a killed
 #     neighbor's paths have "stale":true in `gobgp -j global rib`.
@@ -207,6 +210,10 @@ bgp_peer_start() {
 	local announce
 	shift 3
 	__bgp_settings "$@" || return 1
+	if [[ $kind == gobgp && $kernel == 1 ]]; then
+		echo "bgp_peer_start: gobgp cannot install routes in the kernel (kernel=1)" >&2
+		return 1
+	fi
 	if [[ -n ${__bgp_kind[$ns/$name]:-} ]]; then
 		echo "bgp_peer_start: $name already runs in $ns" >&2
 		return 1
@@ -535,6 +542,7 @@ bgp_wait_state() {
 	bgp_wait "$secs" __bgp_state_is "$@"
 }
 __bgp_state_is() { [[ $(bgp_peer_state "$1" "$2" "${4:-}") == "$3" ]]; }
+__bgp_state_not() { [[ $(bgp_peer_state "$1" "$2" "${4:-}") != "$3" ]]; }
 
 # bgp_wait_routes SECS NS NAME AFI N
 bgp_wait_routes() {
@@ -567,7 +575,13 @@ bgp_peer_shutdown() {
 			${msg:+"\"$msg\""} ;;
 		frr) ip netns exec "$ns" vtysh --vty_socket "${__bgp_dir[$key]}" -c "configure terminal" \
 			-c "router bgp" -c "neighbor $n shutdown${msg:+ message $msg}" ;;
-		gobgp) bgp_peer_cmd "$ns" "$name" neighbor "$n" shutdown ${msg:+--reason "$msg"} ;;
+		gobgp)	# "disable --reason" sends no message, "shutdown --reason" does but the
+			# session comes back after idle-hold-time: shutdown, then disable once down.
+			if [[ -n $msg ]]; then
+				bgp_peer_cmd "$ns" "$name" neighbor "$n" shutdown --reason "$msg"
+				bgp_wait 10 __bgp_state_not "$ns" "$name" Established "$n"
+			fi
+			bgp_peer_cmd "$ns" "$name" neighbor "$n" disable ;;
 		esac
 	done >/dev/null
 }

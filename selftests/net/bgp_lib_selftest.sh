@@ -118,7 +118,7 @@ session() {
 	expect "$desc: both sessions Established, the routes and their attributes read back" "$want" "$got"
 	if [[ $mode == ebgp ]]; then
 		bgp_peer_shutdown "$SPK1" spk "maintenance 42"
-		if bgp_wait 10 __not_established && bgp_wait 5 __has_error "maintenance 42"; then
+		if bgp_wait 20 __has_error "maintenance 42" && bgp_wait 10 __not_established; then
 			ktap_test_pass "$desc: shutdown -> $(bgp_peer_state "$RTR" rtr); last error \"$(bgp_peer_last_error "$RTR" rtr)\""
 		else
 			ktap_test_fail "$desc: shutdown -> $(bgp_peer_state "$RTR" rtr); last error \"$(bgp_peer_last_error "$RTR" rtr)\""
