@@ -525,6 +525,17 @@ static void peer_connect(struct bgp_peer *p)
 		goto retry;
 	}
 	set_ttl(fd, p->cfg.addr.family, peer_ttl(p));
+	/* a specific listening address is ours on both ends: the peer knows us by it */
+	if (p->sp->cfg.listen.family == p->cfg.addr.family &&
+	    !kmg_addr_is_unspec(&p->sp->cfg.listen)) {
+		sl = sockaddr_of(&p->sp->cfg.listen, 0, &ss);
+		if (bind(fd, (struct sockaddr *)&ss, sl)) {
+			snprintf(p->last_error, sizeof(p->last_error), "bind: %s",
+				 strerror(errno));
+			close(fd);
+			goto retry;
+		}
+	}
 	sl = sockaddr_of(&p->cfg.addr, p->cfg.port, &ss);
 	pc->fd = fd;
 	pc->connecting = true;
@@ -1125,6 +1136,8 @@ void bgp_speaker_peer_info(const struct bgp_speaker *sp, unsigned int i,
 			info->msgs_in += p->est->c.st.msgs_in[k];
 			info->msgs_out += p->est->c.st.msgs_out[k];
 		}
+		info->updates_in = p->est->c.st.msgs_in[BGP_UPDATE];
+		info->updates_out = p->est->c.st.msgs_out[BGP_UPDATE];
 	}
 	info->established = p->established;
 	info->last_error = p->last_error;

@@ -96,6 +96,7 @@ struct bgp_peer_info {
 	bool v4, v6;
 	const char *last_error;		/* "" if none */
 	uint64_t msgs_in, msgs_out;
+	uint64_t updates_in, updates_out;	/* of which UPDATEs */
 };
 unsigned int bgp_speaker_npeers(const struct bgp_speaker *sp);
 void bgp_speaker_peer_info(const struct bgp_speaker *sp, unsigned int i,

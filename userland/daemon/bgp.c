@@ -555,6 +555,8 @@ struct json_object *kmd_bgp_json(struct kmd *d)
 				       json_object_new_int64(pi.announced));
 		json_object_object_add(p, "messages-in", json_object_new_int64(pi.msgs_in));
 		json_object_object_add(p, "messages-out", json_object_new_int64(pi.msgs_out));
+		json_object_object_add(p, "updates-in", json_object_new_int64(pi.updates_in));
+		json_object_object_add(p, "updates-out", json_object_new_int64(pi.updates_out));
 		json_object_object_add(p, "passive", json_object_new_boolean(pi.cfg->passive));
 		json_object_object_add(p, "md5", json_object_new_boolean(pi.cfg->password != NULL));
 		json_object_object_add(p, "last-error", pi.last_error[0] ?
