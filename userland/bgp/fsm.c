@@ -33,13 +33,18 @@ void bgp_conn_init(struct bgp_conn *c, const struct bgp_conn_cfg *cfg,
 	c->owner = owner;
 }
 
-static void out(struct bgp_conn *c, const uint8_t *buf, size_t len)
+/*
+ * Send one message. The owner may close the connection from inside send (a socket error):
+ * false then, and the caller must not go on as if it were open.
+ */
+static bool out(struct bgp_conn *c, const uint8_t *buf, size_t len)
 {
 	if (!len)
-		return;
+		return c->state != BGP_IDLE;
 	if (buf[18] >= 1 && buf[18] <= 5)
 		c->st.msgs_out[buf[18]]++;
 	c->ops->send(c, buf, len);
+	return c->state != BGP_IDLE;
 }
 
 static void close_conn(struct bgp_conn *c, const char *why)
@@ -100,11 +105,11 @@ void bgp_conn_tcp_error(struct bgp_conn *c, const char *why)
 	close_conn(c, why);
 }
 
-static void keepalive(struct bgp_conn *c)
+static bool keepalive(struct bgp_conn *c)
 {
 	uint8_t buf[BGP_HDR_LEN];
 
-	out(c, buf, bgp_keepalive_encode(buf, sizeof(buf)));
+	return out(c, buf, bgp_keepalive_encode(buf, sizeof(buf)));
 }
 
 /* Rearm the keepalive timer: a third of the hold time after the last message we sent. */
@@ -132,11 +137,11 @@ void bgp_conn_start(struct bgp_conn *c)
 		.cap_gr = c->cfg.gr_time > 0,
 		.gr_restarting = c->cfg.gr_restarting,
 		.gr_time = c->cfg.gr_time,
-		/* the kernel keeps forwarding while the daemon restarts */
+		/* the kernel kept forwarding while the daemon restarted (RFC 4724: F only then) */
 		.gr_v4 = c->cfg.v4,
 		.gr_v6 = c->cfg.v6,
-		.gr_v4_fwd = c->cfg.v4,
-		.gr_v6_fwd = c->cfg.v6,
+		.gr_v4_fwd = c->cfg.v4 && c->cfg.gr_restarting,
+		.gr_v6_fwd = c->cfg.v6 && c->cfg.gr_restarting,
 	};
 	uint8_t buf[BGP_MAX_LEN];
 
@@ -145,16 +150,16 @@ void bgp_conn_start(struct bgp_conn *c)
 	c->why[0] = 0;
 	memset(&c->sent_err, 0, sizeof(c->sent_err));
 	memset(&c->rcvd_err, 0, sizeof(c->rcvd_err));
-	out(c, buf, bgp_open_encode(buf, sizeof(buf), &o));
-	c->ops->timer(c, BGP_T_HOLD, BGP_OPEN_HOLD_S);
+	if (out(c, buf, bgp_open_encode(buf, sizeof(buf), &o)))
+		c->ops->timer(c, BGP_T_HOLD, BGP_OPEN_HOLD_S);
 }
 
 void bgp_conn_send(struct bgp_conn *c, const uint8_t *msg, size_t len)
 {
 	if (c->state != BGP_ESTABLISHED)
 		return;
-	out(c, msg, len);
-	arm_keepalive(c);
+	if (out(c, msg, len))
+		arm_keepalive(c);
 }
 
 static void got_open(struct bgp_conn *c, const uint8_t *msg, size_t len)
@@ -177,6 +182,20 @@ static void got_open(struct bgp_conn *c, const uint8_t *msg, size_t len)
 	/* RFC 6286: only within one AS must the identifiers differ */
 	if (c->ibgp && c->peer.bgp_id.s_addr == c->cfg.router_id.s_addr) {
 		notify_code(c, BGP_ERR_OPEN, BGP_OPEN_BAD_BGP_ID, "the peer has our router ID");
+		return;
+	}
+	if (!c->peer.cap_as4) {
+		/* we write 4-octet AS_PATHs only (RFC 6793 peers are universal): say so */
+		struct bgp_err u = { .code = BGP_ERR_OPEN, .subcode = BGP_OPEN_UNSUPPORTED_CAP,
+				     .len = 6 };
+
+		u.data[0] = BGP_CAP_AS4;
+		u.data[1] = 4;
+		u.data[2] = c->cfg.local_as >> 24;
+		u.data[3] = c->cfg.local_as >> 16;
+		u.data[4] = c->cfg.local_as >> 8;
+		u.data[5] = c->cfg.local_as;
+		bgp_conn_notify(c, &u, "the peer lacks the 4-octet AS capability");
 		return;
 	}
 	c->hold_time = c->peer.hold_time < c->cfg.hold_time ? c->peer.hold_time :
@@ -203,7 +222,8 @@ static void got_open(struct bgp_conn *c, const uint8_t *msg, size_t len)
 		bgp_conn_cease(c, BGP_CEASE_COLLISION, NULL);
 		return;
 	}
-	keepalive(c);
+	if (!keepalive(c))
+		return;
 	c->state = BGP_OPENCONFIRM;
 	if (c->hold_time)
 		arm_hold(c);
@@ -223,6 +243,11 @@ static void got_notification(struct bgp_conn *c, const uint8_t *msg, size_t len)
 	if (n)
 		memcpy(c->rcvd_err_data, c->rcvd_err.data, n);
 	c->rcvd_err.data = c->rcvd_err_data;
+	/* the peer's text goes to logs and terminals: no control characters */
+	for (n = 0; c->rcvd_err.shutdown_msg[n]; n++)
+		if ((unsigned char)c->rcvd_err.shutdown_msg[n] < 0x20 ||
+		    c->rcvd_err.shutdown_msg[n] == 0x7f)
+			c->rcvd_err.shutdown_msg[n] = '?';
 	snprintf(why, sizeof(why), "received %s%s%s",
 		 bgp_err_name(c->rcvd_err.code, c->rcvd_err.subcode),
 		 c->rcvd_err.shutdown_msg[0] ? ": " : "", c->rcvd_err.shutdown_msg);
@@ -235,6 +260,16 @@ static void got_update(struct bgp_conn *c, const uint8_t *msg, size_t len)
 	struct bgp_err e;
 
 	if (bgp_update_decode(msg, len, c->four_octet, c->ibgp, &u, &e)) {
+		/*
+		 * RFC 7606: only an UPDATE whose fields cannot be delimited (lengths overrunning,
+		 * NLRI that does not parse) resets the session. An error in an attribute is
+		 * "treat-as-withdraw": we keep no received route, so it is counted and dropped.
+		 */
+		if (e.code == BGP_ERR_UPDATE && e.subcode != BGP_UPD_MALFORMED_ATTR_LIST &&
+		    e.subcode != BGP_UPD_INVALID_NETWORK) {
+			c->st.updates_in_errors++;
+			return;
+		}
 		bgp_conn_notify(c, &e, "the peer's UPDATE");
 		return;
 	}
@@ -361,8 +396,8 @@ void bgp_conn_timer(struct bgp_conn *c, enum bgp_timer t)
 		break;
 	case BGP_T_KEEPALIVE:
 		if (c->state == BGP_OPENCONFIRM || c->state == BGP_ESTABLISHED) {
-			keepalive(c);
-			arm_keepalive(c);
+			if (keepalive(c))
+				arm_keepalive(c);
 		}
 		break;
 	default:

@@ -72,6 +72,7 @@ struct bgp_conn_ops {
 struct bgp_conn_stats {
 	uint64_t msgs_in[6], msgs_out[6];	/* by message type 1..5 */
 	uint64_t updates_in_prefixes;		/* prefixes seen in received UPDATEs (dropped) */
+	uint64_t updates_in_errors;		/* UPDATEs with a bad attribute: treat-as-withdraw */
 };
 
 struct bgp_conn {

@@ -68,7 +68,8 @@ static void add_attrs(struct bgp_route *r, const struct bgp_policy_attrs *x)
 	for (i = 0; i < x->ncommunities; i++) {
 		for (j = 0; j < r->ncommunities && r->communities[j] != x->communities[i]; j++)
 			;
-		if (j == r->ncommunities && r->ncommunities < BGP_MAX_COMMUNITIES)
+		/* one slot stays free for GRACEFUL_SHUTDOWN (the speaker adds it) */
+		if (j == r->ncommunities && r->ncommunities < BGP_MAX_COMMUNITIES - 1)
 			r->communities[r->ncommunities++] = x->communities[i];
 	}
 	for (i = 0; i < x->nlarge; i++) {

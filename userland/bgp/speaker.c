@@ -43,6 +43,7 @@ struct bgp_peer {
 	char name[INET6_ADDRSTRLEN + 8];
 	struct pconn out, in;
 	ev_timer retry_w;		/* ConnectRetry, and the connect timeout */
+	bool resolving;			/* closing the loser of a connection collision */
 	double retry_s;
 	ev_tstamp up_since;
 	uint64_t established;
@@ -65,6 +66,7 @@ struct bgp_speaker {
 	bool restarting;
 	int lfd;
 	ev_io lw;
+	ev_timer lpause_w;		/* accept() failed for want of resources */
 	struct bgp_route *routes;
 	unsigned int nroutes;
 	bool gshut;
@@ -103,17 +105,36 @@ static socklen_t sockaddr_of(const struct kmg_addr *a, uint16_t port, struct soc
 	return sizeof(*s6);
 }
 
-static int set_md5(int fd, const struct kmg_addr *a, const char *password)
+/* The TCP-MD5 key for peer @a on socket @fd of @family (NULL @password: remove it). */
+static int set_md5(int fd, int family, const struct kmg_addr *a, const char *password)
 {
 	struct tcp_md5sig md5;
+	struct kmg_addr m = *a;
 
 	memset(&md5, 0, sizeof(md5));
-	sockaddr_of(a, 0, (struct sockaddr_storage *)&md5.tcpm_addr);
+	/* an IPv4 peer of a dual-stack (IPv6) socket is known by its v4-mapped address */
+	if (family == AF_INET6 && a->family == AF_INET) {
+		m.family = AF_INET6;
+		memset(&m.v6, 0, sizeof(m.v6));
+		m.v6.s6_addr[10] = m.v6.s6_addr[11] = 0xff;
+		memcpy(&m.v6.s6_addr[12], &a->v4, 4);
+	}
+	sockaddr_of(&m, 0, (struct sockaddr_storage *)&md5.tcpm_addr);
 	if (password) {
+		if (strlen(password) > TCP_MD5SIG_MAXKEYLEN) {
+			errno = EINVAL;
+			return -1;
+		}
 		md5.tcpm_keylen = strlen(password);
 		memcpy(md5.tcpm_key, password, md5.tcpm_keylen);
 	}
 	return setsockopt(fd, IPPROTO_TCP, TCP_MD5SIG, &md5, sizeof(md5));
+}
+
+/* Whether a listening socket of @lfam takes connections from peers of @pfam. */
+static bool listens_for(int lfam, int pfam)
+{
+	return lfam == pfam || lfam == AF_INET6;
 }
 
 static void set_ttl(int fd, int family, int ttl)
@@ -285,13 +306,30 @@ static bool c_open_received(struct bgp_conn *c)
 	other = pc->incoming ? &p->out : &p->in;
 	if (other->fd < 0 || other->c.state == BGP_IDLE)
 		return true;
-	if (other->c.state == BGP_ESTABLISHED)
-		return false;
-	/* the connection the side with the higher identifier opened survives */
-	keep_incoming = ntohl(p->sp->cfg.router_id.s_addr) < ntohl(c->peer.bgp_id.s_addr);
+	if (other->c.state == BGP_ESTABLISHED) {
+		/*
+		 * RFC 4724 4.2: a peer that restarts with graceful restart opens a new session
+		 * while we may still hold the old one: the new one replaces it.
+		 */
+		if (!other->c.peer.cap_gr)
+			return false;
+		bgp_conn_drop(&other->c, "the peer restarted (a new session replaces it)");
+		return true;
+	}
+	/*
+	 * The connection the side with the higher identifier opened survives; with equal
+	 * identifiers (eBGP, RFC 6286 2.3), the one the side with the larger AS opened.
+	 */
+	if (p->sp->cfg.router_id.s_addr != c->peer.bgp_id.s_addr)
+		keep_incoming = ntohl(p->sp->cfg.router_id.s_addr) <
+				ntohl(c->peer.bgp_id.s_addr);
+	else
+		keep_incoming = p->sp->cfg.asn < c->peer.asn;
 	if (pc->incoming != keep_incoming)
 		return false;
+	p->resolving = true;
 	bgp_conn_cease(&other->c, BGP_CEASE_COLLISION, NULL);
+	p->resolving = false;
 	return true;
 }
 
@@ -346,7 +384,7 @@ static void c_refresh(struct bgp_conn *c, int family)
 	peer_sync(p, false);
 }
 
-static void pconn_close_fd(struct pconn *pc)
+static void pconn_stop_watchers(struct pconn *pc)
 {
 	struct ev_loop *loop = pc->peer->sp->loop;
 	int i;
@@ -355,23 +393,19 @@ static void pconn_close_fd(struct pconn *pc)
 	ev_io_stop(loop, &pc->ww);
 	for (i = 0; i < BGP_T_COUNT; i++)
 		ev_timer_stop(loop, &pc->t[i]);
+}
+
+static void pconn_close_fd(struct pconn *pc)
+{
+	pconn_stop_watchers(pc);
 	if (pc->fd >= 0) {
-		/* the last words (a NOTIFICATION): give them up to a second to leave */
-		if (pc->wlen && !pc->connecting) {
-			struct timeval tv = { .tv_sec = 1 };
-			int fl = fcntl(pc->fd, F_GETFL);
-
-			fcntl(pc->fd, F_SETFL, fl & ~O_NONBLOCK);
-			setsockopt(pc->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-			while (pc->wlen) {
-				ssize_t n = send(pc->fd, pc->wbuf, pc->wlen, MSG_NOSIGNAL);
-
-				if (n <= 0)
-					break;
-				memmove(pc->wbuf, pc->wbuf + n, pc->wlen - n);
-				pc->wlen -= n;
-			}
-		}
+		/*
+		 * The last words (a NOTIFICATION) are queued already unless the socket was full;
+		 * one more try, without blocking the loop: what the kernel took leaves before the
+		 * FIN, the rest is lost (a peer that reads nothing hears nothing).
+		 */
+		if (pc->wlen && !pc->connecting)
+			(void)send(pc->fd, pc->wbuf, pc->wlen, MSG_NOSIGNAL | MSG_DONTWAIT);
 		shutdown(pc->fd, SHUT_WR);
 		close(pc->fd);
 	}
@@ -396,6 +430,9 @@ static void c_closed(struct bgp_conn *c, const char *why)
 		kmd_log(LOG_INFO, "bgp: %s: %s connection closed: %s", p->name,
 			pc->incoming ? "incoming" : "outgoing", why);
 	}
+	/* a collision resolved is no failure: no back-off, no error to show */
+	if (p->resolving)
+		return;
 	snprintf(p->last_error, sizeof(p->last_error), "%s", why);
 	peer_schedule(p);
 }
@@ -519,7 +556,7 @@ static void peer_connect(struct bgp_peer *p)
 	fd = socket(p->cfg.addr.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		goto fail;
-	if (p->password && set_md5(fd, &p->cfg.addr, p->password)) {
+	if (p->password && set_md5(fd, p->cfg.addr.family, &p->cfg.addr, p->password)) {
 		snprintf(p->last_error, sizeof(p->last_error), "TCP-MD5: %s", strerror(errno));
 		close(fd);
 		goto retry;
@@ -577,7 +614,7 @@ static void peer_schedule(struct bgp_peer *p)
 {
 	double s;
 
-	if (p->sp->stopped || p->cfg.passive || p->out.fd >= 0 || p->est)
+	if (p->sp->stopped || p->cfg.passive || p->out.fd >= 0 || p->in.fd >= 0 || p->est)
 		return;
 	p->retry_s = p->retry_s ? p->retry_s * 2 : BGP_RETRY_MIN_S;
 	if (p->retry_s > BGP_RETRY_MAX_S)
@@ -600,8 +637,14 @@ static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 	int fd;
 
 	fd = accept4(sp->lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		/* out of descriptors: the listener stays readable; pause it a second */
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+			ev_io_stop(loop, &sp->lw);
+			ev_timer_start(loop, &sp->lpause_w);
+		}
 		return;
+	}
 	if (ss.ss_family == AF_INET) {
 		a.family = AF_INET;
 		a.v4 = ((struct sockaddr_in *)&ss)->sin_addr;
@@ -619,19 +662,42 @@ static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 	for (i = 0; i < sp->npeers && !p; i++)
 		if (kmg_addr_equal(&sp->peers[i]->cfg.addr, &a))
 			p = sp->peers[i];
-	if (!p || sp->stopped || p->in.fd >= 0) {
+	if (!p || sp->stopped) {
 		char s[INET6_ADDRSTRLEN];
 
 		kmd_log(LOG_INFO, "bgp: connection from %s refused: %s",
-			addr_str(&a, s, sizeof(s)),
-			!p ? "not a neighbour" : sp->stopped ? "shutting down" :
-			"it has one open already");
+			addr_str(&a, s, sizeof(s)), !p ? "not a neighbour" : "shutting down");
+		close(fd);
+		return;
+	}
+	/*
+	 * An incoming connection already there: the peer gave up on it (a reboot that sent
+	 * no FIN, say). The new one replaces it, unless that session is up and the peer did
+	 * not offer graceful restart; then the OPEN decides (c_open_received).
+	 */
+	if (p->in.fd >= 0 && (p->in.c.state != BGP_ESTABLISHED || p->in.c.peer.cap_gr)) {
+		p->resolving = true;
+		if (p->in.c.state == BGP_IDLE || p->in.connecting)
+			pconn_close_fd(&p->in);
+		else
+			bgp_conn_drop(&p->in.c, "the peer connected again");
+		p->resolving = false;
+	}
+	if (p->in.fd >= 0) {
 		close(fd);
 		return;
 	}
 	set_ttl(fd, a.family, peer_ttl(p));
 	p->in.fd = fd;
 	pconn_up(&p->in);
+}
+
+static void lpause_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct bgp_speaker *sp = w->data;
+
+	if (sp->lfd >= 0)
+		ev_io_start(loop, &sp->lw);
 }
 
 static int listen_start(struct bgp_speaker *sp, char *err, size_t errlen)
@@ -650,8 +716,9 @@ static int listen_start(struct bgp_speaker *sp, char *err, size_t errlen)
 	setsockopt(sp->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	for (i = 0; i < sp->npeers; i++)
 		if (sp->peers[i]->password &&
-		    sp->peers[i]->cfg.addr.family == sp->cfg.listen.family &&
-		    set_md5(sp->lfd, &sp->peers[i]->cfg.addr, sp->peers[i]->password))
+		    listens_for(sp->cfg.listen.family, sp->peers[i]->cfg.addr.family) &&
+		    set_md5(sp->lfd, sp->cfg.listen.family, &sp->peers[i]->cfg.addr,
+			    sp->peers[i]->password))
 			goto fail;
 	sl = sockaddr_of(&sp->cfg.listen, sp->cfg.listen_port, &ss);
 	if (bind(sp->lfd, (struct sockaddr *)&ss, sl) || listen(sp->lfd, 16))
@@ -659,6 +726,8 @@ static int listen_start(struct bgp_speaker *sp, char *err, size_t errlen)
 	ev_io_init(&sp->lw, accept_cb, sp->lfd, EV_READ);
 	sp->lw.data = sp;
 	ev_io_start(sp->loop, &sp->lw);
+	ev_timer_init(&sp->lpause_w, lpause_cb, 1., 0.);
+	sp->lpause_w.data = sp;
 	return 0;
 fail:
 	snprintf(err, errlen, "bgp: listening on port %u: %s", sp->cfg.listen_port,
@@ -674,6 +743,7 @@ static void listen_stop(struct bgp_speaker *sp)
 	if (sp->lfd < 0)
 		return;
 	ev_io_stop(sp->loop, &sp->lw);
+	ev_timer_stop(sp->loop, &sp->lpause_w);
 	close(sp->lfd);
 	sp->lfd = -1;
 }
@@ -721,6 +791,8 @@ static void send_prefixes(struct bgp_peer *p, const struct bgp_route *r,
 	unsigned int used;
 	size_t len;
 
+	if (!p->est)
+		return;		/* a failed send closed the session */
 	if (!withdraw)
 		route_attrs(p, r, p->sp->gshut, &a);
 	while (n && p->est) {
@@ -786,7 +858,7 @@ static void peer_sync(struct bgp_peer *p, bool full)
 	for (i = 0; i < sp->nroutes; i++)
 		if (sp->routes[i].announce && family_on(p, sp->routes[i].pfx.family))
 			want[nw++] = sp->routes[i];
-	for (fam = AF_INET; fam; fam = fam == AF_INET ? AF_INET6 : 0) {
+	for (fam = AF_INET; fam && p->est; fam = fam == AF_INET ? AF_INET6 : 0) {
 		/* withdrawals: sent, and no longer wanted */
 		for (i = n = 0; i < p->nsent; i++)
 			if (p->sent[i].pfx.family == fam && !find_route(want, nw, &p->sent[i].pfx))
@@ -929,6 +1001,14 @@ static void peer_free(struct bgp_peer *p)
 {
 	if (!p)
 		return;
+	/* nothing of it may stay in the loop */
+	if (p->out.fd >= 0)
+		pconn_close_fd(&p->out);
+	if (p->in.fd >= 0)
+		pconn_close_fd(&p->in);
+	pconn_stop_watchers(&p->out);
+	pconn_stop_watchers(&p->in);
+	ev_timer_stop(p->sp->loop, &p->retry_w);
 	free(p->out.wbuf);
 	free(p->in.wbuf);
 	free(p->sent);
@@ -1029,8 +1109,9 @@ int bgp_speaker_reconfigure(struct bgp_speaker *sp, const struct bgp_speaker_cfg
 			continue;
 		peer_end(sp->peers[i], true, global || readdressed ?
 			 BGP_CEASE_OTHER_CONFIG_CHANGE : BGP_CEASE_PEER_DECONFIGURED, NULL);
-		if (sp->lfd >= 0 && sp->peers[i]->password && !global)
-			set_md5(sp->lfd, &sp->peers[i]->cfg.addr, NULL);
+		if (sp->lfd >= 0 && sp->peers[i]->password && !global &&
+		    listens_for(sp->cfg.listen.family, sp->peers[i]->cfg.addr.family))
+			set_md5(sp->lfd, sp->cfg.listen.family, &sp->peers[i]->cfg.addr, NULL);
 		peer_free(sp->peers[i]);
 	}
 	for (j = 0; j < cfg->npeers; j++)
@@ -1049,8 +1130,9 @@ int bgp_speaker_reconfigure(struct bgp_speaker *sp, const struct bgp_speaker_cfg
 	for (j = 0; j < sp->npeers; j++) {
 		if (from[j] < 0) {
 			if (sp->lfd >= 0 && !global && sp->peers[j]->password &&
-			    sp->peers[j]->cfg.addr.family == sp->cfg.listen.family)
-				set_md5(sp->lfd, &sp->peers[j]->cfg.addr, sp->peers[j]->password);
+			    listens_for(sp->cfg.listen.family, sp->peers[j]->cfg.addr.family))
+				set_md5(sp->lfd, sp->cfg.listen.family, &sp->peers[j]->cfg.addr,
+					sp->peers[j]->password);
 			peer_start(sp->peers[j]);
 		} else if (resync) {
 			peer_sync(sp->peers[j], false);

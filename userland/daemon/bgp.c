@@ -245,8 +245,11 @@ static void apply_routes(struct kmd *d)
 	 * A sync dumps the table: only when the set changed, the last one failed, or every
 	 * KMD_RESYNC_S to put back what someone removed by hand.
 	 */
-	if (n == b->nsynced && !memcmp(pfx, b->synced, n * sizeof(*pfx)) && !b->routes_err[0] &&
-	    ev_now(d->loop) - b->synced_at < KMD_RESYNC_S) {
+	for (i = 0; n == b->nsynced && i < n && !bgp_prefix_cmp(&pfx[i], &b->synced[i]); i++)
+		;
+	/* a failing sync (another protocol's route in the way) is retried every 5 s */
+	if (n == b->nsynced && i == n &&
+	    ev_now(d->loop) - b->synced_at < (b->routes_err[0] ? 5. : KMD_RESYNC_S)) {
 		free(pfx);
 		return;
 	}
@@ -380,6 +383,8 @@ int kmd_bgp_start(struct kmd *d, bool restarting, char **why)
 		free(b);
 		return -1;
 	}
+	/* started by a reload in lame duck: withdrawn from the start */
+	b->lame_duck = d->draining;
 	d->bgp = b;
 	ev_timer_init(&b->self_w, self_cb, 0., KMD_BGP_SELF_CHECK_S);
 	b->self_w.data = d;
@@ -391,6 +396,16 @@ int kmd_bgp_start(struct kmd *d, bool restarting, char **why)
 	return 0;
 }
 
+/* Stop @old after a new kmd_bgpd took over d->bgp (or none did). */
+static void swap_stop(struct kmd *d, struct kmd_bgpd *old)
+{
+	struct kmd_bgpd *cur = d->bgp;
+
+	d->bgp = old;
+	kmd_bgp_stop(d, false);
+	d->bgp = cur;
+}
+
 int kmd_bgp_reconfigure(struct kmd *d, char **why)
 {
 	const struct kmd_bgp *c = &d->cfg->bgp;
@@ -398,12 +413,19 @@ int kmd_bgp_reconfigure(struct kmd *d, char **why)
 	char err[256] = "";
 
 	*why = NULL;
-	if (!b)
+	if (!b) {
 		return kmd_bgp_start(d, false, why);
+	}
 	if (!c->present || c->mode != b->mode ||
 	    (b->routes && (c->routes_table != b->table || c->routes_proto != b->proto))) {
-		kmd_bgp_stop(d, false);
-		return c->present ? kmd_bgp_start(d, false, why) : 0;
+		/* the new mode first: if it cannot start, the old one stays */
+		d->bgp = NULL;
+		if (c->present && kmd_bgp_start(d, false, why)) {
+			d->bgp = b;
+			return -1;
+		}
+		swap_stop(d, b);
+		return 0;
 	}
 	if (b->sp) {
 		struct bgp_speaker_cfg sc;

@@ -1562,10 +1562,13 @@ static void p_neighbor(struct ctx *c, const struct raw_neighbor *r,
 	nb->loc = map->loc;
 	nb->port = KMD_BGP_PORT_DEFAULT;
 	nb->hold_time_s = KMD_BGP_HOLD_DEFAULT_S;
-	if (val(map, "address", r->address, &v))
-		p_addr(c, &v, 0, &nb->addr);
-	if (val(map, "asn", r->asn, &v))
-		p_u32(c, &v, 1, UINT32_MAX, &nb->asn);
+	if (val(map, "address", r->address, &v) && p_addr(c, &v, 0, &nb->addr) &&
+	    nb->addr.family == AF_INET6 && IN6_IS_ADDR_LINKLOCAL(&nb->addr.v6))
+		err_at(c, v.at, v.key, "%s is link-local: give the neighbour a global address",
+		       v.s);
+	if (val(map, "asn", r->asn, &v) && p_u32(c, &v, 1, UINT32_MAX, &nb->asn) &&
+	    nb->asn == BGP_AS_TRANS)
+		err_at(c, v.at, v.key, "23456 is AS_TRANS, no AS of its own (RFC 6793)");
 	if (val(map, "port", r->port, &v) && p_u32(c, &v, 1, 65535, &x))
 		nb->port = x;
 	if (val(map, "hold-time", r->hold_time, &v) && p_time(c, &v, true, 0, 65535, &x)) {
@@ -1620,8 +1623,9 @@ static void p_bgp(struct ctx *c, const struct raw_bgp *r, const struct kmd_ynode
 		val(map, r->listen ? "listen" : "neighbors", NULL, &v);
 		err_at(c, v.at, v.key, "is for mode builtin; mode routes speaks no BGP");
 	}
-	if (val(map, "asn", r->asn, &v))
-		p_u32(c, &v, 1, UINT32_MAX, &b->asn);
+	if (val(map, "asn", r->asn, &v) && p_u32(c, &v, 1, UINT32_MAX, &b->asn) &&
+	    b->asn == BGP_AS_TRANS)
+		err_at(c, v.at, v.key, "23456 is AS_TRANS, no AS of its own (RFC 6793)");
 	if (val(map, "router-id", r->router_id, &v) && p_addr(c, &v, ADDR_V4, &a))
 		b->router_id = a.v4;
 	if (val(map, "listen", r->listen, &v))
@@ -1678,6 +1682,14 @@ static void p_bgp(struct ctx *c, const struct raw_bgp *r, const struct kmd_ynode
 				err_at(c, v.at, v.key, "%s is neighbors[%u] too", v.s, j);
 				break;
 			}
+		/* a passive neighbour must be able to reach us */
+		if (b->neighbors[i].passive && b->neighbors[i].addr.family &&
+		    (!b->listen.family || (b->listen.family == AF_INET &&
+					    b->neighbors[i].addr.family == AF_INET6))) {
+			val(e, "passive", r->neighbors[i].passive, &v);
+			err_at(c, v.at, v.key, "needs bgp.listen (of the neighbour's family or ::) "
+			       "to accept its connection");
+		}
 		path_pop(c, m2);
 	}
 	path_pop(c, mark);
@@ -1738,8 +1750,17 @@ static void convert(struct ctx *c, const struct raw_root *r, const struct kmd_yn
 		p_daemon(c, r->daemon, kmd_ynode_get(root, "daemon", NULL), &cfg->daemon);
 	if (r)
 		p_services(c, r, root, cfg);
-	if (r && r->bgp)
-		p_bgp(c, r->bgp, kmd_ynode_get(root, "bgp", NULL), &cfg->bgp);
+	if (r && r->bgp) {
+		const struct kmd_ynode *bm = kmd_ynode_get(root, "bgp", NULL);
+
+		p_bgp(c, r->bgp, bm, &cfg->bgp);
+		/* the withdrawal must come before the exit that would Cease instead */
+		if (cfg->bgp.mode == KMD_BGP_BUILTIN &&
+		    val(bm, "shutdown-time", r->bgp->shutdown_time, &v) &&
+		    cfg->bgp.shutdown_time_ms >= cfg->daemon.drain_time_ms)
+			err_at(c, v.at, "bgp.shutdown-time", "%s is not shorter than "
+			       "daemon.drain-time (the lame duck would end first)", v.s);
+	}
 }
 
 int kmd_config_load_str(const char *name, const char *yaml, size_t len, struct kmd_config **out,

@@ -28,8 +28,14 @@ struct rec {
 
 static struct rec R;
 
+static bool fail_sends;
+
 static void r_send(struct bgp_conn *c, const uint8_t *buf, size_t len)
 {
+	if (fail_sends) {
+		bgp_conn_tcp_error(c, "send: Broken pipe");
+		return;
+	}
 	assert_true(R.nout < 16);
 	memcpy(R.out[R.nout], buf, len);
 	R.outlen[R.nout++] = len;
@@ -129,6 +135,22 @@ static void assert_notified(uint8_t code, uint8_t subcode)
 	assert_int_equal(C.state, BGP_IDLE);
 }
 
+/* A peer without the 4-octet AS capability: refused, naming the capability (RFC 5492). */
+static void test_no_as4(void **state)
+{
+	struct bgp_open o = { .asn = 65000, .hold_time = 90, .cap_mp_v4 = true };
+	uint8_t buf[BGP_MAX_LEN];
+	unsigned int i;
+
+	start(65000, 90, false);
+	inet_pton(AF_INET, "10.0.0.2", &o.bgp_id);
+	bgp_conn_input(&C, buf, bgp_open_encode(buf, sizeof(buf), &o));
+	assert_notified(BGP_ERR_OPEN, BGP_OPEN_UNSUPPORTED_CAP);
+	i = R.nout - 1;
+	assert_int_equal(R.out[i][21], BGP_CAP_AS4);
+	assert_int_equal(R.out[i][22], 4);
+}
+
 static void test_start_sends_open(void **state)
 {
 	struct bgp_open o;
@@ -144,7 +166,8 @@ static void test_start_sends_open(void **state)
 	assert_int_equal(o.asn, 65001);
 	assert_int_equal(o.hold_time, 90);
 	assert_true(o.cap_as4 && o.cap_route_refresh && o.cap_mp_v4 && !o.cap_mp_v6);
-	assert_true(o.cap_gr && o.gr_time == 120 && o.gr_v4 && o.gr_v4_fwd);
+	/* a cold start: graceful restart offered, but no forwarding state kept (F = 0) */
+	assert_true(o.cap_gr && o.gr_time == 120 && o.gr_v4 && !o.gr_v4_fwd);
 	assert_false(o.gr_restarting);
 }
 
@@ -272,6 +295,45 @@ static void test_notification_received(void **state)
 	assert_non_null(strstr(R.why, "maintenance"));
 }
 
+/*
+ * RFC 7606: an UPDATE with a bad attribute (here ORIGIN 3) is treat-as-withdraw, not a
+ * session reset; one whose lengths overrun still resets it.
+ */
+static void test_update_errors(void **state)
+{
+	/* header, withdrawn 0, attributes 4: ORIGIN (flags 0x40, type 1, len 1) = 3 */
+	uint8_t bad_attr[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+			       0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+			       0, 27, BGP_UPDATE, 0, 0, 0, 4, 0x40, 1, 1, 3 };
+	/* withdrawn routes length 200 in a message that has 4 bytes after it */
+	uint8_t overrun[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+			      0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+			      0, 27, BGP_UPDATE, 0, 200, 0, 0, 0, 0, 0, 0 };
+
+	establish(90, 90);
+	R.nout = 0;
+	bgp_conn_input(&C, bad_attr, sizeof(bad_attr));
+	assert_int_equal(C.state, BGP_ESTABLISHED);
+	assert_int_equal(R.nout, 0);
+	assert_int_equal(C.st.updates_in_errors, 1);
+	bgp_conn_input(&C, overrun, sizeof(overrun));
+	assert_notified(BGP_ERR_UPDATE, BGP_UPD_MALFORMED_ATTR_LIST);
+}
+
+/* A send that fails closes the connection inside the FSM's call: it must stop there. */
+static void test_send_fails(void **state)
+{
+	establish(90, 90);
+	fail_sends = true;
+	R.timer[BGP_T_KEEPALIVE] = 0;
+	bgp_conn_timer(&C, BGP_T_KEEPALIVE);
+	fail_sends = false;
+	assert_true(R.closed);
+	assert_int_equal(C.state, BGP_IDLE);
+	/* no timer armed on the dead connection */
+	assert_true(R.timer[BGP_T_KEEPALIVE] == 0 && R.timer[BGP_T_HOLD] == 0);
+}
+
 static void test_route_refresh(void **state)
 {
 	uint8_t buf[64];
@@ -338,7 +400,7 @@ static void test_restart_bit(void **state)
 	bgp_conn_init(&C, &cfg, &ops, NULL);
 	bgp_conn_start(&C);
 	assert_int_equal(bgp_open_decode(R.out[0], R.outlen[0], &o, &e), 0);
-	assert_true(o.cap_gr && o.gr_restarting && o.gr_time == 300);
+	assert_true(o.cap_gr && o.gr_restarting && o.gr_time == 300 && o.gr_v4_fwd);
 }
 
 int main(void)
@@ -359,6 +421,9 @@ int main(void)
 		cmocka_unit_test(test_collision_refused),
 		cmocka_unit_test(test_notification_received),
 		cmocka_unit_test(test_route_refresh),
+		cmocka_unit_test(test_no_as4),
+		cmocka_unit_test(test_update_errors),
+		cmocka_unit_test(test_send_fails),
 		cmocka_unit_test(test_stream_framing),
 		cmocka_unit_test(test_cease_sent),
 		cmocka_unit_test(test_peer_closes),

@@ -133,7 +133,8 @@ static const char full[] =
 	"  communities: [\"65001:100\", \"0:0\"]\n"
 	"  large-communities: [\"65001:1:4294967295\"]\n"
 	"  graceful-restart-time: 300s\n"
-	"  shutdown-time: 5s\n"
+	"  shutdown-time: 1s\n"
+	"  listen: \"::\"\n"
 	"  neighbors:\n"
 	"    - { address: 192.0.2.254, asn: 65000, hold-time: 0s, password: s3cret,\n"
 	"        next-hop: 192.0.2.1, multihop: 2 }\n"
@@ -303,7 +304,7 @@ static void test_full(void **state)
 	assert_true(cfg->bgp.present);
 	assert_int_equal(cfg->bgp.asn, 65001);
 	assert_int_equal(ntohl(cfg->bgp.router_id.s_addr), 0xc0000201);
-	assert_int_equal(cfg->bgp.listen.family, AF_UNSPEC);
+	assert_int_equal(cfg->bgp.listen.family, AF_INET6);
 	assert_int_equal(cfg->bgp.listen_port, 179);
 	assert_int_equal(cfg->bgp.local_pref, 100);
 	assert_int_equal(cfg->bgp.ncommunities, 2);
@@ -321,7 +322,7 @@ static void test_full(void **state)
 	assert_int_equal(cfg->bgp.large[0].global, 65001);
 	assert_int_equal(cfg->bgp.large[0].local2, 4294967295u);
 	assert_int_equal(cfg->bgp.gr_time_s, 300);
-	assert_int_equal(cfg->bgp.shutdown_time_ms, 5000);
+	assert_int_equal(cfg->bgp.shutdown_time_ms, 1000);
 	assert_false(cfg->bgp.has_med);
 	assert_int_equal(cfg->bgp.neighbors[0].multihop, 2);
 	assert_false(cfg->bgp.neighbors[0].passive);
@@ -650,6 +651,14 @@ static const struct {
 	  "t.yaml:5:7: bgp.neighbors[0]: missing required key \"asn\"" },
 	{ NB "      asn: 0\n", "t.yaml:7:7: bgp.neighbors[0].asn: given twice (first on line 6)" },
 	{ NB "      multihop: 0\n", "t.yaml:7:7: bgp.neighbors[0].multihop: 0 is out of range 1..255" },
+	{ NB "      passive: true\n",
+	  "t.yaml:7:7: bgp.neighbors[0].passive: needs bgp.listen (of the neighbour's family or ::) to accept its connection" },
+	{ BGP "  neighbors:\n    - { address: \"fe80::1\", asn: 2 }\n",
+	  "t.yaml:5:9: bgp.neighbors[0].address: fe80::1 is link-local: give the neighbour a global address" },
+	{ NB "    - { address: 192.0.2.8, asn: 23456 }\n",
+	  "t.yaml:7:29: bgp.neighbors[1].asn: 23456 is AS_TRANS, no AS of its own (RFC 6793)" },
+	{ BGP "  shutdown-time: 10s\n",
+	  "t.yaml:4:3: bgp.shutdown-time: 10s is not shorter than daemon.drain-time (the lame duck would end first)" },
 	{ NB "      passive: maybe\n",
 	  "t.yaml:7:7: bgp.neighbors[0].passive: \"maybe\" is not true or false" },
 	{ NB "      next-hop: 2001:db8::1\n",
