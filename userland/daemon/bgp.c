@@ -142,16 +142,20 @@ static bool svc_serving(const struct kmd_svc *s, char *why, size_t len)
 	return s->healthy && up > 0;
 }
 
+static struct bgp_policy_attrs policy_attrs(const struct kmd_bgp_attrs *a)
+{
+	return (struct bgp_policy_attrs){
+		.communities = a->communities, .ncommunities = a->ncommunities,
+		.large = a->large, .nlarge = a->nlarge, .has_med = a->has_med, .med = a->med,
+	};
+}
+
 static int evaluate(struct kmd *d, struct bgp_route **out, unsigned int *nout)
 {
 	const struct kmd_bgp *cb = &d->cfg->bgp;
 	struct kmd_bgpd *b = B(d);
 	struct bgp_policy_svc *in;
-	struct bgp_policy_attrs g = {
-		.communities = cb->communities, .ncommunities = cb->ncommunities,
-		.large = cb->large, .nlarge = cb->nlarge,
-		.has_med = cb->has_med, .med = cb->med,
-	};
+	struct bgp_policy_attrs g = policy_attrs(&cb->attrs);
 	struct bgp_policy_host h = {
 		.ok = b->host_ok, .why = b->host_why, .lame_duck = b->lame_duck,
 	};
@@ -179,11 +183,7 @@ static int evaluate(struct kmd *d, struct bgp_route **out, unsigned int *nout)
 		in[i].healthy = svc_serving(s, whys[i], sizeof(whys[i]));
 		in[i].why = whys[i];
 		in[i].announce = c->bgp.announce;
-		in[i].attrs = (struct bgp_policy_attrs){
-			.communities = c->bgp.communities, .ncommunities = c->bgp.ncommunities,
-			.large = c->bgp.large, .nlarge = c->bgp.nlarge,
-			.has_med = c->bgp.has_med, .med = c->bgp.med,
-		};
+		in[i].attrs = policy_attrs(&c->bgp.attrs);
 	}
 	ret = bgp_policy_eval(in, d->nsvc, &g, &h, out, nout);
 out:

@@ -363,47 +363,57 @@ static int parse_opts(const char *what, int argc, char **argv, struct kmg_ctx *c
 	return 0;
 }
 
-int kmg_cmd_status(struct kmg_ctx *ctx, int argc, char **argv)
+/*
+ * A control-socket command: [-j] [-p] [-s SOCKET] after it, one request @cmd, the reply
+ * to @print (NULL: quiet).
+ */
+static int ctl_command(struct kmg_ctx *ctx, int argc, char **argv, const char *cmd,
+		       void (*print)(struct kmg_ctx *ctx, struct json_object *reply))
 {
 	struct kmg_ctx c = *ctx;
 	struct json_object *reply;
 	const char *path;
 	int ret;
 
-	ret = parse_opts("status", argc, argv, &c, &path);
+	ret = parse_opts(cmd, argc, argv, &c, &path);
 	if (ret)
 		return ret;
-	ret = kmg_daemon_call(kmg_daemon_socket(path), "status", KMD_CTL_TIMEOUT_MS, &reply);
+	ret = kmg_daemon_call(kmg_daemon_socket(path), cmd, KMD_CTL_TIMEOUT_MS, &reply);
 	if (ret)
 		return ret;
-	kmg_print_status(&c, reply);
+	if (print)
+		print(&c, reply);
 	json_object_put(reply);
 	return 0;
 }
 
+/* The reply itself, as JSON. */
+static void print_json(struct kmg_ctx *c, struct json_object *reply)
+{
+	int flags = JSON_C_TO_STRING_NOSLASHESCAPE |
+		    (c->pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED :
+		     JSON_C_TO_STRING_PLAIN);
+
+	fprintf(c->out, "%s\n", json_object_to_json_string_ext(reply, flags));
+}
+
+int kmg_cmd_status(struct kmg_ctx *ctx, int argc, char **argv)
+{
+	return ctl_command(ctx, argc, argv, "status", kmg_print_status);
+}
+
+/* text: quiet on success, as "kill -HUP" is, but for what the daemon has to say */
+static void print_reload(struct kmg_ctx *c, struct json_object *reply)
+{
+	if (c->json)
+		print_json(c, reply);
+	else if (jstr(reply, "message", NULL))
+		fprintf(c->out, "%s\n", jstr(reply, "message", NULL));
+}
+
 int kmg_cmd_reload(struct kmg_ctx *ctx, int argc, char **argv)
 {
-	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
-	struct kmg_ctx c = *ctx;
-	struct json_object *reply;
-	const char *path;
-	int ret;
-
-	ret = parse_opts("reload", argc, argv, &c, &path);
-	if (ret)
-		return ret;
-	ret = kmg_daemon_call(kmg_daemon_socket(path), "reload", KMD_CTL_TIMEOUT_MS, &reply);
-	if (ret)
-		return ret;
-	flags |= c.pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED :
-		 JSON_C_TO_STRING_PLAIN;
-	/* text: quiet on success, as "kill -HUP" is, but for what the daemon has to say */
-	if (c.json)
-		fprintf(c.out, "%s\n", json_object_to_json_string_ext(reply, flags));
-	else if (jstr(reply, "message", NULL))
-		fprintf(c.out, "%s\n", jstr(reply, "message", NULL));
-	json_object_put(reply);
-	return 0;
+	return ctl_command(ctx, argc, argv, "reload", print_reload);
 }
 
 /* --- kmaglev bgp show, kmaglev graceful-restart ----------------------------------------- */
@@ -493,50 +503,26 @@ static void print_bgp(struct kmg_ctx *ctx, struct json_object *r)
 	}
 }
 
+static void print_bgp_reply(struct kmg_ctx *c, struct json_object *reply)
+{
+	json_object_object_del(reply, "ok");
+	if (c->json)
+		print_json(c, reply);
+	else
+		print_bgp(c, reply);
+}
+
 int kmg_cmd_bgp(struct kmg_ctx *ctx, int argc, char **argv)
 {
-	int flags = JSON_C_TO_STRING_NOSLASHESCAPE;
-	struct kmg_ctx c = *ctx;
-	struct json_object *reply;
-	const char *path;
-	int ret;
-
 	/* "show" is the only verb, and the default */
 	if (argc > 1 && argv[1][0] && !strncmp("show", argv[1], strlen(argv[1]))) {
 		argc--;
 		argv++;
 	}
-	ret = parse_opts("bgp", argc, argv, &c, &path);
-	if (ret)
-		return ret;
-	ret = kmg_daemon_call(kmg_daemon_socket(path), "bgp", KMD_CTL_TIMEOUT_MS, &reply);
-	if (ret)
-		return ret;
-	json_object_object_del(reply, "ok");
-	flags |= c.pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED :
-		 JSON_C_TO_STRING_PLAIN;
-	if (c.json)
-		fprintf(c.out, "%s\n", json_object_to_json_string_ext(reply, flags));
-	else
-		print_bgp(&c, reply);
-	json_object_put(reply);
-	return 0;
+	return ctl_command(ctx, argc, argv, "bgp", print_bgp_reply);
 }
 
 int kmg_cmd_graceful_restart(struct kmg_ctx *ctx, int argc, char **argv)
 {
-	struct kmg_ctx c = *ctx;
-	struct json_object *reply;
-	const char *path;
-	int ret;
-
-	ret = parse_opts("graceful-restart", argc, argv, &c, &path);
-	if (ret)
-		return ret;
-	ret = kmg_daemon_call(kmg_daemon_socket(path), "graceful-restart", KMD_CTL_TIMEOUT_MS,
-			      &reply);
-	if (ret)
-		return ret;
-	json_object_put(reply);
-	return 0;
+	return ctl_command(ctx, argc, argv, "graceful-restart", NULL);
 }

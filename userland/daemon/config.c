@@ -1193,87 +1193,74 @@ static void p_backend(struct ctx *c, const struct raw_backend *r, const struct k
 	}
 }
 
-/* "ASN:VALUE" communities (each 0..65535) of list @key in @map, at most @max. */
-static void p_communities(struct ctx *c, const struct kmd_ynode *map, const char *key,
-			  char **list, unsigned int count, uint32_t *out, unsigned int max,
-			  unsigned int *n)
+/*
+ * A list of communities at @key of @map into @a: "ASN:VALUE" (each 0..65535), or with
+ * @large RFC 8092 large communities "GLOBAL:LOCAL1:LOCAL2" (each 0..4294967295).
+ */
+static void p_communities(struct ctx *c, const struct kmd_ynode *map, bool large,
+			  char **list, unsigned int count, struct kmd_bgp_attrs *a)
 {
+	const char *key = large ? "large-communities" : "communities";
 	const struct kmd_ynode *seq = kmd_ynode_get(map, key, NULL);
-	unsigned int i, j;
+	unsigned int i, j, max = large ? KMG_ARRAY_SIZE(a->large) :
+					 KMG_ARRAY_SIZE(a->communities);
+	unsigned int *n = large ? &a->nlarge : &a->ncommunities;
 	struct val v;
 	size_t m;
 
 	*n = 0;
 	if (count > max) {
 		val(map, key, NULL, &v);
-		err_at(c, v.at, v.key, "%u communities; at most %u", count, max);
+		err_at(c, v.at, v.key, "%u %scommunities; at most %u", count,
+		       large ? "large " : "", max);
 	}
 	for (i = 0; i < count && i < max; i++) {
 		const struct kmd_ynode *e = kmd_ynode_at(seq, i);
-		unsigned int hi, lo;
-		int end = 0;
+		struct kmd_loc at = e ? e->loc : map->loc;
+		unsigned long long x[3] = { 0 };
+		struct bgp_large_community lc;
+		const char *w = list[i];
+		int end = 0, got;
 
 		m = path_push(c, key, 0);
 		path_push(c, NULL, i);
-		if (sscanf(list[i], "%5u:%5u%n", &hi, &lo, &end) != 2 || list[i][end] ||
-		    !isdigit((unsigned char)list[i][0]) || hi > 65535 || lo > 65535) {
-			err_at(c, e ? e->loc : map->loc, NULL,
-			       "\"%s\" is not a community ASN:VALUE (each 0..65535)", list[i]);
-		} else {
-			for (j = 0; j < *n && out[j] != (hi << 16 | lo); j++)
-				;
-			if (j < *n)
-				err_at(c, e ? e->loc : map->loc, NULL, "%s is listed twice",
-				       list[i]);
-			else
-				out[(*n)++] = hi << 16 | lo;
+		got = large ? sscanf(w, "%10llu:%10llu:%10llu%n", &x[0], &x[1], &x[2], &end) :
+			      sscanf(w, "%5llu:%5llu%n", &x[0], &x[1], &end);
+		if (got != (large ? 3 : 2) || w[end] || !isdigit((unsigned char)w[0]) ||
+		    strpbrk(w, "+- \t") || x[0] > (large ? UINT32_MAX : 65535) ||
+		    x[1] > (large ? UINT32_MAX : 65535) || x[2] > UINT32_MAX) {
+			err_at(c, at, NULL, large ? "\"%s\" is not a large community "
+			       "GLOBAL:LOCAL1:LOCAL2 (each 0..4294967295)" :
+			       "\"%s\" is not a community ASN:VALUE (each 0..65535)", w);
+			path_pop(c, m);
+			continue;
 		}
+		lc = (struct bgp_large_community){ x[0], x[1], x[2] };
+		for (j = 0; j < *n; j++)
+			if (large ? !memcmp(&a->large[j], &lc, sizeof(lc)) :
+				    a->communities[j] == (x[0] << 16 | x[1]))
+				break;
+		if (j < *n)
+			err_at(c, at, NULL, "%s is listed twice", w);
+		else if (large)
+			a->large[(*n)++] = lc;
+		else
+			a->communities[(*n)++] = x[0] << 16 | x[1];
 		path_pop(c, m);
 	}
 }
 
-/* RFC 8092 large communities "GLOBAL:LOCAL1:LOCAL2" (each 0..4294967295). */
-static void p_large(struct ctx *c, const struct kmd_ynode *map, char **list, unsigned int count,
-		    struct bgp_large_community *out, unsigned int max, unsigned int *n)
+/* communities, large-communities and med of @map (bgp: or a service's bgp:) */
+static void p_bgp_attrs(struct ctx *c, const struct kmd_ynode *map, char **comm,
+			unsigned int ncomm, char **large, unsigned int nlarge, const char *med,
+			struct kmd_bgp_attrs *a)
 {
-	const char *key = "large-communities";
-	const struct kmd_ynode *seq = kmd_ynode_get(map, key, NULL);
-	unsigned int i, j;
 	struct val v;
-	size_t m;
 
-	*n = 0;
-	if (count > max) {
-		val(map, key, NULL, &v);
-		err_at(c, v.at, v.key, "%u large communities; at most %u", count, max);
-	}
-	for (i = 0; i < count && i < max; i++) {
-		const struct kmd_ynode *e = kmd_ynode_at(seq, i);
-		unsigned long long x[3];
-		int end = 0;
-
-		m = path_push(c, key, 0);
-		path_push(c, NULL, i);
-		if (sscanf(list[i], "%10llu:%10llu:%10llu%n", &x[0], &x[1], &x[2], &end) != 3 ||
-		    list[i][end] || !isdigit((unsigned char)list[i][0]) || x[0] > UINT32_MAX ||
-		    x[1] > UINT32_MAX || x[2] > UINT32_MAX || strchr(list[i], '-') ||
-		    strchr(list[i], '+') || strchr(list[i], ' ')) {
-			err_at(c, e ? e->loc : map->loc, NULL,
-			       "\"%s\" is not a large community GLOBAL:LOCAL1:LOCAL2 "
-			       "(each 0..4294967295)", list[i]);
-		} else {
-			struct bgp_large_community lc = { x[0], x[1], x[2] };
-
-			for (j = 0; j < *n && memcmp(&out[j], &lc, sizeof(lc)); j++)
-				;
-			if (j < *n)
-				err_at(c, e ? e->loc : map->loc, NULL, "%s is listed twice",
-				       list[i]);
-			else
-				out[(*n)++] = lc;
-		}
-		path_pop(c, m);
-	}
+	if (val(map, "med", med, &v) && p_u32(c, &v, 0, UINT32_MAX, &a->med))
+		a->has_med = true;
+	p_communities(c, map, false, comm, ncomm, a);
+	p_communities(c, map, true, large, nlarge, a);
 }
 
 static void p_svc_bgp(struct ctx *c, const struct raw_svc_bgp *r, const struct kmd_ynode *map,
@@ -1284,12 +1271,8 @@ static void p_svc_bgp(struct ctx *c, const struct raw_svc_bgp *r, const struct k
 
 	if (val(map, "announce", r->announce, &v))
 		p_bool(c, &v, &b->announce);
-	if (val(map, "med", r->med, &v) && p_u32(c, &v, 0, UINT32_MAX, &b->med))
-		b->has_med = true;
-	p_communities(c, map, "communities", r->communities, r->communities_count,
-		      b->communities, KMG_ARRAY_SIZE(b->communities), &b->ncommunities);
-	p_large(c, map, r->large_communities, r->large_communities_count, b->large,
-		KMG_ARRAY_SIZE(b->large), &b->nlarge);
+	p_bgp_attrs(c, map, r->communities, r->communities_count, r->large_communities,
+		    r->large_communities_count, r->med, &b->attrs);
 	path_pop(c, mark);
 }
 
@@ -1632,15 +1615,12 @@ static void p_bgp(struct ctx *c, const struct raw_bgp *r, const struct kmd_ynode
 		p_addr(c, &v, ADDR_UNSPEC, &b->listen);
 	if (val(map, "listen-port", r->listen_port, &v) && p_u32(c, &v, 1, 65535, &x))
 		b->listen_port = x;
-	if (val(map, "med", r->med, &v) && p_u32(c, &v, 0, UINT32_MAX, &b->med))
-		b->has_med = true;
+
 	if (val(map, "local-pref", r->local_pref, &v))
 		p_u32(c, &v, 0, UINT32_MAX, &b->local_pref);
 
-	p_communities(c, map, "communities", r->communities, r->communities_count,
-		      b->communities, KMG_ARRAY_SIZE(b->communities), &b->ncommunities);
-	p_large(c, map, r->large_communities, r->large_communities_count, b->large,
-		KMG_ARRAY_SIZE(b->large), &b->nlarge);
+	p_bgp_attrs(c, map, r->communities, r->communities_count, r->large_communities,
+		    r->large_communities_count, r->med, &b->attrs);
 	if (val(map, "graceful-restart-time", r->graceful_restart_time, &v) &&
 	    p_time(c, &v, true, 0, BGP_GR_TIME_MAX, &x))
 		b->gr_time_s = x;

@@ -103,15 +103,20 @@ struct kmd_backend {
 	bool own_checks;		/* the backend listed "checks:" (even an empty list) */
 };
 
-/* BGP attributes of a service's VIP, and whether it takes part at all. */
-struct kmd_svc_bgp {
-	bool announce;			/* default true */
+/* BGP attributes given to VIPs: bgp:'s for all, a service's for its own. */
+struct kmd_bgp_attrs {
 	uint32_t communities[16];	/* asn:value as (asn << 16) | value */
 	unsigned int ncommunities;
 	struct bgp_large_community large[8];
 	unsigned int nlarge;
 	bool has_med;
 	uint32_t med;
+};
+
+/* A service's BGP settings, and whether it takes part at all. */
+struct kmd_svc_bgp {
+	bool announce;			/* default true */
+	struct kmd_bgp_attrs attrs;
 };
 
 struct kmd_service {
@@ -152,12 +157,7 @@ struct kmd_bgp {
 	uint16_t listen_port;
 	struct kmd_bgp_neighbor *neighbors;
 	unsigned int nneighbors;
-	uint32_t communities[16];	/* asn:value as (asn << 16) | value */
-	unsigned int ncommunities;
-	struct bgp_large_community large[8];
-	unsigned int nlarge;
-	bool has_med;
-	uint32_t med;
+	struct kmd_bgp_attrs attrs;	/* on every VIP */
 	uint32_t local_pref;		/* iBGP only */
 	uint32_t gr_time_s;		/* graceful restart time; 0: no GR; default 120 */
 	uint32_t shutdown_time_ms;	/* lame duck: GRACEFUL_SHUTDOWN this long, then

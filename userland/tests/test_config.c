@@ -307,8 +307,8 @@ static void test_full(void **state)
 	assert_int_equal(cfg->bgp.listen.family, AF_INET6);
 	assert_int_equal(cfg->bgp.listen_port, 179);
 	assert_int_equal(cfg->bgp.local_pref, 100);
-	assert_int_equal(cfg->bgp.ncommunities, 2);
-	assert_int_equal(cfg->bgp.communities[0], 65001U << 16 | 100);
+	assert_int_equal(cfg->bgp.attrs.ncommunities, 2);
+	assert_int_equal(cfg->bgp.attrs.communities[0], 65001U << 16 | 100);
 	assert_int_equal(cfg->bgp.nneighbors, 2);
 	assert_int_equal(cfg->bgp.neighbors[0].hold_time_s, 0);
 	assert_int_equal(cfg->bgp.neighbors[0].port, 179);
@@ -318,12 +318,12 @@ static void test_full(void **state)
 	assert_int_equal(cfg->bgp.neighbors[1].port, 1179);
 	assert_null(cfg->bgp.neighbors[1].password);
 	assert_int_equal(cfg->bgp.mode, KMD_BGP_BUILTIN);
-	assert_int_equal(cfg->bgp.nlarge, 1);
-	assert_int_equal(cfg->bgp.large[0].global, 65001);
-	assert_int_equal(cfg->bgp.large[0].local2, 4294967295u);
+	assert_int_equal(cfg->bgp.attrs.nlarge, 1);
+	assert_int_equal(cfg->bgp.attrs.large[0].global, 65001);
+	assert_int_equal(cfg->bgp.attrs.large[0].local2, 4294967295u);
 	assert_int_equal(cfg->bgp.gr_time_s, 300);
 	assert_int_equal(cfg->bgp.shutdown_time_ms, 1000);
-	assert_false(cfg->bgp.has_med);
+	assert_false(cfg->bgp.attrs.has_med);
 	assert_int_equal(cfg->bgp.neighbors[0].multihop, 2);
 	assert_false(cfg->bgp.neighbors[0].passive);
 	assert_true(cfg->bgp.neighbors[1].passive);
@@ -379,12 +379,12 @@ static void test_bgp_routes_mode(void **state)
 	assert_int_equal(cfg->bgp.routes_proto, 200);
 	assert_int_equal(cfg->bgp.nneighbors, 0);
 	assert_true(cfg->services[0].bgp.announce);
-	assert_int_equal(cfg->services[0].bgp.ncommunities, 1);
-	assert_int_equal(cfg->services[0].bgp.communities[0], 65000u << 16 | 7);
-	assert_int_equal(cfg->services[0].bgp.nlarge, 1);
-	assert_int_equal(cfg->services[0].bgp.large[0].local2, 3);
-	assert_true(cfg->services[0].bgp.has_med);
-	assert_int_equal(cfg->services[0].bgp.med, 5);
+	assert_int_equal(cfg->services[0].bgp.attrs.ncommunities, 1);
+	assert_int_equal(cfg->services[0].bgp.attrs.communities[0], 65000u << 16 | 7);
+	assert_int_equal(cfg->services[0].bgp.attrs.nlarge, 1);
+	assert_int_equal(cfg->services[0].bgp.attrs.large[0].local2, 3);
+	assert_true(cfg->services[0].bgp.attrs.has_med);
+	assert_int_equal(cfg->services[0].bgp.attrs.med, 5);
 	assert_false(cfg->services[1].bgp.announce);
 	kmd_config_free(cfg);
 }
