@@ -531,6 +531,16 @@ static int parse_caps(const uint8_t *c, size_t len, struct bgp_open *o, struct b
 	return 0;
 }
 
+/* A message shorter than its type allows: Bad Message Length, with the length. -1. */
+static int bad_length(struct bgp_err *e, size_t len)
+{
+	uint8_t l[2];
+
+	put16(l, len);
+	set_err(e, BGP_ERR_HEADER, BGP_HDR_BAD_LENGTH, l, 2);
+	return -1;
+}
+
 int bgp_open_decode(const uint8_t *msg, size_t len, struct bgp_open *o, struct bgp_err *e)
 {
 	static const uint8_t version[2] = { 0, BGP_VERSION };
@@ -538,13 +548,8 @@ int bgp_open_decode(const uint8_t *msg, size_t len, struct bgp_open *o, struct b
 	bool ext = false;
 
 	memset(o, 0, sizeof(*o));
-	if (len < 29) {
-		uint8_t l[2];
-
-		put16(l, len);
-		set_err(e, BGP_ERR_HEADER, BGP_HDR_BAD_LENGTH, l, 2);
-		return -1;
-	}
+	if (len < 29)
+		return bad_length(e, len);
 	if (msg[19] != BGP_VERSION) {
 		set_err(e, BGP_ERR_OPEN, BGP_OPEN_BAD_VERSION, version, 2);
 		return -1;
@@ -750,13 +755,8 @@ int bgp_update_decode(const uint8_t *msg, size_t len, bool four_octet, bool ibgp
 	size_t nlen;
 
 	memset(u, 0, sizeof(*u));
-	if (len < 23) {
-		uint8_t l[2];
-
-		put16(l, len);
-		set_err(e, BGP_ERR_HEADER, BGP_HDR_BAD_LENGTH, l, 2);
-		return -1;
-	}
+	if (len < 23)
+		return bad_length(e, len);
 	wlen = get16(msg + 19);
 	if (wlen > len - 23)
 		return upd_err(e, BGP_UPD_MALFORMED_ATTR_LIST, NULL, 0);
