@@ -108,6 +108,8 @@ struct kmd {
 #define KMD_RESYNC_S		30.	/* periodic full pass: catches anything events missed */
 
 #define KMD_SOCKET_DEFAULT	"/run/kmaglev/daemon.sock"
+/* Exit status after `kmaglev graceful-restart` (EX_TEMPFAIL): the unit restarts the daemon. */
+#define KMD_EXIT_RESTART	75
 #define KMD_CONFIG_DEFAULT	"/etc/kmaglev/kmaglev.yaml"	/* or $KMAGLEV_CONFIG */
 /* How the message starts when the config file cannot be read at all. */
 #define KMD_NO_CONFIG		"cannot read the configuration file "

@@ -217,6 +217,7 @@ static struct json_object *ctl_graceful_restart(struct kmd *d, struct json_objec
 {
 	kmd_info("graceful restart: exiting; the kernel forwards and BGP peers keep our routes");
 	d->graceful_restart = true;
+	d->exit_code = KMD_EXIT_RESTART;
 	ev_break(d->loop, EVBREAK_ALL);
 	return json_object_new_object();
 }
@@ -518,6 +519,8 @@ int kmg_cmd_daemon(struct kmg_ctx *ctx, int argc, char **argv)
 		return ret;
 	}
 	ret = run(&d);
+	if (ret == KMD_EXIT_RESTART)
+		kmg_err_clear();	/* no error: systemd restarts us */
 	kmg_ctx_close(&d.ctx);
 	return ret;
 }

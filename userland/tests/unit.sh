@@ -40,7 +40,7 @@ fi
 missing=""
 for want in 'Type=notify' 'ExecReload=/bin/kill -HUP $MAINPID' 'WatchdogSec=30s' \
 	'KillSignal=SIGTERM' 'Restart=on-failure' 'RuntimeDirectory=kmaglev' \
-	'ConfigurationDirectory=kmaglev' 'CapabilityBoundingSet=CAP_NET_ADMIN CAP_NET_RAW' \
+	'ConfigurationDirectory=kmaglev' 'CapabilityBoundingSet=CAP_NET_ADMIN CAP_NET_RAW CAP_NET_BIND_SERVICE' 'RestartForceExitStatus=75' \
 	'NoNewPrivileges=yes' 'ProtectSystem=strict' \
 	'RestrictAddressFamilies=AF_UNIX AF_NETLINK AF_INET AF_INET6'; do
 	grep -qxF -- "$want" systemd/kmaglev.service || missing+=" [$want]"
