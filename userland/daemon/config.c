@@ -1711,6 +1711,25 @@ static void daemon_defaults(struct ctx *c, struct kmd_daemon *d)
 	d->socket = xstrdup(c, KMD_SOCKET_DEFAULT);
 }
 
+/* Whether any check of @cfg goes through the tunnel (to the VIP, from this host). */
+static bool uses_tunnel_checks(const struct kmd_config *cfg)
+{
+	unsigned int i, k, n;
+
+	for (i = 0; i < cfg->nservices; i++) {
+		const struct kmd_service *s = &cfg->services[i];
+
+		for (n = 0; n < s->nchecks; n++)
+			if (s->checks[n].via == KMD_VIA_TUNNEL)
+				return true;
+		for (k = 0; k < s->nbackends; k++)
+			for (n = 0; n < s->backends[k].nchecks; n++)
+				if (s->backends[k].checks[n].via == KMD_VIA_TUNNEL)
+					return true;
+	}
+	return false;
+}
+
 /* Values, defaults and cross-field rules, from libcyaml's @r and the tree's @root. */
 static void convert(struct ctx *c, const struct raw_root *r, const struct kmd_ynode *root,
 		    struct kmd_config *cfg)
@@ -1734,6 +1753,17 @@ static void convert(struct ctx *c, const struct raw_root *r, const struct kmd_yn
 		const struct kmd_ynode *bm = kmd_ynode_get(root, "bgp", NULL);
 
 		p_bgp(c, r->bgp, bm, &cfg->bgp);
+		if (cfg->bgp.mode == KMD_BGP_ROUTES && cfg->bgp.routes_table == 254 &&
+		    uses_tunnel_checks(cfg)) {
+			const struct kmd_ynode *rm = kmd_ynode_get(bm, "routes", NULL);
+
+			if (!rm || !val(rm, "table", r->bgp->routes->table, &v))
+				v.at = rm ? rm->loc : bm->loc;
+			err_at(c, v.at, "bgp.routes.table", "254 (main), where the VIPs' blackhole "
+			       "routes would fail the tunnel checks' own connections to them: give "
+			       "the routes a table of their own (BIRD: kernel table N) or use "
+			       "via: direct checks");
+		}
 		/* the withdrawal must come before the exit that would Cease instead */
 		if (cfg->bgp.mode == KMD_BGP_BUILTIN &&
 		    val(bm, "shutdown-time", r->bgp->shutdown_time, &v) &&

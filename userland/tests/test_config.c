@@ -669,6 +669,8 @@ static const struct {
 	  "t.yaml:3:3: bgp.neighbors: is for mode builtin; mode routes speaks no BGP" },
 	{ BGP "  routes: { table: 7 }\n",
 	  "t.yaml:4:11: bgp.routes: only for mode routes (this is mode builtin)" },
+	{ SVC "    checks: [ { kind: tcp } ]\nbgp:\n  mode: routes\n",
+	  "t.yaml:6:3: bgp.routes.table: 254 (main), where the VIPs' blackhole routes would fail the tunnel checks' own connections to them: give the routes a table of their own (BIRD: kernel table N) or use via: direct checks" },
 	{ "bgp:\n  mode: routes\n  routes: { table: 255 }\n",
 	  "t.yaml:3:13: bgp.routes.table: 255 is the kernel's local table" },
 	{ "bgp:\n  mode: routes\n  routes: { protocol: 4 }\n",
