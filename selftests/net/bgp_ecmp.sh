@@ -13,9 +13,9 @@
 #
 # In each mode:
 #   - the router installs the VIP with both LBs as next hops
-#   - 12 long-lived streams from fixed client ports spread over both LBs (each stream's LB is
-#     the router's own choice, `ip route get ... sport P`, checked against the LBs' new-flow
-#     counters); their backends are recorded
+#   - 12 long-lived streams from fixed client ports spread over both LBs (the LBs' new-flow
+#     counters: at least one each; a 1 in 2048 chance that the router's hash puts all 12 on
+#     one LB); their backends are recorded (each stream's hello names it)
 #   - SIGTERM to LB 1's daemon (lame duck, shutdown-time 1s): the router loses LB 1 within
 #     WITHDRAW_BOUND; every stream goes on through LB 2 with no reset and every echo checked,
 #     on the backend that said hello to it (a stream moved to another backend would be reset:
@@ -35,7 +35,6 @@ source "$(dirname "$0")/bgp_lib.sh"
 kmg_require_cmd bird birdc
 
 NSTREAMS=12
-SPORTS=43000-43011
 NCURL=30
 WITHDRAW_BOUND=5	# s from SIGTERM to the router's route without LB 1 (shutdown-time 1s)
 FAIL_BOUND=15		# s from the break to the route without LB 2 (checks: 1s x fall 2 + 1s timeout)
@@ -98,7 +97,8 @@ diag() {
 			KS "$i" status
 			if [[ $MODE == routes ]]; then
 				ip -n "${DP_LB[i]}" route show table $RT_TABLE proto 252
-				lb_birdc "$i" show route export uplink
+				lb_birdc "$i" show protocols
+				lb_birdc "$i" show route
 			fi
 			echo "lb$i: daemon log (last 10 lines):"
 			tail -n 10 "$DP_TMP/d$i.log"
@@ -164,10 +164,10 @@ daemon_alive() { [[ -n ${DPID[$1]:-} ]] && kill -0 "${DPID[$1]}" 2>/dev/null; }
 daemon_stop() {
 	local i=$1
 	daemon_alive "$i" || return 0
-	kill -s "${2:-INT}" "${DPID[i]}"
+	kill -s "${2:-INT}" "${DPID[$i]}"
 	dp_wait 20 eval '! daemon_alive '"$i"
-	kill -KILL "${DPID[i]}" 2>/dev/null
-	wait "${DPID[i]}" 2>/dev/null
+	kill -KILL "${DPID[$i]}" 2>/dev/null
+	wait "${DPID[$i]}" 2>/dev/null
 	DPID[$i]=
 }
 
@@ -200,16 +200,10 @@ lb_bird_stop() {
 
 # New flows of the VIP's service in LB N (kmaglev stats).
 newflows() { dp_svc_stats "$1" "$V4/tcp" | awk '$1 == "service" { print $3 }'; }
-# The router's choice of LB for a client port to the stream port (the L4 hash).
-rt_choice() {
-	lb_name "$(ip -n "$DP_RT" route get "$V4" from "$DP_CL4" iif c0 ipproto tcp sport "$1" \
-		dport "$DP_STREAM_PORT" | awk '{ for (i = 1; i < NF; i++) if ($i == "via") { print $(i + 1); exit } }')"
-}
-
 # --- one mode ----------------------------------------------------------------------------------
 NCASES=8
 run_mode() {
-	local m=$MODE t0 t ok p lb n1 n2 a b c1 c2 out
+	local m=$MODE t0 t ok n1 n2 a b c1 c2 out
 	local -A B=() A=()
 
 	# 1: both announce; the router has both next hops
@@ -226,26 +220,20 @@ run_mode() {
 		return 1
 	fi
 
-	# 2: streams spread over both LBs
+	# 2: streams spread over both LBs (from client ports of this mode's own: the LBs' connection
+	# tables still hold the other mode's 5-tuples)
 	n1=$(newflows 1) n2=$(newflows 2)
-	dp_stream_start "s$m" "$V4" "$SPORTS" --interval 0.2
+	dp_stream_start "s$m" "$V4" "$1" --interval 0.2
 	if ! dp_stream_wait "s$m" 60; then
 		diag
 		dp_fail_rest "$m: $NSTREAMS streams" $((DP_PLAN - __ktap_n - NCASES + 1))
 		return 1
 	fi
-	a=0 b=0
-	while read -r p _; do
-		lb=$(rt_choice "$p")
-		echo "$p $lb" >>"$DP_TMP/s$m.lb"
-		case $lb in lb1) a=$((a + 1)) ;; lb2) b=$((b + 1)) ;; esac
-	done <"$DP_TMP/s$m.info"
-	c1=$(($(newflows 1) - n1)) c2=$(($(newflows 2) - n2))
-	out="$a via lb1 (lb1 new flows +$c1), $b via lb2 (+$c2); backends $(dp_tally "$DP_TMP/s$m.info" | tr '\n' ' ' | sed 's/ $//')"
-	if [[ $a -ge 1 && $b -ge 1 && $((a + b)) -eq $NSTREAMS && $c1 -ge $a && $c2 -ge $b ]]; then
+	a=$(($(newflows 1) - n1)) b=$(($(newflows 2) - n2))
+	out="$a via lb1, $b via lb2 (the LBs' new-flow counters); backends $(dp_tally "$DP_TMP/s$m.info" | tr '\n' ' ' | sed 's/ $//')"
+	if [[ $a -ge 1 && $b -ge 1 && $((a + b)) -eq $NSTREAMS ]]; then
 		ktap_test_pass "$m: $NSTREAMS streams spread over both LBs: $out"
 	else
-		paste "$DP_TMP/s$m.info" "$DP_TMP/s$m.lb" | sed 's/^/# /'
 		ktap_test_fail "$m: $NSTREAMS streams spread over both LBs: $out"
 	fi
 
@@ -331,12 +319,13 @@ if [[ $RT_UP -ne 1 ]]; then
 	dp_fail_rest "BIRD in the router" 1
 else
 	for MODE in builtin routes; do
-		if ! out=$(ip netns exec "${DP_LB[1]}" "$KMAGLEV" daemon --check <(write_config 1) 2>&1); then
+		write_config 1 >"$DP_TMP/check.yaml"
+		if ! out=$("$KMAGLEV" daemon --check "$DP_TMP/check.yaml" 2>&1); then
 			echo "$out" | sed 's/^/# /'
 			dp_fail_rest "$MODE: daemon --check of the configuration" $((DP_PLAN - __ktap_n - NCASES))
 			continue
 		fi
-		run_mode
+		if [[ $MODE == builtin ]]; then run_mode 43000-43011; else run_mode 43100-43111; fi
 		mode_end
 	done
 fi
