@@ -37,7 +37,8 @@ kmg_require_cmd bird birdc
 NSTREAMS=12
 NCURL=30
 WITHDRAW_BOUND=5	# s from SIGTERM to the router's route without LB 1 (shutdown-time 1s)
-FAIL_BOUND=15		# s from the break to the route without LB 2 (checks: 1s x fall 2 + 1s timeout)
+FAIL_BOUND=20		# s from the break to the route without LB 2 (checks: 1s, fall 2, timeout 1s: ~4s;
+			# slack for a loaded TCG guest)
 UP_BOUND=60		# s for sessions and checks to come up (a loaded TCG guest)
 RT_AS=65000
 LB_AS=65001
@@ -65,7 +66,7 @@ EOF
 dp_sysctl "$DP_RT" net.ipv4.fib_multipath_hash_policy=1 net.ipv6.fib_multipath_hash_policy=1
 RT_UP=1
 bgp_peer_start bird "$DP_RT" rt as=$RT_AS id="$(dp_rtlb4 1)" \
-	neighbor="$(dp_lb4 1),$(dp_lb4 2)" peer_as=$LB_AS afi=v4 multipath=1 kernel=1 hold=9 ||
+	neighbor="$(dp_lb4 1),$(dp_lb4 2)" peer_as=$LB_AS afi=v4 multipath=1 kernel=1 hold=30 ||
 	RT_UP=0
 
 # lb_name ADDR: lb1 or lb2 for a next hop address
@@ -82,10 +83,26 @@ rt_nhs() {
 	done | sort | tr '\n' ' ' | sed 's/ $//'
 }
 nhs_are() { [[ $(rt_nhs) == "$1" ]]; }
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f\n", b - a }'; }
-# wait_nhs SECS WANT: poll every 0.1 s until the router's next hops are WANT.
-wait_nhs() { bgp_wait "$1" nhs_are "$2"; }
+# now VAR: the time in microseconds (no process started)
+now() { local t=$EPOCHREALTIME; printf -v "$1" '%d' $((${t%[.,]*} * 1000000 + 10#${t#*[.,]})); }
+# wait_nhs SECS WANT T0: poll every 0.1 s until the router's next hops are WANT, at most SECS
+# after T0 (from now); TOOK: seconds from T0 to the end of the poll that saw WANT.
+TOOK=
+wait_nhs() {
+	local secs=$1 want=$2 t0=$3 t
+	while :; do
+		if nhs_are "$want"; then
+			now t
+			t=$((t - t0))
+			printf -v TOOK '%d.%d' $((t / 1000000)) $((t % 1000000 / 100000))
+			[[ $t -le $((secs * 1000000)) ]]
+			return
+		fi
+		now t
+		[[ $((t - t0)) -lt $((secs * 1000000)) ]] || { TOOK=; return 1; }
+		dp_sleep 0.1
+	done
+}
 
 KS() { local i=$1; shift; KMAGLEV_SOCKET=$DP_TMP/d$i.sock ip netns exec "${DP_LB[i]}" "$KMAGLEV" "$@"; }
 
@@ -144,7 +161,7 @@ write_config() {
 		  router-id: $(dp_lb4 "$i")
 		  shutdown-time: 1s
 		  neighbors:
-		    - { address: $(dp_rtlb4 "$i"), asn: $RT_AS, hold-time: 9s }
+		    - { address: $(dp_rtlb4 "$i"), asn: $RT_AS, hold-time: 30s }
 		EOF
 	else
 		cat <<-EOF
@@ -243,9 +260,9 @@ run_mode() {
 	if [[ $m == routes ]]; then
 		lb_bird_start 1 && lb_bird_start 2 || ok=0
 	fi
-	t0=$(now)
-	if [[ $ok -eq 1 ]] && daemon_start 1 && daemon_start 2 && wait_nhs $UP_BOUND "lb1 lb2"; then
-		ktap_test_pass "$m: the router has $V4 via lb1 and lb2 (ECMP), $(since "$t0")s after the daemons started"
+	now t0
+	if [[ $ok -eq 1 ]] && daemon_start 1 && daemon_start 2 && wait_nhs $UP_BOUND "lb1 lb2" "$t0"; then
+		ktap_test_pass "$m: the router has $V4 via lb1 and lb2 (ECMP), ${TOOK}s after the daemons started"
 	else
 		diag
 		dp_fail_rest "$m: the router has $V4 via lb1 and lb2" $((DP_PLAN - __ktap_n - NCASES))
@@ -277,14 +294,14 @@ run_mode() {
 	fi
 
 	# 3: SIGTERM to LB 1's daemon: lame duck, the route via LB 1 goes
-	t0=$(now)
+	now t0
 	kill -TERM "${DPID[1]}"
-	if wait_nhs $WITHDRAW_BOUND "lb2"; then
-		ktap_test_pass "$m: SIGTERM lb1's daemon: route via lb1 withdrawn $(since "$t0")s after SIGTERM (bound ${WITHDRAW_BOUND}s)"
+	if wait_nhs $WITHDRAW_BOUND "lb2" "$t0"; then
+		ktap_test_pass "$m: SIGTERM lb1's daemon: route via lb1 withdrawn ${TOOK}s after SIGTERM (bound ${WITHDRAW_BOUND}s)"
 	else
 		echo "# next hops now: $(rt_nhs)"
 		diag
-		ktap_test_fail "$m: SIGTERM lb1's daemon: route via lb1 withdrawn within ${WITHDRAW_BOUND}s"
+		ktap_test_fail "$m: SIGTERM lb1's daemon: route via lb1 withdrawn within ${WITHDRAW_BOUND}s (${TOOK:-not withdrawn}${TOOK:+s})"
 	fi
 
 	# 4: the streams go on through LB 2, on their backends: no reset, every echo, and each
@@ -308,9 +325,9 @@ run_mode() {
 	# 5: LB 1's daemon back (after its lame duck ended): it announces again
 	dp_wait 20 eval '! daemon_alive 1'
 	daemon_stop 1 KILL
-	t0=$(now)
-	if daemon_start 1 && wait_nhs $UP_BOUND "lb1 lb2"; then
-		ktap_test_pass "$m: lb1's daemon restarted: the router has lb1 and lb2 again $(since "$t0")s after the start"
+	now t0
+	if daemon_start 1 && wait_nhs $UP_BOUND "lb1 lb2" "$t0"; then
+		ktap_test_pass "$m: lb1's daemon restarted: the router has lb1 and lb2 again ${TOOK}s after the start"
 	else
 		diag
 		ktap_test_fail "$m: lb1's daemon restarted: the router has lb1 and lb2 again"
@@ -326,21 +343,27 @@ run_mode() {
 	fi
 
 	# 7: LB 2's data path breaks: its tunnel checks fail, it withdraws
-	t0=$(now)
+	now t0
 	ip -n "${DP_LB[2]}" route add blackhole 10.0.0.0/16
-	if wait_nhs $FAIL_BOUND "lb1"; then
-		ktap_test_pass "$m: lb2's path to the backends broken: route via lb2 withdrawn $(since "$t0")s after the break (bound ${FAIL_BOUND}s)"
+	if wait_nhs $FAIL_BOUND "lb1" "$t0"; then
+		ktap_test_pass "$m: lb2's path to the backends broken: route via lb2 withdrawn ${TOOK}s after the break (bound ${FAIL_BOUND}s)"
 	else
 		echo "# next hops now: $(rt_nhs)"
 		diag
-		ktap_test_fail "$m: lb2's path to the backends broken: route via lb2 withdrawn within ${FAIL_BOUND}s"
+		ktap_test_fail "$m: lb2's path to the backends broken: route via lb2 withdrawn within ${FAIL_BOUND}s (${TOOK:-not withdrawn}${TOOK:+s})"
 	fi
 
-	# 8: new connections all through LB 1
+	# 8: new connections all through LB 1. A batch with a failed request (curl stops at the
+	# first) is tried again, twice at most: in a loaded TCG guest an accept can take longer
+	# than curl's timeouts. LB 2 must see none of them.
 	n1=$(newflows 1) n2=$(newflows 2)
-	dp_curl_many "$V4" $NCURL >"$DP_TMP/c$m"
+	for t in 1 2 3; do
+		dp_curl_many "$V4" $NCURL >"$DP_TMP/c$m"
+		dp_all_answered "$DP_TMP/c$m" $NCURL >/dev/null && break
+	done
 	c1=$(($(newflows 1) - n1)) c2=$(($(newflows 2) - n2))
 	out="lb1 new flows +$c1, lb2 +$c2; $(dp_tally "$DP_TMP/c$m" | tr '\n' ' ' | sed 's/ $//')"
+	[[ $t -eq 1 ]] || out+="; batch $t"
 	if dp_all_answered "$DP_TMP/c$m" $NCURL && [[ $c1 -ge $NCURL && $c2 -eq 0 ]]; then
 		ktap_test_pass "$m: $NCURL new connections all answered through lb1 ($out)"
 	else
@@ -351,13 +374,15 @@ run_mode() {
 
 # Back to the start: LB 2 repaired, streams, daemons and LB BIRDs stopped, no route left.
 mode_end() {
+	local t0
 	ip -n "${DP_LB[2]}" route del blackhole 10.0.0.0/16 2>/dev/null
 	[[ -n ${DP_BGPID[s$MODE]:-} ]] && dp_stream_stop "s$MODE" >/dev/null
 	daemon_stop 1
 	daemon_stop 2
 	lb_bird_stop 1
 	lb_bird_stop 2
-	wait_nhs 20 ""
+	now t0
+	wait_nhs 20 "" "$t0"
 }
 
 if [[ $RT_UP -ne 1 ]]; then
