@@ -84,7 +84,7 @@ rt_nhs() {
 }
 nhs_are() { [[ $(rt_nhs) == "$1" ]]; }
 # now VAR: the time in microseconds (no process started)
-now() { local t=$EPOCHREALTIME; printf -v "$1" '%d' $((${t%[.,]*} * 1000000 + 10#${t#*[.,]})); }
+now() { local __t=$EPOCHREALTIME; printf -v "$1" "%d" $((${__t%[.,]*} * 1000000 + 10#${__t#*[.,]})); }
 # wait_nhs SECS WANT T0: poll every 0.1 s until the router's next hops are WANT, at most SECS
 # after T0 (from now); TOOK: seconds from T0 to the end of the poll that saw WANT.
 TOOK=
