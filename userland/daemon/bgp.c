@@ -461,6 +461,7 @@ void kmd_bgp_lame_duck(struct kmd *d)
 	if (!b || b->lame_duck || ev_is_active(&b->shut_w))
 		return;
 	t = d->cfg->bgp.shutdown_time_ms / 1000.;
+	b->shut_w.data = d;	/* shut_cb's, called now or by the timer (ev_timer_init keeps it) */
 	if (!b->sp || t <= 0) {
 		shut_cb(d->loop, &b->shut_w, 0);
 		return;
@@ -468,7 +469,6 @@ void kmd_bgp_lame_duck(struct kmd *d)
 	kmd_info("bgp: lame duck: GRACEFUL_SHUTDOWN for %.1fs, then withdraw", t);
 	bgp_speaker_graceful_shutdown(b->sp, true);
 	ev_timer_init(&b->shut_w, shut_cb, t, 0.);
-	b->shut_w.data = d;
 	ev_timer_start(d->loop, &b->shut_w);
 }
 
