@@ -484,15 +484,18 @@ bgp_peer_routes() {
 	done | sort
 }
 
+# vtysh talking to bgpd only (-d bgpd): about half the time of asking every daemon (0.2 s
+# instead of 0.4 s a call on the host, seconds under TCG), which the readers poll.
+__bgp_vtysh_bgpd() { ip netns exec "$1" vtysh --vty_socket "${__bgp_dir[$2]}" -d bgpd -c "$3"; }
+
 # FRR 8.4 has no "show bgp ... detail json": the prefixes, then one query for all of them.
 __bgp_frr_routes() {
 	local ns=$1 key=$2 af=$3 p args=()
-	for p in $(ip netns exec "$ns" vtysh --vty_socket "${__bgp_dir[$key]}" \
-		-c "show bgp $af unicast json" | __bgp_py frr-prefixes); do
+	for p in $(__bgp_vtysh_bgpd "$ns" "$key" "show bgp $af unicast json" | __bgp_py frr-prefixes); do
 		args+=(-c "show bgp $af unicast $p json")
 	done
 	[[ ${#args[@]} -gt 0 ]] || return 0
-	ip netns exec "$ns" vtysh --vty_socket "${__bgp_dir[$key]}" "${args[@]}" |
+	ip netns exec "$ns" vtysh --vty_socket "${__bgp_dir[$key]}" -d bgpd "${args[@]}" |
 		__bgp_py frr-routes "${__bgp_ibgp[$key]}"
 }
 
@@ -509,7 +512,7 @@ bgp_peer_state() {
 	bird) local proto
 		proto=$(__bgp_bird_proto "$key" "$nbr") || return 1
 		bgp_peer_cmd "$ns" "$name" show protocols all "$proto" | __bgp_py bird-state ;;
-	frr) bgp_peer_cmd "$ns" "$name" show bgp neighbors "$nbr" json | __bgp_py frr-state "$nbr" ;;
+	frr) __bgp_vtysh_bgpd "$ns" "$key" "show bgp neighbors $nbr json" | __bgp_py frr-state "$nbr" ;;
 	gobgp) bgp_peer_cmd "$ns" "$name" -j neighbor "$nbr" | __bgp_py gobgp-state ;;
 	*) echo "no BGP peer $name in $ns" >&2; return 1 ;;
 	esac
@@ -523,7 +526,7 @@ bgp_peer_last_error() {
 	bird) local proto
 		proto=$(__bgp_bird_proto "$key" "$nbr") || return 1
 		__bgp_py bird-error "$proto" <"${__bgp_dir[$key]}/bird.log" ;;
-	frr) bgp_peer_cmd "$ns" "$name" show bgp neighbors "$nbr" json | __bgp_py frr-error "$nbr" ;;
+	frr) __bgp_vtysh_bgpd "$ns" "$key" "show bgp neighbors $nbr json" | __bgp_py frr-error "$nbr" ;;
 	gobgp) __bgp_py gobgp-error "$nbr" <"${__bgp_dir[$key]}/gobgpd.log" ;;
 	*) echo "no BGP peer $name in $ns" >&2; return 1 ;;
 	esac
