@@ -58,7 +58,7 @@ HOLD4=3
 WANT4="$PFX4 $LB4 as_path=65001 local_pref=- med=10 communities=65001:7 large=65001:1:2 origin=igp stale=0"
 WANT6="$PFX6 $LB6 as_path=65001 local_pref=- med=- communities=- large=65001:1:2 origin=igp stale=0"
 
-now() { date +%s.%N; }
+now() { echo "$EPOCHREALTIME"; }
 fsub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a - b }'; }
 fle() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
 
@@ -93,7 +93,8 @@ backend_start() {
 backend_stop() { kill "$BEPID" 2>/dev/null; bgp_wait 10 eval '! kill -0 $BEPID'; }
 
 # --- the daemon ------------------------------------------------------------------------------
-KS() { KMAGLEV_SOCKET=$SOCK ip netns exec "$LB" "$KMAGLEV" "$@"; }
+# (the control socket is a path: no need to enter the namespace)
+KS() { KMAGLEV_SOCKET=$SOCK "$KMAGLEV" "$@"; }
 
 # write_config KIND: BIRD: the v4 neighbor passive (listen set); FRR: TCP-MD5.
 write_config() {
@@ -129,7 +130,9 @@ EOF
 daemon_start() {
 	rm -f "$SOCK"
 	echo "=== daemon start $(now)" >>"$DLOG"
-	KMAGLEV_SOCKET=$SOCK ip netns exec "$LB" "$KMAGLEV" daemon -c "$CFG" >>"$DLOG" 2>&1 &
+	# each line of the log with the time it was written
+	KMAGLEV_SOCKET=$SOCK ip netns exec "$LB" "$KMAGLEV" daemon -c "$CFG" \
+		> >(while IFS= read -r l; do echo "$EPOCHREALTIME $l"; done >>"$DLOG") 2>&1 &
 	DPID=$!
 	bgp_wait 30 KS bgp show -j
 }
@@ -162,19 +165,52 @@ diag() {
 	tail -n 12 "$DLOG" | sed 's/^/#   log: /'
 }
 
-# has PFX: the peer holds a route to PFX (its own CLI, no reader: fast enough to poll).
+# watch_start FILE AFIS: a loop in the peer's namespace appends "START END V4 V6 G" (1: the
+# peer has the VIP's route, 0: not, "-": not asked; G: the v4 route is tagged 65535:0) to
+# FILE every 0.1 s until watch_stop.
+# One process per query and no `ip netns exec` each time: polls stay short under TCG.
+cat >"$T/watch.sh" <<'EOF'
+out=$1 afis=$2 kind=$3 q4=$4 q6=$5 p4=$6 p6=$7
+# (G: the v4 route carries GRACEFUL_SHUTDOWN, however the daemon spells 65535:0)
 has() {
-	local p=$1 af=4
-	[[ $p == *:* ]] && af=6
-	case $KIND in
-	bird) bgp_peer_cmd "$RTR" "$KIND" show route "$p" table "master$af" 2>/dev/null |
-		grep -q "^${p}[[:space:]]" ;;
-	frr) bgp_peer_cmd "$RTR" "$KIND" show bgp ipv$af unicast "$p" json 2>/dev/null |
-		grep -q '"paths"' ;;
-	gobgp) bgp_peer_cmd "$RTR" "$KIND" global rib -a ipv$af "$p" 2>/dev/null |
-		grep -qF "$p" ;;
+	o=$(eval "$1" 2>/dev/null)
+	case $kind in
+	bird) [[ $o == *$'\n'"$2 "* ]] ;;
+	frr) [[ $o == *'"paths"'* ]] ;;
+	gobgp) [[ $o == *"$2"* ]] ;;
 	esac
 }
+mkfifo "$out.fifo"
+exec {fd}<>"$out.fifo"
+while [[ ! -e $out.stop ]]; do
+	t=$EPOCHREALTIME a=- b=- g=-
+	if [[ $afis == *4* ]]; then
+		has "$q4" "$p4" && a=1 || a=0
+		shopt -s nocasematch
+		[[ $o == *65535:0* || $o == *gshut* || $o == *graceful?shutdown* ]] && g=1 || g=0
+		shopt -u nocasematch
+	fi
+	if [[ $afis == *6* ]]; then has "$q6" "$p6" && b=1 || b=0; fi
+	echo "$t $EPOCHREALTIME $a $b $g" >>"$out"
+	read -r -t 0.1 -u "$fd" _
+done
+EOF
+watch_start() {
+	local dir=${__bgp_dir[$RTR/$KIND]} q4 q6
+	case $KIND in
+	bird) q4="birdc -s $dir/bird.ctl show route $PFX4 table master4 all"
+		q6="birdc -s $dir/bird.ctl show route $PFX6 table master6" ;;
+	frr) q4="vtysh --vty_socket $dir -d bgpd -c 'show bgp ipv4 unicast $PFX4 json'"
+		q6="vtysh --vty_socket $dir -d bgpd -c 'show bgp ipv6 unicast $PFX6 json'" ;;
+	gobgp) q4="gobgp -u 127.0.0.1 -p $(cat "$dir/api.port") global rib -a ipv4 $PFX4"
+		q6="gobgp -u 127.0.0.1 -p $(cat "$dir/api.port") global rib -a ipv6 $PFX6" ;;
+	esac
+	rm -f "$1" "$1.stop" "$1.fifo"
+	ip netns exec "$RTR" bash "$T/watch.sh" "$1" "$2" "$KIND" "$q4" "$q6" "$PFX4" "$PFX6" &
+	WATCHPID=$!
+	bgp_wait 20 test -s "$1"
+}
+watch_stop() { touch "$1.stop"; wait "$WATCHPID"; }
 
 # the time of the first backend-change or service-change event after TS
 event_after() {
@@ -242,20 +278,19 @@ c_routes() {
 	fi
 }
 
+# logged PATTERN TS: the time of the first line of the daemon's log after TS matching PATTERN
+logged() { awk -v t="$2" -v re="$1" '$1 > t && $0 ~ re { print $1; exit }' "$DLOG"; }
+
 c_withdraw() {
-	local ts tg te lat ok=1 desc
+	local f=$T/wd.$KIND ts tg te tl lat ok=1 desc
+	watch_start "$f" 46 || { diag "watcher"; res_fail "withdrawal: the watcher did not start"; return; }
 	ts=$(now)
 	backend_stop
-	tg=''
-	local end=$((SECONDS + 20))
-	while [[ $SECONDS -lt $end ]]; do
-		if ! has "$PFX4"; then
-			tg=$(now)
-			break
-		fi
-		bgp_sleep 0.1
-	done
+	bgp_wait 20 eval '[[ -n $(awk -v t="$ts" '"'"'$1 > t && $3 == 0'"'"' "$f") ]]'
+	# the end of the first poll that found the route gone: the latest it can have gone
+	tg=$(awk -v t="$ts" '$1 > t && $3 == 0 { print $2; exit }' "$f")
 	te=$(event_after "$ts")
+	tl=$(logged "192.0.2.1/32 withdrawn" "$ts")
 	if [[ -z $tg || -z $te ]]; then
 		diag "withdrawal (route gone: ${tg:-no}, event: ${te:-none})"
 		tail -n 4 "$T/mon.log" | sed 's/^/#   mon: /'
@@ -263,18 +298,24 @@ c_withdraw() {
 		desc="the backend went down: the v4 route was not withdrawn (or no kernel event)"
 	else
 		lat=$(fsub "$tg" "$te")
-		desc="withdrawn ${lat}s after the backend went down (kernel event $(fsub "$te" "$ts")s after the kill)"
+		desc="withdrawn ${lat}s after the backend went down (kernel event $(fsub "$te" "$ts")s after the kill, daemon's withdrawal +$(fsub "${tl:-$te}" "$te")s, polls of $(awk -v t="$ts" '$1 > t && $3 == 0 { printf "%.2f", $2 - $1; exit }' "$f")s)"
 		fle "$lat" 1.0 || ok=0
 	fi
-	has "$PFX6" || { echo "# the v6 route went too"; ok=0; }
+	if awk -v t="$ts" '$1 > t && $4 == 0 { exit 0 } END { exit 1 }' "$f"; then
+		echo "# the v6 route went too"
+		ok=0
+	fi
+	ts=$(now)
 	backend_start
-	if ! bgp_wait 20 routes_ok; then
+	if ! bgp_wait 20 eval '[[ -n $(awk -v t="$ts" '"'"'$1 > t && $3 == 1'"'"' "$f") ]]' ||
+		! routes_ok; then
 		diag "re-announce"
 		desc+="; not re-announced after the backend came back"
 		ok=0
 	else
 		desc+="; re-announced"
 	fi
+	watch_stop "$f"
 	if [[ $ok == 1 ]]; then res_pass "$desc"; else res_fail "$desc (bound 1s)"; fi
 }
 
@@ -282,25 +323,16 @@ c_withdraw() {
 peer_pids() { __bgp_pids "$RTR/$KIND"; }
 
 c_hold() {
-	local ts t1 t ok=0 p
+	local ts tl t ok=0 p err
 	ts=$(now)
 	for p in $(peer_pids); do kill -STOP "$p"; done
-	local end=$((SECONDS + HOLD4 + 15))
-	while [[ $SECONDS -lt $end ]]; do
-		if [[ $(dfield "$RT4" state) != Established && $(dfield "$RT4" last-error) == *"Hold Timer"* ]]; then
-			t1=$(now)
-			break
-		fi
-		bgp_sleep 0.1
-	done
-	local err
+	bgp_wait $((HOLD4 + 15)) eval '[[ -n $(logged "bgp: $RT4: session down: .*Hold Timer" "$ts") ]]'
+	tl=$(logged "bgp: $RT4: session down: .*Hold Timer" "$ts")
 	err=$(dfield "$RT4" last-error)
 	for p in $(peer_pids); do kill -CONT "$p"; done
-	if [[ -n $t1 ]]; then
-		t=$(fsub "$t1" "$ts")
-		fle "$t" $((HOLD4 + 2)) && ok=1
-	else
-		grep "Hold Timer" "$DLOG" | tail -n 2 | sed 's/^/#   log: /'
+	if [[ -n $tl ]]; then
+		t=$(fsub "$tl" "$ts")
+		fle "$t" $((HOLD4 + 2)) && [[ $err == *"Hold Timer"* ]] && ok=1
 	fi
 	if [[ $ok == 1 ]] && bgp_wait 30 p_est && bgp_wait 10 d_est && bgp_wait 20 routes_ok; then
 		res_pass "peer frozen: session down ${t}s after SIGSTOP (hold ${HOLD4}s, last-error \"$err\"); Established again after SIGCONT"
@@ -310,87 +342,64 @@ c_hold() {
 	fi
 }
 
-# poll_gr FILE STOPFILE: "TIME V4 V6" (1 present, 0 gone) every ~0.15 s until STOPFILE exists.
-poll_gr() {
-	local a b
-	while [[ ! -e $2 ]]; do
-		has "$PFX4" && a=1 || a=0
-		has "$PFX6" && b=1 || b=0
-		echo "$(now) $a $b" >>"$1"
-		bgp_sleep 0.15
-	done
-}
-
 c_gr() {
-	local f=$T/gr.$KIND stop=$T/gr.$KIND.stop gone n ok=1 desc
-	poll_gr "$f" "$stop" &
-	local ppid=$!
-	bgp_wait 5 test -s "$f"
+	local f=$T/gr.$KIND gone n ok=1 desc t0
+	watch_start "$f" 46 || { diag "watcher"; res_fail "graceful restart: the watcher did not start"; return; }
 	if ! KS graceful-restart >"$T/gr.out" 2>&1; then
 		sed 's/^/#   /' "$T/gr.out"
 		ok=0
 	fi
 	bgp_wait 10 eval '! daemon_alive' || ok=0
 	wait "$DPID" 2>/dev/null
-	# the peers see the sessions go (or find out with the new connection)
-	bgp_sleep 1
-	local t0=$SECONDS
+	t0=$SECONDS
 	daemon_start || ok=0
-	if ! bgp_wait 40 p_est || ! bgp_wait 20 d_est; then
+	if ! bgp_wait 40 d_est || ! bgp_wait 20 p_est; then
 		diag "GR: not Established again"
 		ok=0
 	fi
+	local t1=$SECONDS
 	# End-of-RIB: nothing stale any more
 	if ! bgp_wait 20 eval '[[ -z $(bgp_peer_gr_stale "$RTR" "$KIND") ]] && routes_ok'; then
 		diag "GR: stale routes stay"
 		ok=0
 	fi
-	touch "$stop"
-	wait "$ppid"
+	watch_stop "$f"
 	n=$(wc -l <"$f")
-	gone=$(awk '$2 == 0 || $3 == 0' "$f" | head -n 3)
+	gone=$(awk '$3 != 1 || $4 != 1' "$f" | head -n 3)
 	if [[ -n $gone ]]; then
 		echo "$gone" | sed 's/^/#   missing at: /'
 		ok=0
 	fi
-	desc="graceful restart: routes stayed through the daemon's restart ($n polls), Established again in $((SECONDS - t0))s"
+	desc="graceful restart: routes stayed through the daemon's restart ($n polls), Established again in $((t1 - t0))s"
 	if [[ $ok == 1 ]]; then res_pass "$desc"; else res_fail "$desc"; fi
 }
 
 c_sigterm() {
-	local f=$T/term.$KIND stop=$T/term.$KIND.stop ts tx ok=1 gs tw err desc
-	(
-		while [[ ! -e $stop ]]; do
-			echo "@ $(now) $(bgp_peer_routes "$RTR" "$KIND" v4 | tr '\n' ' ')"
-			bgp_sleep 0.1
-		done
-	) >"$f" &
-	local ppid=$!
-	bgp_wait 5 test -s "$f"
+	local f=$T/term.$KIND ts tx ok=1 gs tw err desc
+	watch_start "$f" 4 || { diag "watcher"; res_fail "SIGTERM: the watcher did not start"; return; }
 	ts=$(now)
 	kill -TERM "$DPID"
 	bgp_wait 30 eval '! daemon_alive' || ok=0
 	tx=$(now)
 	wait "$DPID" 2>/dev/null
 	bgp_sleep 0.5
-	touch "$stop"
-	wait "$ppid"
-	# first poll with 65535:0, first poll with no route
-	gs=$(awk -v t="$ts" '$2 > t && /65535:0/ { print $2; exit }' "$f")
-	tw=$(awk -v t="$ts" '$2 > t && !/192\.0\.2\.1/ { print $2; exit }' "$f")
+	watch_stop "$f"
+	# the first poll that saw 65535:0 (its end), the first that saw no route
+	gs=$(awk -v t="$ts" '$1 > t && $5 == 1 { print $2; exit }' "$f")
+	tw=$(awk -v t="$ts" '$1 > t && $3 == 0 { print $2; exit }' "$f")
 	bgp_wait 10 eval '[[ -n $(bgp_peer_last_error "$RTR" "$KIND" $LB4) ]]'
 	err=$(bgp_peer_last_error "$RTR" "$KIND" $LB4)
 	if [[ -n $gs ]]; then
 		desc="SIGTERM: GRACEFUL_SHUTDOWN 65535:0 at $(fsub "$gs" "$ts")s"
 	else
-		desc="SIGTERM: (GRACEFUL_SHUTDOWN not seen by the poller)"
+		desc="SIGTERM: (GRACEFUL_SHUTDOWN not seen at the peer)"
 	fi
 	if [[ -z $tw ]]; then
 		desc+=", never withdrawn"
 		ok=0
 	else
 		desc+=", withdrawn at $(fsub "$tw" "$ts")s"
-		# withdrawn before the session ends (with the drain time between)
+		# withdrawn while the session still runs (the drain time between)
 		fle "$tw" "$(awk -v a="$tx" 'BEGIN { printf "%.3f", a - 0.5 }')" || ok=0
 		[[ -z $gs ]] || fle "$gs" "$tw" || ok=0
 	fi
@@ -399,7 +408,7 @@ c_sigterm() {
 	if [[ $ok == 1 ]]; then
 		res_pass "$desc"
 	else
-		awk '{ $2 = sprintf("%.1f", $2 - '"$ts"'); print "#   poll: " $0 }' "$f" | tail -n 20
+		awk -v t="$ts" '{ printf "#   poll: %.2f..%.2f %s %s\n", $1 - t, $2 - t, $3, $5 }' "$f" | tail -n 30
 		diag "SIGTERM"
 		res_fail "$desc"
 	fi
@@ -450,4 +459,5 @@ for k in "${ALL_KINDS[@]}"; do
 	fi
 done
 daemon_stop
+[[ -n ${BGP_SAVE:-} ]] && mkdir -p "$BGP_SAVE" && cp -r "$T"/. "$BGP_SAVE"/ 2>/dev/null
 ktap_finished
