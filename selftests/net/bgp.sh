@@ -130,9 +130,11 @@ EOF
 daemon_start() {
 	rm -f "$SOCK"
 	echo "=== daemon start $(now)" >>"$DLOG"
-	# each line of the log with the time it was written
-	KMAGLEV_SOCKET=$SOCK ip netns exec "$LB" "$KMAGLEV" daemon -c "$CFG" \
-		> >(while IFS= read -r l; do echo "$EPOCHREALTIME $l"; done >>"$DLOG") 2>&1 &
+	# each line of the log with the time it was written (through a FIFO: the VM has no
+	# /dev/fd for a process substitution)
+	[[ -p $T/dlog.fifo ]] || mkfifo "$T/dlog.fifo"
+	(while IFS= read -r l; do echo "$EPOCHREALTIME $l"; done <"$T/dlog.fifo" >>"$DLOG") &
+	KMAGLEV_SOCKET=$SOCK ip netns exec "$LB" "$KMAGLEV" daemon -c "$CFG" >"$T/dlog.fifo" 2>&1 &
 	DPID=$!
 	bgp_wait 30 KS bgp show -j
 }
@@ -459,5 +461,7 @@ for k in "${ALL_KINDS[@]}"; do
 	fi
 done
 daemon_stop
-[[ -n ${BGP_SAVE:-} ]] && mkdir -p "$BGP_SAVE" && cp -r "$T"/. "$BGP_SAVE"/ 2>/dev/null
+# (regular files only: the checkout is on 9p, which refuses FIFOs and sockets)
+[[ -n ${BGP_SAVE:-} ]] && mkdir -p "$BGP_SAVE" &&
+	(cd "$T" && find . -type f -exec cp --parents {} "$BGP_SAVE"/ \;)
 ktap_finished
