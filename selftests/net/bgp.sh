@@ -184,12 +184,40 @@ has() {
 }
 mkfifo "$out.fifo"
 exec {fd}<>"$out.fifo"
+# GoBGP's CLI takes seconds to start under TCG: `gobgp monitor global rib` instead, one
+# per family, which prints each change of the prefix as it happens (after the current
+# routes, --current); a row per line.
+if [[ $kind == gobgp ]]; then
+	pids=()
+	for f in 4 6; do
+		[[ $afis == *$f* ]] || continue
+		[[ $f == 4 ]] && q=$q4 p=$p4 || q=$q6 p=$p6
+		mkfifo "$out.mon$f"
+		$q >"$out.mon$f" 2>/dev/null &
+		pids+=($!)
+		while IFS= read -r l; do
+			[[ $l == *"\"$p\""* ]] || continue
+			[[ $l == *'"withdrawal":true'* ]] && a=0 || a=1
+			[[ $l == *4294901760* ]] && g=1 || g=0	# 65535:0
+			if [[ $f == 4 ]]; then
+				echo "$EPOCHREALTIME $EPOCHREALTIME $a - $g"
+			else
+				echo "$EPOCHREALTIME $EPOCHREALTIME - $a -"
+			fi >>"$out"
+		done <"$out.mon$f" &
+		pids+=($!)
+	done
+	until [[ -e $out.stop ]]; do read -r -t 0.1 -u "$fd" _; done
+	kill "${pids[@]}" 2>/dev/null
+	exit 0
+fi
 while [[ ! -e $out.stop ]]; do
 	t=$EPOCHREALTIME a=- b=- g=-
 	if [[ $afis == *4* ]]; then
 		has "$q4" "$p4" && a=1 || a=0
 		shopt -s nocasematch
-		[[ $o == *65535:0* || $o == *gshut* || $o == *graceful?shutdown* ]] && g=1 || g=0
+		[[ $o == *65535:0* || $o == *"(65535,0)"* || $o == *gshut* || $o == *graceful?shutdown* ]] &&
+			g=1 || g=0
 		shopt -u nocasematch
 	fi
 	if [[ $afis == *6* ]]; then has "$q6" "$p6" && b=1 || b=0; fi
@@ -202,10 +230,11 @@ watch_start() {
 	case $KIND in
 	bird) q4="birdc -s $dir/bird.ctl show route $PFX4 table master4 all"
 		q6="birdc -s $dir/bird.ctl show route $PFX6 table master6" ;;
-	frr) q4="vtysh --vty_socket $dir -d bgpd -c 'show bgp ipv4 unicast $PFX4 json'"
-		q6="vtysh --vty_socket $dir -d bgpd -c 'show bgp ipv6 unicast $PFX6 json'" ;;
-	gobgp) q4="gobgp -u 127.0.0.1 -p $(cat "$dir/api.port") global rib -a ipv4 $PFX4"
-		q6="gobgp -u 127.0.0.1 -p $(cat "$dir/api.port") global rib -a ipv6 $PFX6" ;;
+	# (bgpd's vty socket: see __bgp_vtysh_bgpd)
+	frr) q4="printf 'show bgp ipv4 unicast $PFX4 json\\0' | socat - UNIX-CONNECT:$dir/bgpd.vty | tr -d '\\0'"
+		q6="printf 'show bgp ipv6 unicast $PFX6 json\\0' | socat - UNIX-CONNECT:$dir/bgpd.vty | tr -d '\\0'" ;;
+	gobgp) q4="gobgp -u 127.0.0.1 -p $(cat "$dir/api.port") monitor global rib -a ipv4 -j --current"
+		q6="gobgp -u 127.0.0.1 -p $(cat "$dir/api.port") monitor global rib -a ipv6 -j --current" ;;
 	esac
 	rm -f "$1" "$1.stop" "$1.fifo"
 	ip netns exec "$RTR" bash "$T/watch.sh" "$1" "$2" "$KIND" "$q4" "$q6" "$PFX4" "$PFX6" &
@@ -367,7 +396,7 @@ c_gr() {
 	fi
 	watch_stop "$f"
 	n=$(wc -l <"$f")
-	gone=$(awk '$3 != 1 || $4 != 1' "$f" | head -n 3)
+	gone=$(awk '$3 == 0 || $4 == 0' "$f" | head -n 3)
 	if [[ -n $gone ]]; then
 		echo "$gone" | sed 's/^/#   missing at: /'
 		ok=0
