@@ -149,7 +149,13 @@ daemon_stop() {
 
 # our view of a neighbor: its field in `kmaglev bgp show -j`
 dfield() { KS bgp show -j 2>/dev/null | jq -r --arg a "$1" ".peers[] | select(.address == \$a) | .[\"$2\"]"; }
-d_est() { [[ $(dfield "$RT4" state) == Established && $(dfield "$RT6" state) == Established ]]; }
+d_est() {
+	[[ $(KS bgp show -j 2>/dev/null | jq -r '[.peers[] | select(.state == "Established")] | length') == 2 ]]
+}
+# both sessions Established and each announcing its VIP
+d_routes() {
+	[[ $(KS bgp show -j 2>/dev/null | jq -r '[.peers[] | select(.state == "Established" and ."prefixes-announced" == 1)] | length') == 2 ]]
+}
 p_est() { [[ $(bgp_peer_state "$RTR" "$KIND" $LB4) == Established &&
 	$(bgp_peer_state "$RTR" "$KIND" $LB6) == Established ]]; }
 metric_up() {
@@ -264,7 +270,7 @@ fail_rest() {
 
 # --- the cases -------------------------------------------------------------------------------
 c_established() {
-	if bgp_wait 40 p_est && bgp_wait 20 d_est; then
+	if bgp_wait 40 d_est && bgp_wait 20 p_est; then
 		metric_up || { diag "metrics"; res_fail "kmaglev_bgp_session_up is not 1 for both"; return 1; }
 		res_pass "both sessions Established, at the peer and in bgp show (metrics agree), $((SECONDS - $1))s after the peer started"
 		return 0
@@ -339,7 +345,7 @@ c_withdraw() {
 	ts=$(now)
 	backend_start
 	if ! bgp_wait 20 eval '[[ -n $(awk -v t="$ts" '"'"'$1 > t && $3 == 1'"'"' "$f") ]]' ||
-		! routes_ok; then
+		! bgp_wait 10 routes_ok; then
 		diag "re-announce"
 		desc+="; not re-announced after the backend came back"
 		ok=0
@@ -365,7 +371,7 @@ c_hold() {
 		t=$(fsub "$tl" "$ts")
 		fle "$t" $((HOLD4 + 2)) && [[ $err == *"Hold Timer"* ]] && ok=1
 	fi
-	if [[ $ok == 1 ]] && bgp_wait 30 p_est && bgp_wait 10 d_est && bgp_wait 20 routes_ok; then
+	if [[ $ok == 1 ]] && bgp_wait 30 d_routes && bgp_wait 10 p_est; then
 		res_pass "peer frozen: session down ${t}s after SIGSTOP (hold ${HOLD4}s, last-error \"$err\"); Established again after SIGCONT"
 	else
 		diag "hold"
@@ -384,7 +390,7 @@ c_gr() {
 	wait "$DPID" 2>/dev/null
 	t0=$SECONDS
 	daemon_start || ok=0
-	if ! bgp_wait 40 d_est || ! bgp_wait 20 p_est; then
+	if ! bgp_wait 40 d_routes || ! bgp_wait 20 p_est; then
 		diag "GR: not Established again"
 		ok=0
 	fi
@@ -475,6 +481,9 @@ run_kind() {
 	daemon_stop
 	bgp_peer_stop "$RTR" "$KIND"
 	echo "# $KIND: $((SECONDS - t0))s"
+	# (regular files only: the checkout is on 9p, which refuses FIFOs and sockets)
+	[[ -n ${BGP_SAVE:-} ]] && mkdir -p "$BGP_SAVE" &&
+		(cd "$T" && find . -type f -exec cp --parents {} "$BGP_SAVE"/ \;)
 }
 
 if ! setup; then
@@ -490,7 +499,4 @@ for k in "${ALL_KINDS[@]}"; do
 	fi
 done
 daemon_stop
-# (regular files only: the checkout is on 9p, which refuses FIFOs and sockets)
-[[ -n ${BGP_SAVE:-} ]] && mkdir -p "$BGP_SAVE" &&
-	(cd "$T" && find . -type f -exec cp --parents {} "$BGP_SAVE"/ \;)
 ktap_finished
