@@ -361,6 +361,7 @@ peer_pids() { __bgp_pids "$RTR/$KIND"; }
 
 c_hold() {
 	local ts tl t ok=0 p err
+	bgp_wait 20 d_routes
 	ts=$(now)
 	for p in $(peer_pids); do kill -STOP "$p"; done
 	bgp_wait $((HOLD4 + 15)) eval '[[ -n $(logged "bgp: $RT4: session down: .*Hold Timer" "$ts") ]]'
@@ -375,7 +376,7 @@ c_hold() {
 		res_pass "peer frozen: session down ${t}s after SIGSTOP (hold ${HOLD4}s, last-error \"$err\"); Established again after SIGCONT"
 	else
 		diag "hold"
-		res_fail "peer frozen: hold timer expiry (${t:-not seen}s, last-error \"$err\", bound $((HOLD4 + 2))s), back after SIGCONT"
+		res_fail "peer frozen: hold timer expiry (${t:+${t}s}${t:-not seen}, last-error \"$err\", bound $((HOLD4 + 2))s), back after SIGCONT"
 	fi
 }
 
