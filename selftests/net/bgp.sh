@@ -437,9 +437,20 @@ c_sigterm() {
 		ok=0
 	else
 		desc+=", withdrawn at $(fsub "$tw" "$ts")s"
-		# withdrawn while the session still runs (the drain time between)
-		fle "$tw" "$(awk -v a="$tx" 'BEGIN { printf "%.3f", a - 0.5 }')" || ok=0
 		[[ -z $gs ]] || fle "$gs" "$tw" || ok=0
+		# withdrawn while the session still ran (the drain time between): the poll that
+		# saw it gone ended before the Cease; if a starved poll took too long to tell, the
+		# daemon's log must show the withdrawal before the Cease
+		local tc lw
+		tc=$(logged "bgp: $RT4: session down: sent Cease" "$ts")
+		lw=$(logged "$PFX4 withdrawn" "$ts")
+		if [[ -z $tc ]] || ! fle "$tw" "$tc"; then
+			if [[ -n $tc && -n $lw ]] && fle "$lw" "$tc"; then
+				desc+=" (the peer's poll too slow to order it before the Cease; the daemon withdrew $(fsub "$tc" "$lw")s before)"
+			else
+				ok=0
+			fi
+		fi
 	fi
 	desc+=", daemon gone at $(fsub "$tx" "$ts")s, peer's last error \"$err\""
 	[[ $err == *6/2* && ${err,,} == *"administrative shutdown"* && $err == *"kmaglev daemon shutting down"* ]] || ok=0
