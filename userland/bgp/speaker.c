@@ -76,6 +76,7 @@ struct bgp_speaker {
 static void peer_sync(struct bgp_peer *p, bool full);
 static void peer_schedule(struct bgp_peer *p);
 static void write_cb(struct ev_loop *loop, ev_io *w, int revents);
+static void read_cb(struct ev_loop *loop, ev_io *w, int revents);
 
 static const char *addr_str(const struct kmg_addr *a, char *buf, size_t len)
 {
@@ -280,8 +281,20 @@ static void c_send(struct bgp_conn *c, const uint8_t *buf, size_t len)
 static void timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct pconn *pc = w->data;
+	enum bgp_timer t = (enum bgp_timer)(w - pc->t);
 
-	bgp_conn_timer(&pc->c, (enum bgp_timer)(w - pc->t));
+	/*
+	 * After the process did not run for a while (a loaded host, a stopped VM), the hold
+	 * timer and the read of a message that arrived in time wake up together, and libev
+	 * calls the timer first (the last queued runs first). Read what is waiting: a message
+	 * restarts the timer, and the session was not idle at all.
+	 */
+	if (t == BGP_T_HOLD && pc->fd >= 0 && !pc->connecting) {
+		read_cb(loop, &pc->rw, EV_READ);
+		if (pc->fd < 0 || ev_is_active(w))
+			return;
+	}
+	bgp_conn_timer(&pc->c, t);
 }
 
 static void c_timer(struct bgp_conn *c, enum bgp_timer t, double seconds)
