@@ -17,7 +17,7 @@ PKGS=(
 	python3 python3-yaml python3-jsonschema
 	# VM and guest tools
 	qemu-system-x86 busybox-static iproute2 iputils-ping curl socat iperf3 ipvsadm
-	bird2 frr gobgpd ethtool tcpdump bash-completion
+	bird2 frr gobgpd ethtool tcpdump bash-completion jq
 	# fuzzing the BGP message parser (libFuzzer)
 	clang libclang-rt-14-dev
 	# promtool checks the daemon's /metrics
