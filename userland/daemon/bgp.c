@@ -123,23 +123,12 @@ static void self_cb(struct ev_loop *loop, ev_timer *w, int revents)
  */
 static bool svc_serving(const struct kmd_svc *s, char *why, size_t len)
 {
-	const struct kmd_quorum *q = &s->conf->quorum;
-	unsigned int i, up = 0, n = 0;
-
-	for (i = 0; i < s->nbe; i++) {
-		const struct kmd_be *be = &s->be[i];
-
-		if (be->conf->be.state != KMAGLEV_BACKEND_STATE_UP)
-			continue;
-		n++;
-		if (be->health == KMD_HEALTH_UP && be->admin != KMAGLEV_BACKEND_STATE_DOWN)
-			up++;
-	}
-	snprintf(why, len, "%u of %u backends up%s", up, n,
+	/* the counts of the last quorum evaluation (every reconcile pass) */
+	snprintf(why, len, "%u of %u backends up%s", s->nup, s->nconfigured,
 		 s->below_quorum ? ", below quorum" : "");
-	if (s->below_quorum && q->action == KMD_QUORUM_FAIL_OPEN)
-		return n > 0;
-	return s->healthy && up > 0;
+	if (s->below_quorum && s->conf->quorum.action == KMD_QUORUM_FAIL_OPEN)
+		return s->nconfigured > 0;
+	return s->healthy && s->nup > 0;
 }
 
 static struct bgp_policy_attrs policy_attrs(const struct kmd_bgp_attrs *a)

@@ -1711,8 +1711,7 @@ static void daemon_defaults(struct ctx *c, struct kmd_daemon *d)
 	d->socket = xstrdup(c, KMD_SOCKET_DEFAULT);
 }
 
-/* Whether any check of @cfg goes through the tunnel (to the VIP, from this host). */
-static bool uses_tunnel_checks(const struct kmd_config *cfg)
+int kmd_config_first_tunnel(const struct kmd_config *cfg)
 {
 	unsigned int i, k, n;
 
@@ -1721,13 +1720,13 @@ static bool uses_tunnel_checks(const struct kmd_config *cfg)
 
 		for (n = 0; n < s->nchecks; n++)
 			if (s->checks[n].via == KMD_VIA_TUNNEL)
-				return true;
+				return i;
 		for (k = 0; k < s->nbackends; k++)
 			for (n = 0; n < s->backends[k].nchecks; n++)
 				if (s->backends[k].checks[n].via == KMD_VIA_TUNNEL)
-					return true;
+					return i;
 	}
-	return false;
+	return -1;
 }
 
 /* Values, defaults and cross-field rules, from libcyaml's @r and the tree's @root. */
@@ -1754,7 +1753,7 @@ static void convert(struct ctx *c, const struct raw_root *r, const struct kmd_yn
 
 		p_bgp(c, r->bgp, bm, &cfg->bgp);
 		if (cfg->bgp.mode == KMD_BGP_ROUTES && cfg->bgp.routes_table == 254 &&
-		    uses_tunnel_checks(cfg)) {
+		    kmd_config_first_tunnel(cfg) >= 0) {
 			const struct kmd_ynode *rm = kmd_ynode_get(bm, "routes", NULL);
 
 			if (!rm || !val(rm, "table", r->bgp->routes->table, &v))

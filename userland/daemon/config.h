@@ -196,6 +196,8 @@ struct kmd_config {
  * (one line each, file:line:col: path: what) and nothing allocated.
  */
 int kmd_config_load(const char *path, struct kmd_config **cfg, FILE *err);
+/* The index of the first service with a check through the tunnel (to the VIP), or -1. */
+int kmd_config_first_tunnel(const struct kmd_config *cfg);
 /* As kmd_config_load(), from a string in memory; @name stands for the file in messages. */
 int kmd_config_load_str(const char *name, const char *yaml, size_t len, struct kmd_config **cfg,
 			FILE *err);

@@ -43,6 +43,7 @@ struct kmd_svc {
 	unsigned int nbe;
 	bool healthy;			/* quorum met (or action serve/fail-open) */
 	bool below_quorum;
+	unsigned int nup, nconfigured;	/* healthy and configured-up backends (quorum) */
 	uint32_t kernel_id;		/* the kernel's service id, 0: not there yet */
 	struct kmg_service last;	/* the desired state last applied (owns last.be) */
 	bool has_last;

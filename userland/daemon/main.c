@@ -65,25 +65,15 @@ static int check_marks(const struct kmd *d, const struct kmd_config *cfg, char *
 {
 	bool cfg_marks = KMG_HAS(&cfg->kcfg, KMAGLEV_A_CONFIG_PROBE_MARK_MAX) &&
 			 cfg->kcfg.probe_mark_max;
-	unsigned int i, k, c;
+	int i;
 
 	if (cfg_marks || d->probe_mark_max)
 		return 0;
-	for (i = 0; i < cfg->nservices; i++) {
-		const struct kmd_service *s = &cfg->services[i];
-
-		for (c = 0; c < s->nchecks; c++)
-			if (s->checks[c].via == KMD_VIA_TUNNEL)
-				goto need;
-		for (k = 0; k < s->nbackends; k++)
-			for (c = 0; c < s->backends[k].nchecks; c++)
-				if (s->backends[k].checks[c].via == KMD_VIA_TUNNEL)
-					goto need;
-	}
-	return 0;
-need:
+	i = kmd_config_first_tunnel(cfg);
+	if (i < 0)
+		return 0;
 	if (asprintf(why, "%s: services[%u]: tunnel checks need config.probe-mark-min and "
-		     "probe-mark-max (or use via: direct)", cfg->path, i) < 0)
+		     "probe-mark-max (or use via: direct)", cfg->path, (unsigned int)i) < 0)
 		*why = NULL;
 	return -EINVAL;
 }

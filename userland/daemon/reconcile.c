@@ -81,6 +81,8 @@ bool kmd_quorum_eval(struct kmd_svc *s)
 	/* no quorum set: a service with no healthy backend at all is below it */
 	if (!q->min && q->fraction <= 0)
 		need = configured ? 1 : 0;
+	s->nup = healthy;
+	s->nconfigured = configured;
 	s->below_quorum = healthy < need;
 	s->healthy = !(s->below_quorum && q->action == KMD_QUORUM_WITHDRAW);
 	return s->below_quorum && q->action == KMD_QUORUM_FAIL_OPEN;
