@@ -103,11 +103,14 @@ dp_curl_many "$V4" 300 >"$DP_TMP/tcp4" 2>&1
 g1=$(dp_gstats 1)
 split_check "300 HTTP requests (curl) to $V4 split 1:2:3 +-0.09" "$DP_TMP/tcp4" 300 0.09
 # Each request is SYN, ACK, GET, ACK(s), FIN, ACK from the client: at least 4 packets in, 4
-# out. Each is a new flow, but for the client ports (at most 10) the IPIP check above may have
-# used already: those 5-tuples still have an entry (timeout-tcp-fin) that the new SYN reuses.
+# out. Each distinct client port is a new flow, except the ports (at most 10) the IPIP check
+# above may have used already. A 5-tuple that comes round again, within this batch or from
+# that check, still has an entry (timeout-tcp-fin) that its new SYN reuses, so conn-new counts
+# distinct ports, not requests (a loaded CI machine gave 282 new flows for 300 requests).
 if dp_need_kmaglev "netns counters moved by the 300 requests"; then
+	ports4=$(awk '{ print $1 }' "$DP_TMP/tcp4" | sort -u | wc -l)
 	dp_gcheck "netns counters moved by the 300 requests" "$g0" "$g1" \
-		"rx-packets>=1200" "tx-packets>=1200" "conn-new>=290"
+		"rx-packets>=1200" "tx-packets>=1200" "conn-new>=$((ports4 - 10))"
 fi
 # The UDP flows come from fixed ports below the ephemeral range, so none can reuse the 5-tuple
 # of an earlier flow (the encapsulation probe's, from ephemeral ports): 610 distinct flows
