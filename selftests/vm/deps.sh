@@ -18,6 +18,8 @@ PKGS=(
 	# VM and guest tools
 	qemu-system-x86 busybox-static iproute2 iputils-ping curl socat iperf3 ipvsadm
 	bird2 frr gobgpd ethtool tcpdump bash-completion jq
+	# operator ACLs in front of kmaglev (dp_acl.sh), perf for profiling the data path
+	nftables linux-perf
 	# fuzzing the BGP message parser (libFuzzer)
 	clang libclang-rt-14-dev
 	# promtool checks the daemon's /metrics
