@@ -21,6 +21,12 @@
  * limit would run out is dropped with ICMP time exceeded, others leave with it decremented, so
  * that a routing loop (two LBs sending a VIP to each other) ends. Locally generated packets
  * (LOCAL_OUT) are the LB's own, and keep theirs.
+ *
+ * Output: packets leave through ip_local_out()/ip6_local_out(), so the LOCAL_OUT and
+ * POST_ROUTING hooks see the outer packet, except those the early path took (mode ingress,
+ * ingress.c): when the outer packet needs no fragmenting and its route is a plain one (no
+ * lightweight tunnel, no xfrm, no VRF), it goes straight to the route's neighbour, as
+ * ip_finish_output2() would send it (kmg_neigh_out()).
  */
 #include <linux/if_tunnel.h>
 #include <linux/ip.h>
@@ -196,12 +202,51 @@ void kmg_local_out(struct kmg_net *kn, struct sk_buff *skb)
 	__this_cpu_write(kmg_in_xmit, false);
 }
 
+/* May an early-path packet skip the output path for @dst? (See the top of this file.) */
+static bool kmg_direct_ok(const struct kmg_pkt *p, const struct dst_entry *dst)
+{
+	return p->early && !dst->lwtstate && !dst_xfrm(dst) && !netif_is_l3_master(dst->dev);
+}
+
+/*
+ * Send an encapsulated packet, its route attached, to the route's neighbour: what
+ * ip_finish_output2() and ip6_finish_output2() do, without the hooks before them. The outer
+ * header is complete but for IPv4's length and checksum. Headroom for the link layer was
+ * reserved (skb_cow_head()). Under RCU, with bottom halves off.
+ */
+static void kmg_neigh_out(struct kmg_net *kn, struct sk_buff *skb)
+{
+	struct dst_entry *dst = skb_dst(skb);
+	struct neighbour *neigh;
+	bool is_v6gw = false;
+
+	skb->dev = dst->dev;
+	if (skb->protocol == htons(ETH_P_IP)) {
+		struct iphdr *iph = ip_hdr(skb);
+
+		iph->tot_len = htons(skb->len);
+		ip_send_check(iph);
+		neigh = ip_neigh_for_gw((struct rtable *)dst, skb, &is_v6gw);
+	} else {
+		neigh = ip_neigh_gw6(dst->dev, rt6_nexthop((struct rt6_info *)dst,
+							   &ipv6_hdr(skb)->daddr));
+	}
+	if (IS_ERR(neigh)) {
+		kmg_drop(kn, skb, KMG_C_DROP_NO_ROUTE, SKB_DROP_REASON_NEIGH_CREATEFAIL);
+		return;
+	}
+	neigh_output(neigh, skb, is_v6gw);
+}
+
 /* Send an encapsulated packet to its backend, and count it. */
-static void kmg_tx(struct kmg_net *kn, struct sk_buff *skb)
+static void kmg_tx(struct kmg_net *kn, struct sk_buff *skb, bool direct)
 {
 	unsigned int len = skb->len;
 
-	kmg_local_out(kn, skb);
+	if (direct)
+		kmg_neigh_out(kn, skb);
+	else
+		kmg_local_out(kn, skb);
 	kmg_count(kn, KMG_C_TX_PACKETS);
 	kmg_count_add(kn, KMG_C_TX_BYTES, len);
 }
@@ -217,6 +262,7 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 	struct iphdr *iph;
 	struct rtable *rt;
 	unsigned int gen, mtu;
+	bool direct;
 	__be16 df;
 
 	kmg_encap_of(be, p, false, &e);
@@ -255,11 +301,15 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 	 * IPv6 clients never let routers fragment; IPv4 ones say so with DF. A packet that is
 	 * still too big may be fragmented (kmg_too_big()): the outer packet is.
 	 */
-	if (!skb_is_gso(skb) && skb->len > mtu)
+	if (!skb_is_gso(skb) && skb->len > mtu) {
 		df = 0;
-	else
+		direct = false;
+	} else {
 		df = p->family == AF_INET6 || (ip_hdr(skb)->frag_off & htons(IP_DF)) ?
 		     htons(IP_DF) : 0;
+		direct = kmg_direct_ok(p, &rt->dst) && skb->len + e.hlen <= IP_MAX_MTU &&
+			 (!skb_is_gso(skb) || skb_gso_validate_network_len(skb, mtu));
+	}
 	if (skb_cow_head(skb, LL_RESERVED_SPACE(rt->dst.dev) + rt->dst.header_len + e.hlen))
 		goto nomem;
 	if (fwd)
@@ -289,7 +339,7 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 	else
 		__ip_select_ident(kn->net, iph, skb_shinfo(skb)->gso_segs ?: 1);
 	skb->protocol = htons(ETH_P_IP);
-	kmg_tx(kn, skb);
+	kmg_tx(kn, skb, direct);
 	return;
 
 nomem:
@@ -312,7 +362,7 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 	struct dst_entry *dst;
 	struct ipv6hdr *ip6h;
 	struct kmg_encap e;
-	bool frag_outer;
+	bool frag_outer, direct;
 
 	kmg_encap_of(be, p, true, &e);
 	dst = dst_cache_get_ip6(&be->dst_cache, &saddr);
@@ -344,6 +394,8 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 	 * fragmented: here that means the outer IPv6 packet.
 	 */
 	frag_outer = !skb_is_gso(skb) && skb->len > mtu;
+	direct = !frag_outer && kmg_direct_ok(p, dst) &&
+		 (!skb_is_gso(skb) || skb_gso_validate_network_len(skb, mtu));
 	if (skb_cow_head(skb, LL_RESERVED_SPACE(dst->dev) + dst->header_len + e.hlen))
 		goto nomem;
 	if (fwd)
@@ -364,7 +416,7 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 	skb->protocol = htons(ETH_P_IPV6);
 	skb->ignore_df = frag_outer;
-	kmg_tx(kn, skb);
+	kmg_tx(kn, skb, direct);
 	return;
 
 nomem:
