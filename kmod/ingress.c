@@ -14,7 +14,8 @@
  * untouched, as do packets this path leaves to the stack, which kmaglev then handles at
  * PRE_ROUTING like mode prerouting does: fragments (reassembly needs the stack's setup),
  * IPv6 packets with hop-by-hop options (the stack parses those), buffers someone else holds
- * too (skb_shared()), and packets for another host's MAC address.
+ * too (skb_shared()), and packets for another host's MAC address. Packets with a VLAN tag
+ * are not the device's: they pass, to their VLAN device (and its hook, if it has one).
  *
  * Ordering: the hook runs at priority KMG_PRI_INGRESS (10), after tc's ingress and after
  * nftables netdev chains of priority 0 or below, so an operator's ACL in such a chain is
@@ -31,6 +32,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/if_ether.h>
+#include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/kmaglev.h>
@@ -54,11 +56,14 @@ struct kmg_ingress_hook {
 
 /*
  * Could this be a packet for kmaglev? Not when another host's MAC address was on it, or when
- * someone else holds the buffer too (its header must not be changed under them).
+ * someone else holds the buffer too (its header must not be changed under them), or when it
+ * carries a VLAN tag: the stack hands it to its VLAN device next (whose own hook takes it, if
+ * that device is hooked), which may be in another netns, or drops it when there is none.
  */
 static bool kmg_ingress_ours(const struct sk_buff *skb)
 {
-	return skb->pkt_type != PACKET_OTHERHOST && !skb_shared(skb);
+	return skb->pkt_type != PACKET_OTHERHOST && !skb_shared(skb) &&
+	       !skb_vlan_tag_present(skb);
 }
 
 static unsigned int kmg_ingress_bad(struct kmg_net *kn, struct sk_buff *skb,
