@@ -221,15 +221,17 @@ gstat() {
 	K stats | awk -v k="$1" '$1 == "global" { g = 1 } g { for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' |
 		head -n1
 }
-# probe: 5 datagrams from the peer to PVIP; "RX RI": how much rx-packets and rx-ingress grew
+# probe [none]: 5 datagrams from the peer to PVIP; "RX RI": how much rx-packets and rx-ingress
+# grew once all 5 were counted (10 s at most), or 2 s later when none should be
 probe() {
 	local rx0 ri0 rx ri i
 	rx0=$(gstat rx-packets)
 	ri0=$(gstat rx-ingress)
 	ip netns exec "$peer" bash -c "for i in 1 2 3 4 5; do echo x >/dev/udp/$PVIP/53; done"
+	[[ ${1:-} == none ]] && sleep 2
 	for i in $(seq 1 50); do
 		rx=$(gstat rx-packets)
-		[[ $((rx - rx0)) -ge 5 ]] && break
+		[[ $((rx - rx0)) -ge 5 || ${1:-} == none ]] && break
 		sleep 0.2
 	done
 	ri=$(gstat rx-ingress)
@@ -241,11 +243,11 @@ ktap_test_result "hook ingress, ingress-dev naming devices that do not exist: ac
 	ip netns exec $ns $KMAGLEV config set hook ingress ingress-dev cpa0,cpb0 &&
 	ip netns exec $ns $KMAGLEV config show | grep -q ' hook ingress ingress-dev cpa0,cpb0\$'"
 # bad_cfg DESC FIELD ARGS...: "config set ARGS" fails, its message names FIELD, and config show
-# is what it was
+# is what it was (cfg0)
+cfg0=$(K config show)
 bad_cfg() {
-	local desc=$1 field=$2 out rc before
+	local desc=$1 field=$2 out rc before=$cfg0
 	shift 2
-	before=$(K config show)
 	out=$(K config set "$@" 2>&1)
 	rc=$?
 	if [[ $rc -eq 0 ]]; then
@@ -304,7 +306,7 @@ vlan_case() {
 		ip -n "$peer" route replace 192.0.2.0/24 via 203.0.113.1 dev eth0.100 &&
 		ip -n "$peer" neigh add 203.0.113.1 dev eth0.100 \
 			lladdr "$(ip netns exec "$ns" cat /sys/class/net/cpb0/address)" || return 1
-	read -r rx ri <<<"$(probe)"
+	read -r rx ri <<<"$(probe none)"
 	out="no VLAN 100: rx-packets +$rx rx-ingress +$ri"
 	[[ $rx -eq 0 && $ri -eq 0 ]] || { echo "$out"; return 1; }
 	ip -n "$ns" link add link cpb0 name cpb0.100 type vlan id 100 &&
