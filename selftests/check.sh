@@ -206,9 +206,9 @@ SHARD_A_TEST=${SHARD_A/ daemon/}
 # in mode prerouting, the test kernel's in mode ingress (lockdep over the early path), so each
 # runs in both; dp_basic and dp_badpkt also run in mode ingress on the stock kernel (6.1's
 # netdev hooks, the compat build), one in each stock shard: about 190 s and 85 s on a loaded
-# machine, with dp_acl.sh (both modes itself; 150 s) in shard B and teardown's and
-# control_plane's mode-ingress cases (150 s, 80 s) in shard A, the stock shards grow by about
-# 400 s and 230 s (from 1576 s and 1758 s), staying under the debug VM (2022 s).
+# machine; with dp_acl.sh (both modes itself; 150 s) in shard B and teardown's and
+# control_plane's mode-ingress cases (about 140 s and 120 s) in shard A, the stock shards grow
+# by about 450 s and 230 s (from 1576 s and 1758 s), about as long as the debug VM (2022 s).
 HOOK_STOCK=prerouting
 HOOK_TEST=ingress
 STOCK_A_OTHER=dp_basic@ingress
