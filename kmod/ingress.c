@@ -13,8 +13,9 @@
  * drop-malformed and dropped with the stack's drop reason. Packets to other addresses pass
  * untouched, as do packets this path leaves to the stack, which kmaglev then handles at
  * PRE_ROUTING like mode prerouting does: fragments (reassembly needs the stack's setup),
- * IPv6 packets with hop-by-hop options (the stack parses those), buffers someone else holds
- * too (skb_shared()), and packets for another host's MAC address.
+ * IPv6 packets with hop-by-hop options (the stack parses those), and packets for another
+ * host's MAC address. A buffer someone else holds too (skb_shared()) is balanced as a clone,
+ * as ip_rcv() would clone it.
  *
  * Ordering: the hook runs at priority KMG_PRI_INGRESS (10), after tc's ingress and after
  * nftables netdev chains of priority 0 or below, so an operator's ACL in such a chain is
@@ -51,15 +52,6 @@ struct kmg_ingress_hook {
 };
 
 /* ---- the packet path ------------------------------------------------------------------- */
-
-/*
- * Could this be a packet for kmaglev? Not when another host's MAC address was on it, or when
- * someone else holds the buffer too (its header must not be changed under them).
- */
-static bool kmg_ingress_ours(const struct sk_buff *skb)
-{
-	return skb->pkt_type != PACKET_OTHERHOST && !skb_shared(skb);
-}
 
 static unsigned int kmg_ingress_bad(struct kmg_net *kn, struct sk_buff *skb,
 				    enum skb_drop_reason reason)
@@ -147,20 +139,71 @@ static unsigned int kmg_ingress6(struct kmg_net *kn, struct sk_buff *skb,
 	return kmg_rcv(kn, skb, state, AF_INET6, &daddr, true);
 }
 
+static unsigned int kmg_ingress_one(struct kmg_net *kn, struct sk_buff *skb,
+				    const struct nf_hook_state *state)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		return kmg_ingress4(kn, skb, state);
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return kmg_ingress6(kn, skb, state);
+	return NF_ACCEPT;
+}
+
+/* May a buffer we must not change be to a VIP? Only its linear header is read. */
+static bool kmg_ingress_maybe(struct kmg_net *kn, const struct sk_buff *skb)
+{
+	if (skb->protocol == htons(ETH_P_IP)) {
+		if (skb_headlen(skb) < sizeof(struct iphdr))
+			return false;
+		return kmg_vip_maybe(kn, kmg_vipf_hash4(ip_hdr(skb)->daddr));
+	}
+	if (skb->protocol == htons(ETH_P_IPV6)) {
+		if (skb_headlen(skb) < sizeof(struct ipv6hdr))
+			return false;
+		return kmg_vip_maybe(kn, kmg_vipf_hash6(&ipv6_hdr(skb)->daddr));
+	}
+	return false;
+}
+
+/*
+ * Someone else holds the buffer too (pktgen's receive mode does; a tap that kept it would):
+ * its data must not change under them, as ip_rcv()'s skb_share_check() knows. Balance a
+ * clone; when the clone is consumed, so is our reference to the original, else the original
+ * goes on to the stack untouched.
+ */
+static unsigned int kmg_ingress_shared(struct kmg_net *kn, struct sk_buff *skb,
+				       const struct nf_hook_state *state)
+{
+	struct sk_buff *nskb;
+
+	if (!kmg_ingress_maybe(kn, skb))
+		return NF_ACCEPT;
+	nskb = skb_clone(skb, GFP_ATOMIC);
+	if (!nskb)
+		return NF_ACCEPT;	/* the stack's own clone may still work */
+	if (kmg_ingress_one(kn, nskb, state) == NF_STOLEN) {
+		consume_skb(skb);
+		return NF_STOLEN;
+	}
+	consume_skb(nskb);
+	return NF_ACCEPT;
+}
+
 static unsigned int kmg_ingress_hook(void *priv, struct sk_buff *skb,
 				     const struct nf_hook_state *state)
 {
 	struct kmg_net *kn = kmg_pernet(state->net);
-	unsigned int verdict = NF_ACCEPT;
+	unsigned int verdict;
 
-	if (!kmg_ingress_ours(skb))
+	/* for another host's MAC address: the stack drops it */
+	if (skb->pkt_type == PACKET_OTHERHOST)
 		return NF_ACCEPT;
 	/* netif_receive_skb() may run with bottom halves on; kmg_rcv() wants them off */
 	local_bh_disable();
-	if (skb->protocol == htons(ETH_P_IP))
-		verdict = kmg_ingress4(kn, skb, state);
-	else if (skb->protocol == htons(ETH_P_IPV6))
-		verdict = kmg_ingress6(kn, skb, state);
+	if (unlikely(skb_shared(skb)))
+		verdict = kmg_ingress_shared(kn, skb, state);
+	else
+		verdict = kmg_ingress_one(kn, skb, state);
 	local_bh_enable();
 	return verdict;
 }
