@@ -40,7 +40,6 @@
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
-#include <net/dst_cache.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 
@@ -164,6 +163,14 @@ enum {
 	KMG_BE_SET_MAX_CONNS	= BIT(4),
 };
 
+/* A backend's route, cached per CPU (route.c). */
+struct kmg_route;
+
+struct kmg_route_cache {
+	struct kmg_route __percpu *pcpu;
+	unsigned long reset_ts;		/* jiffies; routes cached up to then are stale */
+};
+
 struct kmg_backend {
 	struct kmg_addr addr;
 	/* Settings: written under kn->lock, read locklessly. */
@@ -189,7 +196,7 @@ struct kmg_backend {
 	refcount_t ref;
 	atomic_t conns;			/* connection entries pinned here */
 	struct kmg_pcpu_stats __percpu *stats;
-	struct dst_cache dst_cache;	/* route to the backend, per CPU */
+	struct kmg_route_cache routes;	/* route to the backend, per CPU (route.c) */
 	unsigned int dst_src_seq;	/* the svc->esrc_seq its routes were made for (encap.c) */
 	struct rcu_head rcu;
 };
@@ -642,6 +649,14 @@ struct kmg_backend *kmg_flow_fast(struct kmg_net *kn, struct kmg_flow *f,
 				  const struct kmg_pkt *p, struct kmg_service **svcp);
 struct kmg_backend *kmg_flow_decide(struct kmg_net *kn, struct kmg_flow *f,
 				    struct kmg_service *svc, const struct kmg_pkt *p);
+
+/* route.c */
+int kmg_route_cache_init(struct kmg_route_cache *rc, gfp_t gfp);
+void kmg_route_cache_destroy(struct kmg_route_cache *rc);
+void kmg_route_cache_reset(struct kmg_route_cache *rc);
+struct dst_entry *kmg_route_get(struct kmg_route_cache *rc, union kmg_inaddr *saddr);
+void kmg_route_set(struct kmg_route_cache *rc, struct dst_entry *dst,
+		   const union kmg_inaddr *saddr);
 
 /* encap.c */
 DECLARE_PER_CPU(bool, kmg_in_xmit);
