@@ -192,7 +192,7 @@ static unsigned int kmg_ingress_shared(struct kmg_net *kn, struct sk_buff *skb,
 static unsigned int kmg_ingress_hook(void *priv, struct sk_buff *skb,
 				     const struct nf_hook_state *state)
 {
-	struct kmg_net *kn = kmg_pernet(state->net);
+	struct kmg_net *kn = priv;	/* unhooked before the netns goes */
 	unsigned int verdict;
 
 	/* for another host's MAC address: the stack drops it */
@@ -305,6 +305,7 @@ static int kmg_ingress_hook_add(struct kmg_net *kn, struct net_device *dev)
 	if (!h)
 		return -ENOMEM;
 	h->ops.hook = kmg_ingress_hook;
+	h->ops.priv = kn;
 	h->ops.pf = NFPROTO_NETDEV;
 	h->ops.hooknum = NF_NETDEV_INGRESS;
 	h->ops.priority = KMG_PRI_INGRESS;

@@ -30,6 +30,7 @@
 #include <linux/socket.h>
 #include <linux/string.h>
 #include <linux/mutex.h>
+#include <linux/netfilter.h>
 #include <linux/percpu.h>
 #include <linux/rhashtable-types.h>
 #include <linux/siphash.h>
@@ -405,6 +406,9 @@ struct kmg_ingress {
 	struct xarray hooked;
 };
 
+/* PRE_ROUTING and LOCAL_OUT, IPv4 and IPv6 (hook.c) */
+#define KMG_NF_OPS	4
+
 /* Per network namespace state. */
 struct kmg_net {
 	struct net *net;
@@ -431,6 +435,7 @@ struct kmg_net {
 	struct kmg_conns conns;
 	struct kmg_net_stats __percpu *stats;
 	struct kmg_ingress ingress;
+	struct nf_hook_ops nf_ops[KMG_NF_OPS];	/* hook.c's, with priv = this */
 };
 
 static inline void kmg_count(struct kmg_net *kn, enum kmg_counter c)
