@@ -3,8 +3,9 @@
  * kmaglev encapsulation: send a packet to its backend in IPIP, IPv6-in-IPv6, 4in6, 6in4 or
  * GRE (optionally keyed) over IPv4 or IPv6. The outer family is the backend's.
  *
- * The route to each backend is kept in a per-backend dst_cache, which notices route changes
- * (a stale route fails its dst check and is looked up again). The outer source is the
+ * The route to each backend is kept in a per-backend, per-CPU cache (route.c), which notices
+ * route changes (a stale route fails its dst check and is looked up again) and lends the
+ * route to each packet without a reference (skb_dst_set_noref()). The outer source is the
  * service's encap-src, or the route's preferred source; the cache remembers which encap-src
  * setting its routes were made for (kmg_encap_src()). DSCP is copied and ECN encapsulated as
  * RFC 6040 says; an IPv6 outer header carries the flow hash in its flow label so backends can
@@ -21,6 +22,12 @@
  * limit would run out is dropped with ICMP time exceeded, others leave with it decremented, so
  * that a routing loop (two LBs sending a VIP to each other) ends. Locally generated packets
  * (LOCAL_OUT) are the LB's own, and keep theirs.
+ *
+ * Output: packets leave through ip_local_out()/ip6_local_out(), so the LOCAL_OUT and
+ * POST_ROUTING hooks see the outer packet, except those the early path took (mode ingress,
+ * ingress.c): when the outer packet needs no fragmenting and its route is a plain one (no
+ * lightweight tunnel, no xfrm, no VRF), it goes straight to the route's neighbour, as
+ * ip_finish_output2() would send it (kmg_neigh_out()).
  */
 #include <linux/if_tunnel.h>
 #include <linux/ip.h>
@@ -69,11 +76,12 @@ static u8 kmg_inner_dsfield(const struct sk_buff *skb, const struct kmg_pkt *p)
 
 /*
  * The service's encap-src for @family (0 / :: for none), and the generation of the setting:
- * svc->esrc_seq (see struct kmg_service). The backend's dst_cache holds routes made for
+ * svc->esrc_seq (see struct kmg_service). The backend's route cache holds routes made for
  * generation be->dst_src_seq; when the setting changed since, every CPU's cached route is
- * invalidated (dst_cache_reset()), so that a cleared encap-src does not keep the old source.
+ * invalidated (kmg_route_cache_reset()), so that a cleared encap-src does not keep the old
+ * source.
  *
- * Call after dst_cache_get_*(): a CPU that finds no route after the reset (so that its new
+ * Call after kmg_route_get(): a CPU that finds no route after the reset (so that its new
  * route counts as fresh) then reads the new setting.
  */
 static unsigned int kmg_encap_src(const struct kmg_service *svc, u8 family,
@@ -95,7 +103,7 @@ static unsigned int kmg_encap_src(const struct kmg_service *svc, u8 family,
 static void kmg_encap_src_gen(struct kmg_backend *be, unsigned int gen)
 {
 	if (READ_ONCE(be->dst_src_seq) != gen) {
-		dst_cache_reset(&be->dst_cache);
+		kmg_route_cache_reset(&be->routes);
 		WRITE_ONCE(be->dst_src_seq, gen);
 	}
 }
@@ -196,12 +204,51 @@ void kmg_local_out(struct kmg_net *kn, struct sk_buff *skb)
 	__this_cpu_write(kmg_in_xmit, false);
 }
 
+/* May an early-path packet skip the output path for @dst? (See the top of this file.) */
+static bool kmg_direct_ok(const struct kmg_pkt *p, const struct dst_entry *dst)
+{
+	return p->early && !dst->lwtstate && !dst_xfrm(dst) && !netif_is_l3_master(dst->dev);
+}
+
+/*
+ * Send an encapsulated packet, its route attached, to the route's neighbour: what
+ * ip_finish_output2() and ip6_finish_output2() do, without the hooks before them. The outer
+ * header is complete but for IPv4's length and checksum. Headroom for the link layer was
+ * reserved (skb_cow_head()). Under RCU, with bottom halves off.
+ */
+static void kmg_neigh_out(struct kmg_net *kn, struct sk_buff *skb)
+{
+	struct dst_entry *dst = skb_dst(skb);
+	struct neighbour *neigh;
+	bool is_v6gw = false;
+
+	skb->dev = dst->dev;
+	if (skb->protocol == htons(ETH_P_IP)) {
+		struct iphdr *iph = ip_hdr(skb);
+
+		iph->tot_len = htons(skb->len);
+		ip_send_check(iph);
+		neigh = ip_neigh_for_gw((struct rtable *)dst, skb, &is_v6gw);
+	} else {
+		neigh = ip_neigh_gw6(dst->dev, rt6_nexthop((struct rt6_info *)dst,
+							   &ipv6_hdr(skb)->daddr));
+	}
+	if (IS_ERR(neigh)) {
+		kmg_drop(kn, skb, KMG_C_DROP_NO_ROUTE, SKB_DROP_REASON_NEIGH_CREATEFAIL);
+		return;
+	}
+	neigh_output(neigh, skb, is_v6gw);
+}
+
 /* Send an encapsulated packet to its backend, and count it. */
-static void kmg_tx(struct kmg_net *kn, struct sk_buff *skb)
+static void kmg_tx(struct kmg_net *kn, struct sk_buff *skb, bool direct)
 {
 	unsigned int len = skb->len;
 
-	kmg_local_out(kn, skb);
+	if (direct)
+		kmg_neigh_out(kn, skb);
+	else
+		kmg_local_out(kn, skb);
 	kmg_count(kn, KMG_C_TX_PACKETS);
 	kmg_count_add(kn, KMG_C_TX_BYTES, len);
 }
@@ -212,22 +259,25 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 {
 	__be32 daddr = kmg_addr_v4(&be->addr), saddr = 0, want;
 	u8 dsfield = kmg_inner_dsfield(skb, p);
-	union kmg_inaddr src;
+	union kmg_inaddr src, cached;
+	struct dst_entry *dst;
 	struct kmg_encap e;
 	struct iphdr *iph;
 	struct rtable *rt;
 	unsigned int gen, mtu;
+	bool direct;
 	__be16 df;
 
 	kmg_encap_of(be, p, false, &e);
-	rt = dst_cache_get_ip4(&be->dst_cache, &saddr);
+	dst = kmg_route_get(&be->routes, &cached);
+	rt = (struct rtable *)dst;
+	if (rt)
+		saddr = cached.v4;
 	gen = kmg_encap_src(svc, AF_INET, &src);
 	want = src.v4;
 	if (!rt || READ_ONCE(be->dst_src_seq) != gen || (want && saddr != want)) {
 		struct flowi4 fl4;
 
-		if (rt)
-			ip_rt_put(rt);
 		memset(&fl4, 0, sizeof(fl4));
 		fl4.daddr = daddr;
 		fl4.saddr = want;
@@ -242,12 +292,12 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 			goto no_route;
 		}
 		kmg_encap_src_gen(be, gen);
-		dst_cache_set_ip4(&be->dst_cache, &rt->dst, fl4.saddr);
 		saddr = fl4.saddr;
+		cached.v4 = saddr;
+		kmg_route_set(&be->routes, &rt->dst, &cached);
 	}
 	mtu = dst_mtu(&rt->dst) - e.hlen;
 	if (kmg_too_big(kn, skb, p, mtu)) {
-		ip_rt_put(rt);
 		kmg_drop(kn, skb, KMG_C_DROP_TOO_BIG, SKB_DROP_REASON_PKT_TOO_BIG);
 		return;
 	}
@@ -255,11 +305,15 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 	 * IPv6 clients never let routers fragment; IPv4 ones say so with DF. A packet that is
 	 * still too big may be fragmented (kmg_too_big()): the outer packet is.
 	 */
-	if (!skb_is_gso(skb) && skb->len > mtu)
+	if (!skb_is_gso(skb) && skb->len > mtu) {
 		df = 0;
-	else
+		direct = false;
+	} else {
 		df = p->family == AF_INET6 || (ip_hdr(skb)->frag_off & htons(IP_DF)) ?
 		     htons(IP_DF) : 0;
+		direct = kmg_direct_ok(p, &rt->dst) && skb->len + e.hlen <= IP_MAX_MTU &&
+			 (!skb_is_gso(skb) || skb_gso_validate_network_len(skb, mtu));
+	}
 	if (skb_cow_head(skb, LL_RESERVED_SPACE(rt->dst.dev) + rt->dst.header_len + e.hlen))
 		goto nomem;
 	if (fwd)
@@ -267,7 +321,7 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 	if (kmg_push_encap(skb, p, &e, false))
 		goto nomem;
 	skb_scrub_packet(skb, false);
-	skb_dst_set(skb, &rt->dst);
+	skb_dst_set_noref(skb, &rt->dst);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	skb_push(skb, sizeof(*iph));
 	skb_reset_network_header(skb);
@@ -289,11 +343,10 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 	else
 		__ip_select_ident(kn->net, iph, skb_shinfo(skb)->gso_segs ?: 1);
 	skb->protocol = htons(ETH_P_IP);
-	kmg_tx(kn, skb);
+	kmg_tx(kn, skb, direct);
 	return;
 
 nomem:
-	ip_rt_put(rt);
 	kmg_drop(kn, skb, KMG_C_DROP_NOMEM, SKB_DROP_REASON_NOMEM);
 	return;
 no_route:
@@ -307,22 +360,23 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 	__be32 label = htonl(skb_get_hash(skb)) & IPV6_FLOWLABEL_MASK;
 	u8 dsfield = kmg_inner_dsfield(skb, p);
 	struct in6_addr saddr, *want;
+	union kmg_inaddr src, cached;
 	unsigned int gen, mtu;
-	union kmg_inaddr src;
 	struct dst_entry *dst;
 	struct ipv6hdr *ip6h;
 	struct kmg_encap e;
-	bool frag_outer;
+	bool frag_outer, direct;
 
 	kmg_encap_of(be, p, true, &e);
-	dst = dst_cache_get_ip6(&be->dst_cache, &saddr);
+	dst = kmg_route_get(&be->routes, &cached);
+	if (dst)
+		saddr = cached.v6;
 	gen = kmg_encap_src(svc, AF_INET6, &src);
 	want = &src.v6;
 	if (!dst || READ_ONCE(be->dst_src_seq) != gen ||
 	    (!ipv6_addr_any(want) && !ipv6_addr_equal(&saddr, want))) {
 		struct flowi6 fl6;
 
-		dst_release(dst);
 		memset(&fl6, 0, sizeof(fl6));
 		fl6.daddr = be->addr.in6;
 		fl6.saddr = *want;
@@ -330,12 +384,12 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 		if (ip6_dst_lookup(kn->net, NULL, &dst, &fl6))
 			goto no_route;
 		kmg_encap_src_gen(be, gen);
-		dst_cache_set_ip6(&be->dst_cache, dst, &fl6.saddr);
 		saddr = fl6.saddr;
+		cached.v6 = saddr;
+		kmg_route_set(&be->routes, dst, &cached);
 	}
 	mtu = dst_mtu(dst) - e.hlen;
 	if (kmg_too_big(kn, skb, p, mtu)) {
-		dst_release(dst);
 		kmg_drop(kn, skb, KMG_C_DROP_TOO_BIG, SKB_DROP_REASON_PKT_TOO_BIG);
 		return;
 	}
@@ -344,6 +398,8 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 	 * fragmented: here that means the outer IPv6 packet.
 	 */
 	frag_outer = !skb_is_gso(skb) && skb->len > mtu;
+	direct = !frag_outer && kmg_direct_ok(p, dst) &&
+		 (!skb_is_gso(skb) || skb_gso_validate_network_len(skb, mtu));
 	if (skb_cow_head(skb, LL_RESERVED_SPACE(dst->dev) + dst->header_len + e.hlen))
 		goto nomem;
 	if (fwd)
@@ -351,7 +407,7 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 	if (kmg_push_encap(skb, p, &e, true))
 		goto nomem;
 	skb_scrub_packet(skb, false);
-	skb_dst_set(skb, dst);
+	skb_dst_set_noref(skb, dst);
 	skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
 	ip6h = ipv6_hdr(skb);
@@ -364,11 +420,10 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
 	skb->protocol = htons(ETH_P_IPV6);
 	skb->ignore_df = frag_outer;
-	kmg_tx(kn, skb);
+	kmg_tx(kn, skb, direct);
 	return;
 
 nomem:
-	dst_release(dst);
 	kmg_drop(kn, skb, KMG_C_DROP_NOMEM, SKB_DROP_REASON_NOMEM);
 	return;
 no_route:

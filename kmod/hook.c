@@ -3,11 +3,17 @@
  * kmaglev netfilter hooks: the packet path.
  *
  * PRE_ROUTING (packets from clients) and LOCAL_OUT (locally generated packets, such as health
- * probes) for IPv4 and IPv6, at a priority before defragmentation and conntrack, registered in
- * a netns only while it has services. A packet whose destination is not a VIP address costs
- * one lockless lookup and passes. A packet to a VIP is parsed, matched to a service, given a
- * backend (select.c) and sent encapsulated (encap.c); the hook then returns NF_STOLEN. Packets
- * that are malformed, or cannot be balanced, are dropped with a kernel drop reason and counted.
+ * probes) for IPv4 and IPv6, registered in a netns only while it has services, at priority
+ * KMG_PRI (-290): after the raw table (-300), so an operator's raw rules (a DDoS source's
+ * drop, say) win, and before conntrack (-200), so balanced flows are never tracked. (With
+ * conntrack in use, its defragmentation (-400) reassembles fragments before kmaglev sees
+ * them.) In mode ingress (ingress.c) the same function, kmg_rcv(), runs earlier, from the
+ * devices' ingress hooks; what that path leaves to the stack is handled here.
+ *
+ * A packet whose destination is not a VIP address costs one lockless lookup and passes. A
+ * packet to a VIP is parsed, matched to a service, given a backend (select.c) and sent
+ * encapsulated (encap.c); the hook then returns NF_STOLEN. Packets that are malformed, or
+ * cannot be balanced, are dropped with a kernel drop reason and counted.
  *
  * The whole path runs under RCU (as every netfilter hook does) with bottom halves disabled,
  * so per-CPU counters and the fragment queues are safe from process context too.
@@ -42,6 +48,14 @@ static int kmg_defrag(struct kmg_net *kn, struct sk_buff *skb, u8 family)
 	if (!err)
 		kmg_count(kn, KMG_C_FRAG_REASSEMBLED);
 	return err;
+}
+
+/* A packet to a service: rx-packets, and rx-ingress when the early path took it. */
+static void kmg_count_rx(struct kmg_net *kn, bool early)
+{
+	kmg_count(kn, KMG_C_RX_PACKETS);
+	if (early)
+		kmg_count(kn, KMG_C_RX_INGRESS);
 }
 
 static void kmg_account(struct kmg_pcpu_stats __percpu *pcpu, unsigned int len, bool is_new)
@@ -99,10 +113,12 @@ static bool kmg_probing(struct kmg_net *kn, const struct nf_hook_state *state)
 
 /*
  * A packet that may be to a VIP (its address passed the VIP filter). Returns the netfilter
- * verdict; NF_STOLEN when it consumed the packet.
+ * verdict; NF_STOLEN when it consumed the packet. @early: from an ingress hook, whose caller
+ * checked the IP header as ip_rcv() would; fragments are then left to PRE_ROUTING, where
+ * the stack has set the packet up for reassembly.
  */
-static unsigned int kmg_rcv(struct kmg_net *kn, struct sk_buff *skb,
-			    const struct nf_hook_state *state, u8 family, const void *daddr)
+unsigned int kmg_rcv(struct kmg_net *kn, struct sk_buff *skb, const struct nf_hook_state *state,
+		     u8 family, const void *daddr, bool early)
 {
 	struct kmg_flow f = { };
 	struct kmg_backend *be;
@@ -114,13 +130,14 @@ static unsigned int kmg_rcv(struct kmg_net *kn, struct sk_buff *skb,
 
 	res = family == AF_INET ? kmg_parse4(skb, &p) : kmg_parse6(skb, &p);
 	p.local = state->hook == NF_INET_LOCAL_OUT;
+	p.early = early;
 
 	/* A packet of a tracked flow: its entry names service and backend. */
 	if (res == KMG_PARSE_OK && !p.frag && !p.echo && !p.icmp_err &&
 	    !kmg_probing(kn, state)) {
 		be = kmg_flow_fast(kn, &f, &p, &svc);
 		if (be) {
-			kmg_count(kn, KMG_C_RX_PACKETS);
+			kmg_count_rx(kn, early);
 			goto xmit;
 		}
 	}
@@ -129,6 +146,8 @@ static unsigned int kmg_rcv(struct kmg_net *kn, struct sk_buff *skb,
 	if (!vip)
 		return NF_ACCEPT;	/* not a VIP after all (another address in its bucket) */
 	if (res == KMG_PARSE_OK && p.frag) {
+		if (early)
+			return NF_ACCEPT;
 		if (!READ_ONCE(vip->defrag)) {
 			kmg_drop(kn, skb, KMG_C_DROP_FRAG, SKB_DROP_REASON_IP_INHDR);
 			return NF_STOLEN;
@@ -137,6 +156,7 @@ static unsigned int kmg_rcv(struct kmg_net *kn, struct sk_buff *skb,
 			return NF_STOLEN;
 		res = family == AF_INET ? kmg_parse4(skb, &p) : kmg_parse6(skb, &p);
 		p.local = state->hook == NF_INET_LOCAL_OUT;
+		p.early = early;
 	}
 	if (res == KMG_PARSE_PASS)
 		return NF_ACCEPT;
@@ -157,10 +177,12 @@ static unsigned int kmg_rcv(struct kmg_net *kn, struct sk_buff *skb,
 			kmg_drop(kn, skb, KMG_C_ICMP_DROP, SKB_DROP_REASON_UNHANDLED_PROTO);
 			return NF_STOLEN;
 		}
-		kmg_count(kn, KMG_C_VIP_MISS);
+		/* counted once, at PRE_ROUTING, when the early path passes it on */
+		if (!early)
+			kmg_count(kn, KMG_C_VIP_MISS);
 		return NF_ACCEPT;
 	}
-	kmg_count(kn, KMG_C_RX_PACKETS);
+	kmg_count_rx(kn, early);
 
 	if (kmg_probing(kn, state) && kmg_probe_marked(kn, skb, &probe_id)) {
 		be = kmg_probe_backend(kn, svc, probe_id);
@@ -187,14 +209,6 @@ xmit:
 	return NF_STOLEN;
 }
 
-/* Could the address be a VIP? One load answers no for almost every other address. */
-static bool kmg_vip_maybe(struct kmg_net *kn, u32 bucket)
-{
-	struct kmg_vip_filter *f = rcu_dereference(kn->vipf);
-
-	return f && READ_ONCE(f->count[bucket]);
-}
-
 /*
  * A packet kmaglev itself is sending (kmg_local_out() sets the flag around ip_local_out(),
  * with bottom halves off). Call with bottom halves off: then nothing else runs on this CPU.
@@ -204,9 +218,10 @@ static bool kmg_own_output(const struct nf_hook_state *state)
 	return state->hook == NF_INET_LOCAL_OUT && __this_cpu_read(kmg_in_xmit);
 }
 
+/* @priv is the netns' struct kmg_net (kmg_hooks_register()): no net_generic() per packet. */
 static unsigned int kmg_hook4(void *priv, struct sk_buff *skb, const struct nf_hook_state *state)
 {
-	struct kmg_net *kn = kmg_pernet(state->net);
+	struct kmg_net *kn = priv;
 	__be32 daddr = ip_hdr(skb)->daddr;
 	unsigned int verdict = NF_ACCEPT;
 
@@ -215,14 +230,14 @@ static unsigned int kmg_hook4(void *priv, struct sk_buff *skb, const struct nf_h
 	local_bh_disable();
 	/* LOCAL_OUT may be preemptible: the per-CPU flag is read with bottom halves off. */
 	if (!kmg_own_output(state))
-		verdict = kmg_rcv(kn, skb, state, AF_INET, &daddr);
+		verdict = kmg_rcv(kn, skb, state, AF_INET, &daddr, false);
 	local_bh_enable();
 	return verdict;
 }
 
 static unsigned int kmg_hook6(void *priv, struct sk_buff *skb, const struct nf_hook_state *state)
 {
-	struct kmg_net *kn = kmg_pernet(state->net);
+	struct kmg_net *kn = priv;
 	struct in6_addr daddr = ipv6_hdr(skb)->daddr;
 	unsigned int verdict = NF_ACCEPT;
 
@@ -230,16 +245,16 @@ static unsigned int kmg_hook6(void *priv, struct sk_buff *skb, const struct nf_h
 		return NF_ACCEPT;
 	local_bh_disable();
 	if (!kmg_own_output(state))
-		verdict = kmg_rcv(kn, skb, state, AF_INET6, &daddr);
+		verdict = kmg_rcv(kn, skb, state, AF_INET6, &daddr, false);
 	local_bh_enable();
 	return verdict;
 }
 
-/* Before defragmentation (-400) and conntrack (-200): fragments are ours to handle. */
-#define KMG_PRI4	(NF_IP_PRI_CONNTRACK_DEFRAG - 10)
-#define KMG_PRI6	(NF_IP6_PRI_CONNTRACK_DEFRAG - 10)
+/* After the raw table (-300), before conntrack (-200): see the top of this file. */
+#define KMG_PRI4	(NF_IP_PRI_RAW + 10)
+#define KMG_PRI6	(NF_IP6_PRI_RAW + 10)
 
-static const struct nf_hook_ops kmg_nf_ops[] = {
+static const struct nf_hook_ops kmg_nf_ops[KMG_NF_OPS] = {
 	{
 		.hook		= kmg_hook4,
 		.pf		= NFPROTO_IPV4,
@@ -269,16 +284,19 @@ static const struct nf_hook_ops kmg_nf_ops[] = {
 /* The netns got its first service: start balancing. Under kn->lock. */
 int kmg_hooks_register(struct kmg_net *kn)
 {
-	int err;
+	int err, i;
 
 	lockdep_assert_held(&kn->lock);
 	if (kn->hooks)
 		return 0;
-	err = nf_register_net_hooks(kn->net, kmg_nf_ops, ARRAY_SIZE(kmg_nf_ops));
+	memcpy(kn->nf_ops, kmg_nf_ops, sizeof(kn->nf_ops));
+	for (i = 0; i < KMG_NF_OPS; i++)
+		kn->nf_ops[i].priv = kn;
+	err = nf_register_net_hooks(kn->net, kn->nf_ops, KMG_NF_OPS);
 	if (err)
 		return err;
-	kn->hooks = true;
 	kmg_conn_gc_start(kn);
+	WRITE_ONCE(kn->hooks, true);	/* the ingress hooks start balancing */
 	return 0;
 }
 
@@ -288,19 +306,21 @@ int kmg_hooks_register(struct kmg_net *kn)
  * nf_unregister_net_hooks() does not wait for packets already inside the hooks: one could
  * still insert a connection entry (after the flush, leaking it and its references) or, on
  * module unload, touch freed memory. synchronize_net() waits for them. A dying netns had its
- * hooks unregistered in pre_exit (kmg_hooks_pre_exit()), and the netns core waits for a grace
- * period after every pre_exit, once for all the netns it dismantles: no wait here then.
+ * hooks unregistered in pre_exit (kmg_hooks_pre_exit(), kmg_ingress_net_pre_exit()), and the
+ * netns core waits for a grace period after every pre_exit, once for all the netns it
+ * dismantles: no wait here then.
  */
 void kmg_hooks_unregister(struct kmg_net *kn)
 {
 	lockdep_assert_held(&kn->lock);
 	if (!kn->hooks)
 		return;
+	/* the ingress hooks take no packet from now on; the grace period covers them too */
+	WRITE_ONCE(kn->hooks, false);
 	if (!kn->dead) {
-		nf_unregister_net_hooks(kn->net, kmg_nf_ops, ARRAY_SIZE(kmg_nf_ops));
+		nf_unregister_net_hooks(kn->net, kn->nf_ops, KMG_NF_OPS);
 		synchronize_net();
 	}
-	kn->hooks = false;
 	kmg_conn_gc_stop(kn);
 }
 
@@ -308,8 +328,8 @@ void kmg_hooks_unregister(struct kmg_net *kn)
 void kmg_hooks_pre_exit(struct kmg_net *kn)
 {
 	mutex_lock(&kn->lock);
-	kn->dead = true;
+	WRITE_ONCE(kn->dead, true);	/* read by the netdevice notifier (ingress.c) */
 	if (kn->hooks)
-		nf_unregister_net_hooks(kn->net, kmg_nf_ops, ARRAY_SIZE(kmg_nf_ops));
+		nf_unregister_net_hooks(kn->net, kn->nf_ops, KMG_NF_OPS);
 	mutex_unlock(&kn->lock);
 }

@@ -30,6 +30,7 @@
 #include <linux/socket.h>
 #include <linux/string.h>
 #include <linux/mutex.h>
+#include <linux/netfilter.h>
 #include <linux/percpu.h>
 #include <linux/rhashtable-types.h>
 #include <linux/siphash.h>
@@ -40,7 +41,6 @@
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
-#include <net/dst_cache.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 
@@ -105,6 +105,7 @@ struct kmg_pkt {
 	bool echo;		/* an echo request */
 	bool icmp_err;		/* an ICMP error; the flow is the quoted one, reversed */
 	bool local;		/* locally generated (LOCAL_OUT), not forwarded for a client */
+	bool early;		/* taken at the ingress hook (ingress.c), before ip_rcv */
 	unsigned int l4off;
 	union kmg_inaddr saddr;
 	union kmg_inaddr daddr;
@@ -163,6 +164,14 @@ enum {
 	KMG_BE_SET_MAX_CONNS	= BIT(4),
 };
 
+/* A backend's route, cached per CPU (route.c). */
+struct kmg_route;
+
+struct kmg_route_cache {
+	struct kmg_route __percpu *pcpu;
+	unsigned long reset_ts;		/* jiffies; routes cached up to then are stale */
+};
+
 struct kmg_backend {
 	struct kmg_addr addr;
 	/* Settings: written under kn->lock, read locklessly. */
@@ -188,7 +197,7 @@ struct kmg_backend {
 	refcount_t ref;
 	atomic_t conns;			/* connection entries pinned here */
 	struct kmg_pcpu_stats __percpu *stats;
-	struct dst_cache dst_cache;	/* route to the backend, per CPU */
+	struct kmg_route_cache routes;	/* route to the backend, per CPU (route.c) */
 	unsigned int dst_src_seq;	/* the svc->esrc_seq its routes were made for (encap.c) */
 	struct rcu_head rcu;
 };
@@ -317,6 +326,7 @@ enum kmg_counter {
 	KMG_C_PREV_HIT,
 	KMG_C_PROBE,
 	KMG_C_DROP_PROBE_MISMATCH,
+	KMG_C_RX_INGRESS,	/* its attribute follows global-stats' pad (netlink.c) */
 	KMG_C_MAX
 };
 
@@ -382,6 +392,23 @@ static inline u32 kmg_vipf_hash6(const struct in6_addr *a)
 				     a->s6_addr32[3]), KMG_VIPF_BITS);
 }
 
+/*
+ * The early path's setting and its device hooks (ingress.c).
+ *
+ * @hook and @devs are written with both RTNL and kn->lock held, and read under either: the
+ * netdevice notifier holds RTNL, netlink's config-get kn->lock. @hooked (struct
+ * kmg_ingress_hook by ifindex) is changed only under RTNL; a hook is unregistered before its
+ * device is (NETDEV_UNREGISTER, also when it leaves the netns) and freed after a grace period.
+ */
+struct kmg_ingress {
+	u32 hook;			/* enum kmaglev_hook */
+	char devs[KMAGLEV_INGRESS_DEV_LEN_MAX + 1];	/* "all" or a comma-separated list */
+	struct xarray hooked;
+};
+
+/* PRE_ROUTING and LOCAL_OUT, IPv4 and IPv6 (hook.c) */
+#define KMG_NF_OPS	4
+
 /* Per network namespace state. */
 struct kmg_net {
 	struct net *net;
@@ -397,11 +424,18 @@ struct kmg_net {
 	u32 max_services;
 	u32 max_backends;
 	u32 cfg_gen;			/* counts configuration changes, for dumps */
-	bool hooks;			/* balancing (hooks registered while services exist) */
+	/*
+	 * Balancing: the PRE_ROUTING/LOCAL_OUT hooks are registered while services exist.
+	 * Written under kn->lock; the ingress hooks read it locklessly, and take no packet
+	 * while it is false (cleared before the synchronize_net() in kmg_hooks_unregister()).
+	 */
+	bool hooks;
 	bool dead;			/* netns is exiting: pre_exit unregistered the hooks */
 	struct kmg_conn_cfg ccfg;	/* under kn->lock; read locklessly */
 	struct kmg_conns conns;
 	struct kmg_net_stats __percpu *stats;
+	struct kmg_ingress ingress;
+	struct nf_hook_ops nf_ops[KMG_NF_OPS];	/* hook.c's, with priv = this */
 };
 
 static inline void kmg_count(struct kmg_net *kn, enum kmg_counter c)
@@ -621,6 +655,14 @@ struct kmg_backend *kmg_flow_fast(struct kmg_net *kn, struct kmg_flow *f,
 struct kmg_backend *kmg_flow_decide(struct kmg_net *kn, struct kmg_flow *f,
 				    struct kmg_service *svc, const struct kmg_pkt *p);
 
+/* route.c */
+int kmg_route_cache_init(struct kmg_route_cache *rc, gfp_t gfp);
+void kmg_route_cache_destroy(struct kmg_route_cache *rc);
+void kmg_route_cache_reset(struct kmg_route_cache *rc);
+struct dst_entry *kmg_route_get(struct kmg_route_cache *rc, union kmg_inaddr *saddr);
+void kmg_route_set(struct kmg_route_cache *rc, struct dst_entry *dst,
+		   const union kmg_inaddr *saddr);
+
 /* encap.c */
 DECLARE_PER_CPU(bool, kmg_in_xmit);
 void kmg_local_out(struct kmg_net *kn, struct sk_buff *skb);
@@ -634,9 +676,32 @@ void kmg_icmp_time_exceeded(struct kmg_net *kn, struct sk_buff *skb, const struc
 void kmg_icmp_echo_reply(struct kmg_net *kn, struct sk_buff *skb, const struct kmg_pkt *p);
 
 /* hook.c */
+struct nf_hook_state;
+
+/* Could the address be a VIP? One load answers no for almost every other address. */
+static inline bool kmg_vip_maybe(struct kmg_net *kn, u32 bucket)
+{
+	struct kmg_vip_filter *f = rcu_dereference(kn->vipf);
+
+	return f && READ_ONCE(f->count[bucket]);
+}
+
+unsigned int kmg_rcv(struct kmg_net *kn, struct sk_buff *skb, const struct nf_hook_state *state,
+		     u8 family, const void *daddr, bool early);
 int kmg_hooks_register(struct kmg_net *kn);
 void kmg_hooks_unregister(struct kmg_net *kn);
 void kmg_hooks_pre_exit(struct kmg_net *kn);
+
+/* ingress.c */
+struct netlink_ext_ack;
+int kmg_ingress_check(u32 hook, const char *devs, const struct nlattr *attr,
+		      struct netlink_ext_ack *extack);
+int kmg_ingress_set(struct kmg_net *kn, u32 hook, const char *devs,
+		    struct netlink_ext_ack *extack);
+void kmg_ingress_net_init(struct kmg_net *kn);
+void kmg_ingress_net_pre_exit(struct kmg_net *kn);
+int kmg_ingress_init(void);
+void kmg_ingress_exit(void);
 
 /* debugfs.c */
 void kmg_debugfs_init(void);

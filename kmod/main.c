@@ -31,6 +31,7 @@ static __net_init int kmg_net_init(struct net *net)
 	cc->timeout_udp = KMG_DEFAULT_TIMEOUT_UDP;
 	kn->max_services = KMG_DEFAULT_MAX_SERVICES;
 	kn->max_backends = KMG_DEFAULT_MAX_BACKENDS;
+	kmg_ingress_net_init(kn);
 	kmg_limits_init(kn);
 	kn->stats = alloc_percpu_gfp(struct kmg_net_stats, GFP_KERNEL_ACCOUNT);
 	if (!kn->stats)
@@ -53,7 +54,10 @@ err_stats:
 /* Before any netns exit: no new packets in kmaglev's hooks (see kmg_hooks_unregister()). */
 static __net_exit void kmg_net_pre_exit(struct net *net)
 {
-	kmg_hooks_pre_exit(kmg_pernet(net));
+	struct kmg_net *kn = kmg_pernet(net);
+
+	kmg_hooks_pre_exit(kn);
+	kmg_ingress_net_pre_exit(kn);
 }
 
 static __net_exit void kmg_net_exit(struct net *net)
@@ -75,7 +79,7 @@ static const struct kmg_service_events kmg_events = {
 
 /*
  * After the netns' services are gone, finish freeing what they held before the next pernet
- * subsystems exit: a backend's cached routes (dst_cache) must be released while the netns'
+ * subsystems exit: a backend's cached routes (route.c) must be released while the netns'
  * IPv6 routing (its dst_ops, inside struct net) still exists. Backends are freed by RCU
  * callbacks, some queued from connection-entry callbacks, others by the table workqueue.
  */
@@ -109,12 +113,17 @@ static int __init kmg_init(void)
 	err = register_pernet_subsys(&kmg_net_ops);
 	if (err)
 		goto err_caches;
-	err = kmg_genl_init();
+	err = kmg_ingress_init();
 	if (err)
 		goto err_pernet;
+	err = kmg_genl_init();
+	if (err)
+		goto err_ingress;
 	kmg_debugfs_init();
 	return 0;
 
+err_ingress:
+	kmg_ingress_exit();
 err_pernet:
 	unregister_pernet_subsys(&kmg_net_ops);
 err_caches:
@@ -128,6 +137,8 @@ static void __exit kmg_exit(void)
 {
 	kmg_debugfs_exit();
 	kmg_genl_exit();
+	/* every ingress hook goes; pernet teardown's grace period then covers packets in them */
+	kmg_ingress_exit();
 	unregister_pernet_subsys(&kmg_net_ops);
 	/* Tables are freed by RCU-delayed work, which drops backends via call_rcu(). */
 	rcu_barrier();

@@ -62,7 +62,7 @@ const struct nla_policy kmaglev_backend_nl_policy[KMAGLEV_A_BACKEND_STATS + 1] =
 	[KMAGLEV_A_BACKEND_STATS] = NLA_POLICY_NESTED(kmaglev_stats_nl_policy),
 };
 
-const struct nla_policy kmaglev_config_nl_policy[KMAGLEV_A_CONFIG_PROBE_MARK_MAX + 1] = {
+const struct nla_policy kmaglev_config_nl_policy[KMAGLEV_A_CONFIG_INGRESS_DEV + 1] = {
 	[KMAGLEV_A_CONFIG_MAX_SERVICES] = { .type = NLA_U32, },
 	[KMAGLEV_A_CONFIG_MAX_BACKENDS] = { .type = NLA_U32, },
 	[KMAGLEV_A_CONFIG_SERVICES] = { .type = NLA_U32, },
@@ -76,6 +76,8 @@ const struct nla_policy kmaglev_config_nl_policy[KMAGLEV_A_CONFIG_PROBE_MARK_MAX
 	[KMAGLEV_A_CONFIG_FLOOD_RATE] = { .type = NLA_U32, },
 	[KMAGLEV_A_CONFIG_PROBE_MARK_MIN] = { .type = NLA_U32, },
 	[KMAGLEV_A_CONFIG_PROBE_MARK_MAX] = { .type = NLA_U32, },
+	[KMAGLEV_A_CONFIG_HOOK] = NLA_POLICY_MAX(NLA_U32, 1),
+	[KMAGLEV_A_CONFIG_INGRESS_DEV] = { .type = NLA_NUL_STRING, .len = KMAGLEV_INGRESS_DEV_LEN_MAX, },
 };
 
 const struct nla_policy kmaglev_service_nl_policy[KMAGLEV_A_SERVICE_OWNER + 1] = {

@@ -13,7 +13,7 @@
 
 /* Common nested types */
 extern const struct nla_policy kmaglev_backend_nl_policy[KMAGLEV_A_BACKEND_STATS + 1];
-extern const struct nla_policy kmaglev_config_nl_policy[KMAGLEV_A_CONFIG_PROBE_MARK_MAX + 1];
+extern const struct nla_policy kmaglev_config_nl_policy[KMAGLEV_A_CONFIG_INGRESS_DEV + 1];
 extern const struct nla_policy kmaglev_service_nl_policy[KMAGLEV_A_SERVICE_OWNER + 1];
 extern const struct nla_policy kmaglev_stats_nl_policy[KMAGLEV_A_STATS_PAD + 1];
 

@@ -1265,6 +1265,12 @@ out:
 	return err;
 }
 
+/* The global-stats attribute of counter @i: in order, skipping the pad attribute. */
+static __always_inline int kmg_counter_attr(int i)
+{
+	return KMAGLEV_A_GLOBAL_STATS_RX_PACKETS + i + (i < KMG_C_RX_INGRESS ? 0 : 1);
+}
+
 /* The netns counters, one attribute per enum kmg_counter, in the spec's order. */
 static int kmg_nl_put_global(struct sk_buff *skb, struct kmg_net *kn)
 {
@@ -1272,7 +1278,9 @@ static int kmg_nl_put_global(struct sk_buff *skb, struct kmg_net *kn)
 	u64 *sum;
 	int i, err = -EMSGSIZE;
 
-	BUILD_BUG_ON(KMAGLEV_A_GLOBAL_STATS_PAD - 1 != KMG_C_MAX);
+	/* counters map to attributes in order; the ones after the pad attribute skip it */
+	BUILD_BUG_ON(kmg_counter_attr(KMG_C_RX_INGRESS - 1) + 1 != KMAGLEV_A_GLOBAL_STATS_PAD);
+	BUILD_BUG_ON(kmg_counter_attr(KMG_C_MAX - 1) != KMAGLEV_A_GLOBAL_STATS_MAX);
 	sum = kcalloc(KMG_C_MAX, sizeof(*sum), GFP_KERNEL);
 	if (!sum)
 		return -ENOMEM;
@@ -1281,7 +1289,7 @@ static int kmg_nl_put_global(struct sk_buff *skb, struct kmg_net *kn)
 	if (!nest)
 		goto out;
 	for (i = 0; i < KMG_C_MAX; i++) {
-		if (nla_put_u64_64bit(skb, KMAGLEV_A_GLOBAL_STATS_RX_PACKETS + i, sum[i],
+		if (nla_put_u64_64bit(skb, kmg_counter_attr(i), sum[i],
 				      KMAGLEV_A_GLOBAL_STATS_PAD)) {
 			nla_nest_cancel(skb, nest);
 			goto out;
@@ -1502,7 +1510,9 @@ int kmaglev_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, KMAGLEV_A_CONFIG_TIMEOUT_UDP, kn->ccfg.timeout_udp) ||
 	    nla_put_u32(msg, KMAGLEV_A_CONFIG_FLOOD_RATE, kn->ccfg.flood_rate) ||
 	    nla_put_u32(msg, KMAGLEV_A_CONFIG_PROBE_MARK_MIN, kn->ccfg.probe_mark_min) ||
-	    nla_put_u32(msg, KMAGLEV_A_CONFIG_PROBE_MARK_MAX, kn->ccfg.probe_mark_max)) {
+	    nla_put_u32(msg, KMAGLEV_A_CONFIG_PROBE_MARK_MAX, kn->ccfg.probe_mark_max) ||
+	    nla_put_u32(msg, KMAGLEV_A_CONFIG_HOOK, kn->ingress.hook) ||
+	    nla_put_string(msg, KMAGLEV_A_CONFIG_INGRESS_DEV, kn->ingress.devs)) {
 		mutex_unlock(&kn->lock);
 		goto err;
 	}
@@ -1548,8 +1558,10 @@ int kmaglev_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *tb[KMAGLEV_A_CONFIG_MAX + 1];
 	struct kmg_net *kn = kmg_info_kn(info);
+	struct nlattr *a, *ahook, *adev;
 	struct kmg_conn_cfg cc;
-	struct nlattr *a;
+	const char *devs;
+	u32 hook;
 	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, KMAGLEV_A_CONFIG))
@@ -1586,6 +1598,19 @@ int kmaglev_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 	if (err) {
 		mutex_unlock(&kn->lock);
 		return err;
+	}
+	/* the hook setting last: the only change that can fail, all or nothing itself */
+	ahook = tb[KMAGLEV_A_CONFIG_HOOK];
+	adev = tb[KMAGLEV_A_CONFIG_INGRESS_DEV];
+	if (ahook || adev) {
+		hook = ahook ? nla_get_u32(ahook) : kn->ingress.hook;
+		devs = adev ? nla_data(adev) : kn->ingress.devs;
+		err = kmg_ingress_check(hook, devs, adev ?: ahook, info->extack) ?:
+		      kmg_ingress_set(kn, hook, devs, info->extack);
+		if (err) {
+			mutex_unlock(&kn->lock);
+			return err;
+		}
 	}
 	if (tb[KMAGLEV_A_CONFIG_MAX_SERVICES])
 		kn->max_services = nla_get_u32(tb[KMAGLEV_A_CONFIG_MAX_SERVICES]);

@@ -19,12 +19,16 @@ void kmg_usage_config(FILE *f)
 		"                          [timeout-tcp-syn SECONDS] [timeout-tcp-est SECONDS]\n"
 		"                          [timeout-tcp-fin SECONDS] [timeout-udp SECONDS]\n"
 		"                          [flood-rate N] [probe-mark-min MARK] [probe-mark-max MARK]\n"
+		"                          [hook prerouting|ingress] [ingress-dev all|DEV[,DEV...]]\n"
 		"max-services caps the services of this network namespace, max-backends the\n"
 		"backends over all its services, conn-max its connection-table entries.\n"
 		"SECONDS := Ns | Nm | Nh (the unit is required), 1s to 7 days.\n"
 		"flood-rate: new entries per second above which new flows are not tracked (0: off).\n"
 		"Locally generated packets to a VIP with a mark in probe-mark-min..probe-mark-max\n"
-		"go to the backend whose id is mark - probe-mark-min (both 0: off).\n");
+		"go to the backend whose id is mark - probe-mark-min (both 0: off).\n"
+		"hook: where packets from clients are taken: prerouting (the default, after the\n"
+		"raw table) or ingress (before the IP stack, on the devices of ingress-dev: \"all\"\n"
+		"but loopback, or up to 32 names; the host's IP firewall does not see them).\n");
 }
 
 int kmg_config_parse(int argc, char **argv, struct kmg_config *c)

@@ -84,6 +84,8 @@ static const struct kmg_field config_fields[] = {
 	F(kmg_config, CONFIG_FLOOD_RATE, flood_rate, KMG_FMT_UINT, 0, NULL),
 	F(kmg_config, CONFIG_PROBE_MARK_MIN, probe_mark_min, KMG_FMT_UINT, 0, NULL),
 	F(kmg_config, CONFIG_PROBE_MARK_MAX, probe_mark_max, KMG_FMT_UINT, 0, NULL),
+	F(kmg_config, CONFIG_HOOK, hook, KMG_FMT_ENUM, 0, NULL),
+	F(kmg_config, CONFIG_INGRESS_DEV, ingress_dev, KMG_FMT_STRING, 0, NULL),
 };
 
 #undef F

@@ -106,6 +106,8 @@ struct kmg_config {
 	uint32_t flood_rate;
 	uint32_t probe_mark_min;
 	uint32_t probe_mark_max;
+	uint32_t hook;			/* enum kmaglev_hook */
+	char ingress_dev[KMAGLEV_INGRESS_DEV_LEN_MAX + 1];
 };
 
 /*

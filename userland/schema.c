@@ -36,6 +36,15 @@ const struct kmg_enum kmg_enum_encap = {
 	.names = encap_names, .n = 2, .flags = false,
 };
 
+static const char *const hook_names[] = {
+	"prerouting",
+	"ingress",
+};
+
+const struct kmg_enum kmg_enum_hook = {
+	.names = hook_names, .n = 2, .flags = false,
+};
+
 static const char *const service_flags_names[] = {
 	"echo",
 	"defrag",
@@ -171,6 +180,10 @@ static const struct kmg_attr_desc config_attrs[KMAGLEV_A_CONFIG_MAX + 1] = {
 		.max = UINT32_MAX },
 	[KMAGLEV_A_CONFIG_PROBE_MARK_MAX] = { .name = "probe-mark-max", .type = KMG_AT_U32,
 		.max = UINT32_MAX },
+	[KMAGLEV_A_CONFIG_HOOK] = { .name = "hook", .type = KMG_AT_U32, .max = UINT32_MAX,
+		.enm = &kmg_enum_hook },
+	[KMAGLEV_A_CONFIG_INGRESS_DEV] = { .name = "ingress-dev", .type = KMG_AT_STRING,
+		.max = 255 },
 };
 
 const struct kmg_attr_set kmg_schema_config = {
@@ -239,6 +252,8 @@ static const struct kmg_attr_desc global_stats_attrs[KMAGLEV_A_GLOBAL_STATS_MAX 
 	[KMAGLEV_A_GLOBAL_STATS_PROBE] = { .name = "probe", .type = KMG_AT_U64, .max = UINT64_MAX },
 	[KMAGLEV_A_GLOBAL_STATS_DROP_PROBE_MISMATCH] = { .name = "drop-probe-mismatch",
 		.type = KMG_AT_U64, .max = UINT64_MAX },
+	[KMAGLEV_A_GLOBAL_STATS_RX_INGRESS] = { .name = "rx-ingress", .type = KMG_AT_U64,
+		.max = UINT64_MAX },
 };
 
 const struct kmg_attr_set kmg_schema_global_stats = {

@@ -56,6 +56,26 @@ enum kmaglev_encap {
 	KMAGLEV_ENCAP_GRE,
 };
 
+#define KMAGLEV_INGRESS_DEV_LEN_MAX	255
+#define KMAGLEV_INGRESS_DEVS_MAX	32
+
+/**
+ * enum kmaglev_hook - Where the packet path takes packets from clients.
+ * @KMAGLEV_HOOK_PREROUTING: At NF_INET_PRE_ROUTING, after ip_rcv and the
+ *   host's raw table (the default). Encapsulated packets leave through
+ *   LOCAL_OUT and POST_ROUTING.
+ * @KMAGLEV_HOOK_INGRESS: At NF_NETDEV_INGRESS of the devices in ingress-dev,
+ *   before ip_rcv: kmaglev checks the IP header itself, and encapsulated
+ *   packets go straight to the route's neighbour. The host's IP firewall never
+ *   sees these packets. Packets the early path does not take (fragments,
+ *   packets with hop-by-hop options, traffic from other devices) are handled
+ *   at PRE_ROUTING as in mode prerouting.
+ */
+enum kmaglev_hook {
+	KMAGLEV_HOOK_PREROUTING,
+	KMAGLEV_HOOK_INGRESS,
+};
+
 /**
  * enum kmaglev_service_flags
  * @KMAGLEV_SERVICE_FLAGS_ECHO: Answer ICMP/ICMPv6 echo requests to the VIP
@@ -158,6 +178,8 @@ enum {
 	KMAGLEV_A_CONFIG_FLOOD_RATE,
 	KMAGLEV_A_CONFIG_PROBE_MARK_MIN,
 	KMAGLEV_A_CONFIG_PROBE_MARK_MAX,
+	KMAGLEV_A_CONFIG_HOOK,
+	KMAGLEV_A_CONFIG_INGRESS_DEV,
 
 	__KMAGLEV_A_CONFIG_MAX,
 	KMAGLEV_A_CONFIG_MAX = (__KMAGLEV_A_CONFIG_MAX - 1)
@@ -196,6 +218,7 @@ enum {
 	KMAGLEV_A_GLOBAL_STATS_PROBE,
 	KMAGLEV_A_GLOBAL_STATS_DROP_PROBE_MISMATCH,
 	KMAGLEV_A_GLOBAL_STATS_PAD,
+	KMAGLEV_A_GLOBAL_STATS_RX_INGRESS,
 
 	__KMAGLEV_A_GLOBAL_STATS_MAX,
 	KMAGLEV_A_GLOBAL_STATS_MAX = (__KMAGLEV_A_GLOBAL_STATS_MAX - 1)

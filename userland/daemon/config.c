@@ -770,6 +770,14 @@ static bool p_field(struct ctx *c, const struct kmg_object *obj, const struct km
 			return false;
 		}
 		break;
+	case KMG_FMT_STRING:
+		if (strlen(v->s) > d->max) {
+			err_at(c, v->at, v->key, "longer than %llu bytes",
+			       (unsigned long long)d->max);
+			return false;
+		}
+		strcpy(p, v->s);
+		break;
 	case KMG_FMT_ADDR:
 		if (!p_addr(c, v, ADDR_UNSPEC | (d->hint == KMG_HINT_IPV4 ? ADDR_V4 : ADDR_V6),
 			    &a))

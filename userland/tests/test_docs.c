@@ -655,6 +655,7 @@ static const char *sample(const char *name, struct gen *g, char *buf, size_t len
 		{ "WEIGHT", "2" },
 		{ "KEY", "7" },
 		{ "MARK", "1" },
+		{ "DEV", "eth0" },
 		{ "PRIME", "251" },
 		{ "PERCENT", "50" },
 		{ "HEX32", "00112233445566778899aabbccddeeff" },
