@@ -16,8 +16,10 @@
 #      (the VIP is not local and not routed in the LB: kmaglev takes it at PRE_ROUTING)
 #   3i, 4i  cases 3 and 4 in ingress mode: `kmaglev config set hook ingress ingress-dev lbin`
 #      before each run, `hook prerouting` after it; kmaglev takes VIP packets at
-#      NF_NETDEV_INGRESS, before ip_rcv. A run counts only if ip_rcv (Ip InReceives) saw under
-#      a tenth of its packets. A module or CLI that refuses the setting: NOT MEASURED, reason.
+#      NF_NETDEV_INGRESS, before ip_rcv, and transmits straight to the route's neighbour. A
+#      run counts only if kmaglev's rx-ingress counted 90% of its packets and ip_rcv (Ip
+#      InReceives) under a tenth. A module or CLI that refuses the setting: NOT MEASURED, with
+#      the reason.
 #   5  non-VIP overhead: the traffic of case 1 with kmaglev loaded and 1000 VIPs configured
 #      (the 1000 services of every loaded run: those of cases 3, 4, 6, 7 and 8 and 995 more
 #      on the same port and protocol, with 251-slot tables so that loading stays quick),
@@ -35,7 +37,7 @@
 #         which drops them)
 #      7b kmaglev, conn-max 4,000,000 (above the flow count: every packet inserts an entry)
 #      7c kmaglev, conn-max 1000 (below it: the table is full, every packet takes the
-#         stateless fallback)   7d kmaglev, flood-rate 100 (flood mode: untracked)
+#         stateless fallback)   7d kmaglev, flood-rate 10 (flood mode: untracked)
 #      Each run must show its path in the counters for 90% of its packets or it is NOT
 #      MEASURED (IPVS's connection count; kmaglev's conn-new, conn-table-full, conn-flood).
 #      The kmaglev cases have a module load of their own: their entries stay until it ends.

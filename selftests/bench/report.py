@@ -124,15 +124,18 @@ class Results:
             key = (case, rnd)
             self.wall[key] = float(wpps)
             self.rebuilds[key] = int(rb) / float(secs)
-            self.pps[key] = float(wpps)
-            if self.vcpu:
-                cpu, hwall = self.vcpu.get(key, (0, 0))
-                if cpu < 0.2 * float(secs):
-                    self.notes.append(f"round {rnd} {case}: no vCPU time for its window, "
-                                      "wall-clock rate used")
-                else:
-                    self.pps[key] = int(pkts) / cpu
-                    self.share.append(cpu / hwall)
+            if not self.vcpu:
+                self.pps[key] = float(wpps)
+                continue
+            # A window whose vCPU ran under a fifth of it (the host starved the VM, or the
+            # host missed a mark) is left out: its wall-clock rate is not comparable.
+            cpu, hwall = self.vcpu.get(key, (0, 0))
+            if cpu < 0.2 * float(secs):
+                self.notes.append(f"round {rnd} {case}: its vCPU ran {cpu:.2f}s of a "
+                                  f"{float(secs):.1f}s window: left out")
+            else:
+                self.pps[key] = int(pkts) / cpu
+                self.share.append(cpu / hwall)
         self.rounds = sorted({r for (_, r) in self.pps}, key=int)
 
     def vals(self, case, d=None):
