@@ -522,8 +522,9 @@ printf 'ROUNDS\t%s\t%s\n' "$NRUN" "$ROUNDS" >>"$STATUS"
 
 # --- case 5: more rounds of the non-VIP pair until its ratio is settled ----------------------
 # report.py --settle decides on the same per-round ratios (per vCPU-second when the host's
-# vcpu.tsv has the windows) as the report: settled when the interquartile range of
-# nonvip/plain is under 0.03 or the middle half of the rounds is on one side of 3% overhead.
+# vcpu.tsv has the windows) as the report: settled, once there are 10 rounds, when the
+# interquartile range of nonvip/plain is under 3% of its median or the middle half of the
+# rounds is on one side of 3% overhead.
 # At most NV_MAX rounds in all, NV_SECS seconds of extra rounds, and none starts after NV_UNTIL
 # seconds of the bench (the 1M-entry phase that follows takes about 3 minutes).
 nonvip_settle() {

@@ -15,8 +15,8 @@ status 1 when a case could not be measured.
 
 The second form is what the guest asks while it adds rounds of a pair: it prints "N MEDIAN Q1
 Q3 IQR SETTLED WHY" for the per-round ratios A/B, computed exactly as the report computes
-them; SETTLED is 1 when the interquartile range is under 3% of the median or the middle half
-of the rounds lies on one side of OVERHEAD% (1 - A/B).
+them; SETTLED is 1, once there are 10 rounds, when the interquartile range is under 3% of the
+median or the middle half of the rounds lies on one side of OVERHEAD% (1 - A/B).
 """
 import csv
 import os
@@ -63,6 +63,7 @@ SUMMARY = [
 ]
 CONN_TARGET = 72  # bytes per entry, hash table share included
 IQR_SETTLED = 3.0  # percent of the median
+SETTLE_MIN = 10  # rounds before either rule may settle a pair
 
 
 def read_tsv(path):
@@ -179,8 +180,8 @@ def settle(argv):
         return 0
     n, med, q1, q3, iqr = spread(x)
     lo, hi = (1 - q3) * 100, (1 - q1) * 100  # overhead quartiles, percent
-    if n < 4:
-        ok, why = 0, "too few rounds"
+    if n < SETTLE_MIN:
+        ok, why = 0, f"fewer than {SETTLE_MIN} rounds"
     elif iqr < IQR_SETTLED:
         ok, why = 1, f"IQR under {IQR_SETTLED:g}%"
     elif hi < target:
@@ -257,7 +258,7 @@ def main():
         n, med, q1, q3, iqr = spread(x)
         v = verdict(med, q1, q3, target)
         extra = f"  ({(1 - med) * 100:.1f}% overhead)" if a == "nonvip" else ""
-        lines.append(f"{label:<31} {med:>5.2f}x {q1:>6.3f}-{q3:<6.3f} {iqr:>5.1f}% {n:>3}  "
+        lines.append(f"{label:<31} {med:>5.3f}x {q1:>6.3f}-{q3:<6.3f} {iqr:>5.1f}% {n:>3}  "
                      f"{tgt:<9} {v}{extra}")
     clabel = "bytes per conn entry (+hash)"
     if "conn" in fail or not (conn and conn[0] and conn[1]):
