@@ -396,9 +396,11 @@ static inline u32 kmg_vipf_hash6(const struct in6_addr *a)
  * The early path's setting and its device hooks (ingress.c).
  *
  * @hook and @devs are written with both RTNL and kn->lock held, and read under either: the
- * netdevice notifier holds RTNL, netlink's config-get kn->lock. @hooked (struct
- * kmg_ingress_hook by ifindex) is changed only under RTNL; a hook is unregistered before its
- * device is (NETDEV_UNREGISTER, also when it leaves the netns) and freed after a grace period.
+ * netdevice notifier holds RTNL, netlink's config-get kn->lock. (A dying netns, which no
+ * netlink request reaches, has @hook reset under RTNL alone: kmg_ingress_net_pre_exit().)
+ * @hooked (struct kmg_ingress_hook by ifindex) is changed only under RTNL; a hook is
+ * unregistered before its device is (NETDEV_UNREGISTER, also when it leaves the netns, and
+ * whatever the setting) and freed after a grace period.
  */
 struct kmg_ingress {
 	u32 hook;			/* enum kmaglev_hook */
@@ -694,8 +696,8 @@ void kmg_hooks_pre_exit(struct kmg_net *kn);
 
 /* ingress.c */
 struct netlink_ext_ack;
-int kmg_ingress_check(u32 hook, const char *devs, const struct nlattr *attr,
-		      struct netlink_ext_ack *extack);
+int kmg_ingress_check(u32 hook, const char *devs, const struct nlattr *ahook,
+		      const struct nlattr *attr, struct netlink_ext_ack *extack);
 int kmg_ingress_set(struct kmg_net *kn, u32 hook, const char *devs,
 		    struct netlink_ext_ack *extack);
 void kmg_ingress_net_init(struct kmg_net *kn);
