@@ -190,8 +190,13 @@ struct kmg_backend {
 	 * flow; only a probe mark, read at the instant of the packet, follows it.
 	 */
 	u32 id;
-	/* The service whose set it joined; compared by the probe path, never dereferenced. */
-	const struct kmg_service *svc;
+	/*
+	 * The service whose set it joined, for life: set under kn->lock before the backend is
+	 * published (in kn->backend_ids and in any table), never changed. The backend holds no
+	 * reference on it: the probe path only compares it; connection entries dereference it
+	 * as their service, on which each holds a reference (conn.c).
+	 */
+	struct kmg_service *svc;
 	bool removed;			/* left its service's set (deleted) */
 
 	refcount_t ref;
@@ -501,7 +506,7 @@ static inline __be32 kmg_addr_v4(const struct kmg_addr *a)
 struct kmg_backend *kmg_backend_alloc(const struct kmg_backend_cfg *cfg);
 int kmg_backend_id_alloc(struct kmg_net *kn, struct kmg_backend *be);
 void kmg_backend_id_free(struct kmg_net *kn, struct kmg_backend *be);
-void kmg_backend_list(struct kmg_net *kn, const struct kmg_service *svc, struct kmg_backend *be);
+void kmg_backend_list(struct kmg_net *kn, struct kmg_service *svc, struct kmg_backend *be);
 void kmg_backend_unlist(struct kmg_net *kn, struct kmg_backend *be, bool id_taken);
 void kmg_backend_apply(struct kmg_backend *be, const struct kmg_backend_cfg *cfg);
 void kmg_backend_put(struct kmg_backend *be);
