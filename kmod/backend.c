@@ -71,7 +71,7 @@ void kmg_backend_id_free(struct kmg_net *kn, struct kmg_backend *be)
  * publishes with release semantics, so a probe that finds the backend sees be->svc.
  * Under kn->lock.
  */
-void kmg_backend_list(struct kmg_net *kn, const struct kmg_service *svc, struct kmg_backend *be)
+void kmg_backend_list(struct kmg_net *kn, struct kmg_service *svc, struct kmg_backend *be)
 {
 	lockdep_assert_held(&kn->lock);
 	be->svc = svc;

@@ -30,6 +30,7 @@
  * ip_finish_output2() would send it (kmg_neigh_out()).
  */
 #include <linux/if_tunnel.h>
+#include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/kmaglev.h>
@@ -216,13 +217,15 @@ static bool kmg_direct_ok(const struct kmg_pkt *p, const struct dst_entry *dst)
  * header is complete but for IPv4's length and checksum. Headroom for the link layer was
  * reserved (skb_cow_head()). Under RCU, with bottom halves off.
  */
-static void kmg_neigh_out(struct kmg_net *kn, struct sk_buff *skb)
+static bool kmg_neigh_out(struct kmg_net *kn, struct sk_buff *skb)
 {
 	struct dst_entry *dst = skb_dst(skb);
+	/* once: dst_dev_put() may switch a dying route to the blackhole device */
+	struct net_device *dev = READ_ONCE(dst->dev);
 	struct neighbour *neigh;
 	bool is_v6gw = false;
 
-	skb->dev = dst->dev;
+	skb->dev = dev;
 	if (skb->protocol == htons(ETH_P_IP)) {
 		struct iphdr *iph = ip_hdr(skb);
 
@@ -230,14 +233,18 @@ static void kmg_neigh_out(struct kmg_net *kn, struct sk_buff *skb)
 		ip_send_check(iph);
 		neigh = ip_neigh_for_gw((struct rtable *)dst, skb, &is_v6gw);
 	} else {
-		neigh = ip_neigh_gw6(dst->dev, rt6_nexthop((struct rt6_info *)dst,
-							   &ipv6_hdr(skb)->daddr));
+		neigh = ip_neigh_gw6(dev, rt6_nexthop((struct rt6_info *)dst,
+						      &ipv6_hdr(skb)->daddr));
 	}
 	if (IS_ERR(neigh)) {
 		kmg_drop(kn, skb, KMG_C_DROP_NO_ROUTE, SKB_DROP_REASON_NEIGH_CREATEFAIL);
-		return;
+		return false;
 	}
+	/* a tunnel device as the route's device sends with ip_local_out(): see kmg_local_out() */
+	__this_cpu_write(kmg_in_xmit, true);
 	neigh_output(neigh, skb, is_v6gw);
+	__this_cpu_write(kmg_in_xmit, false);
+	return true;
 }
 
 /* Send an encapsulated packet to its backend, and count it. */
@@ -245,10 +252,12 @@ static void kmg_tx(struct kmg_net *kn, struct sk_buff *skb, bool direct)
 {
 	unsigned int len = skb->len;
 
-	if (direct)
-		kmg_neigh_out(kn, skb);
-	else
+	if (direct) {
+		if (!kmg_neigh_out(kn, skb))
+			return;
+	} else {
 		kmg_local_out(kn, skb);
+	}
 	kmg_count(kn, KMG_C_TX_PACKETS);
 	kmg_count_add(kn, KMG_C_TX_BYTES, len);
 }
@@ -399,6 +408,7 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 	 */
 	frag_outer = !skb_is_gso(skb) && skb->len > mtu;
 	direct = !frag_outer && kmg_direct_ok(p, dst) &&
+		 skb->len + e.hlen - sizeof(*ip6h) <= IPV6_MAXPLEN &&
 		 (!skb_is_gso(skb) || skb_gso_validate_network_len(skb, mtu));
 	if (skb_cow_head(skb, LL_RESERVED_SPACE(dst->dev) + dst->header_len + e.hlen))
 		goto nomem;
@@ -437,8 +447,18 @@ void kmg_xmit(struct kmg_net *kn, const struct kmg_service *svc, struct kmg_back
 	/* A client's packet is forwarded (a router hop); a locally generated one is not. */
 	bool fwd = !p->local;
 
-	if (fwd && kmg_hop_expired(kn, skb, p))
-		return;
+	if (fwd) {
+		if (kmg_hop_expired(kn, skb, p))
+			return;
+		/*
+		 * As ip_forward() does: the client's socket (veth keeps it on the way in), and
+		 * a receive timestamp (sch_fq would take it for a departure time) stay behind.
+		 */
+		skb_orphan(skb);
+		skb_clear_tstamp(skb);
+	}
+	/* a tag the packet arrived with (mode ingress sees them before the VLAN device) */
+	__vlan_hwaccel_clear_tag(skb);
 	if (be->addr.family == AF_INET)
 		kmg_xmit4(kn, svc, be, skb, p, fwd);
 	else

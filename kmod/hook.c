@@ -91,7 +91,8 @@ static bool kmg_probe_marked(struct kmg_net *kn, const struct sk_buff *skb, u32 
  *
  * Under RCU: kn->backend_ids holds listed backends, which are freed only after a grace
  * period once unlisted (kmg_backend_unlist() comes before the set's reference goes). be->svc
- * was set before xa_store() published the backend and never changes; it is only compared.
+ * was set before xa_store() published the backend and never changes; the backend holds no
+ * reference on its service, so here it is only compared.
  * Ids are reused (kmg_chg_assign_ids()), so a mark may name a newer backend than the prober
  * meant; the service check keeps it within the service the prober addressed.
  */

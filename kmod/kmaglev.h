@@ -190,8 +190,13 @@ struct kmg_backend {
 	 * flow; only a probe mark, read at the instant of the packet, follows it.
 	 */
 	u32 id;
-	/* The service whose set it joined; compared by the probe path, never dereferenced. */
-	const struct kmg_service *svc;
+	/*
+	 * The service whose set it joined, for life: set under kn->lock before the backend is
+	 * published (in kn->backend_ids and in any table), never changed. The backend holds no
+	 * reference on it: the probe path only compares it; connection entries dereference it
+	 * as their service, on which each holds a reference (conn.c).
+	 */
+	struct kmg_service *svc;
 	bool removed;			/* left its service's set (deleted) */
 
 	refcount_t ref;
@@ -396,9 +401,11 @@ static inline u32 kmg_vipf_hash6(const struct in6_addr *a)
  * The early path's setting and its device hooks (ingress.c).
  *
  * @hook and @devs are written with both RTNL and kn->lock held, and read under either: the
- * netdevice notifier holds RTNL, netlink's config-get kn->lock. @hooked (struct
- * kmg_ingress_hook by ifindex) is changed only under RTNL; a hook is unregistered before its
- * device is (NETDEV_UNREGISTER, also when it leaves the netns) and freed after a grace period.
+ * netdevice notifier holds RTNL, netlink's config-get kn->lock. (A dying netns, which no
+ * netlink request reaches, has @hook reset under RTNL alone: kmg_ingress_net_pre_exit().)
+ * @hooked (struct kmg_ingress_hook by ifindex) is changed only under RTNL; a hook is
+ * unregistered before its device is (NETDEV_UNREGISTER, also when it leaves the netns, and
+ * whatever the setting) and freed after a grace period.
  */
 struct kmg_ingress {
 	u32 hook;			/* enum kmaglev_hook */
@@ -499,7 +506,7 @@ static inline __be32 kmg_addr_v4(const struct kmg_addr *a)
 struct kmg_backend *kmg_backend_alloc(const struct kmg_backend_cfg *cfg);
 int kmg_backend_id_alloc(struct kmg_net *kn, struct kmg_backend *be);
 void kmg_backend_id_free(struct kmg_net *kn, struct kmg_backend *be);
-void kmg_backend_list(struct kmg_net *kn, const struct kmg_service *svc, struct kmg_backend *be);
+void kmg_backend_list(struct kmg_net *kn, struct kmg_service *svc, struct kmg_backend *be);
 void kmg_backend_unlist(struct kmg_net *kn, struct kmg_backend *be, bool id_taken);
 void kmg_backend_apply(struct kmg_backend *be, const struct kmg_backend_cfg *cfg);
 void kmg_backend_put(struct kmg_backend *be);
@@ -694,8 +701,8 @@ void kmg_hooks_pre_exit(struct kmg_net *kn);
 
 /* ingress.c */
 struct netlink_ext_ack;
-int kmg_ingress_check(u32 hook, const char *devs, const struct nlattr *attr,
-		      struct netlink_ext_ack *extack);
+int kmg_ingress_check(u32 hook, const char *devs, const struct nlattr *ahook,
+		      const struct nlattr *attr, struct netlink_ext_ack *extack);
 int kmg_ingress_set(struct kmg_net *kn, u32 hook, const char *devs,
 		    struct netlink_ext_ack *extack);
 void kmg_ingress_net_init(struct kmg_net *kn);
