@@ -95,7 +95,7 @@
 # and 7d each); 1M entries >= 0.9x the 1000 flows; <= 72 bytes per entry. A case that
 # cannot be measured (the module does not build or load, nothing arrives, a counter shows
 # another path, ...) is printed as NOT MEASURED with the reason, and the script exits
-# non-zero. The whole run takes 20-25 minutes (it prints how long).
+# non-zero. The whole run took 18-23 minutes on the 2-core host (it prints how long).
 #
 # Output: the rates and the summary table on stdout and in .build/bench/report.txt, the summary
 # table alone in .build/bench/summary.txt; the VM's log in .build/bench/bench.log; raw results
