@@ -47,7 +47,7 @@ static void save_fields(FILE *f, const struct kmg_object *obj, const void *s)
 {
 	uint64_t present = *(const uint64_t *)s;
 	struct kmg_out o = { .secrets = true };
-	char buf[INET6_ADDRSTRLEN + 64];
+	char buf[KMG_FIELD_TEXT_LEN];
 	unsigned int i;
 
 	for (i = 0; i < obj->n; i++) {

@@ -102,7 +102,7 @@ static void out_field(struct kmg_out *o, const struct kmg_object *obj, const str
 {
 	const char *key = kmg_field_key(obj, f);
 	uint64_t v = kmg_field_uint(obj, f, s);
-	char buf[INET6_ADDRSTRLEN + 64];
+	char buf[KMG_FIELD_TEXT_LEN];
 	const struct kmg_enum *e;
 	unsigned int i;
 

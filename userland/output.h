@@ -39,7 +39,11 @@ struct kmg_table_row {
 
 /* Every field of @s that the rules above print. */
 void kmg_out_fields(struct kmg_out *o, const struct kmg_object *obj, const void *s);
-/* One field's value as text ("30s", "echo,defrag", "(hidden)"), as the CLI reads it back. */
+/*
+ * One field's value as text ("30s", "echo,defrag", "(hidden)"), as the CLI reads it back.
+ * KMG_FIELD_TEXT_LEN holds any field: the longest is ingress-dev's list of names (255 bytes).
+ */
+#define KMG_FIELD_TEXT_LEN	(KMAGLEV_INGRESS_DEV_LEN_MAX + 1)
 const char *kmg_fmt_field(const struct kmg_out *o, const struct kmg_object *obj,
 			  const struct kmg_field *f, const void *s, char *buf, size_t len);
 

@@ -3,7 +3,8 @@
 # Data plane, basics: real TCP (HTTP) and UDP sockets end to end through kmaglev, IPv4 and IPv6
 # VIPs, over every encapsulation (IPIP, GRE, keyed GRE, IPv6 outer, 6in4, 4in6, GRE carrying the
 # other family); the per-backend split over many flows against the configured weights; the
-# service, backend and netns counters; replies that bypass the LB (direct server return).
+# service, backend and netns counters; replies that bypass the LB (direct server return). In
+# either mode (KMAGLEV_DP_HOOK, see dp_lib.sh): the packets were taken where the mode says.
 #
 # Tolerances: a backend's share of N flows is binomial; the split checks allow +-0.09 of the
 # expected share for 300 TCP flows and +-0.065 for 600 UDP flows, about 3 standard deviations
@@ -13,7 +14,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/dp_lib.sh"
 
-dp_test_start 21 1 3
+dp_test_start 22 1 3
 
 V4=$(dp_vip4 0)
 V6=$(dp_vip6 0)
@@ -111,6 +112,11 @@ if dp_need_kmaglev "netns counters moved by the 300 requests"; then
 	ports4=$(awk '{ print $1 }' "$DP_TMP/tcp4" | sort -u | wc -l)
 	dp_gcheck "netns counters moved by the 300 requests" "$g0" "$g1" \
 		"rx-packets>=1200" "tx-packets>=1200" "conn-new>=$((ports4 - 10))"
+fi
+# Where they were taken (KMAGLEV_DP_HOOK): in mode ingress every one by the early path, in
+# mode prerouting none.
+if dp_need_kmaglev "the 300 requests' packets were taken at the hook of the mode"; then
+	dp_check_hook "the 300 requests' packets were taken at the hook of the mode" "$g0" "$g1"
 fi
 # The UDP flows come from fixed ports below the ephemeral range, so none can reuse the 5-tuple
 # of an earlier flow (the encapsulation probe's, from ephemeral ports): 610 distinct flows

@@ -41,6 +41,7 @@
 #   dp_snap ARRAY ..., dp_snap_all, dp_delta   interface and SNMP counters of the namespaces
 #   dp_gstats N, dp_gcheck, dp_svc_stats N S   kmaglev's counters
 #   dp_check_encap, dp_check_split, dp_check_dsr, dp_check_icmp_fwd    checks (KTAP results)
+#   dp_check_hook                              where kmaglev took the packets (DP_HOOK, below)
 #
 # DP_STANDIN=ipvs (or KMAGLEV_DP_STANDIN=ipvs, which selftests/vm/run passes on) makes dp_km
 # configure IPVS instead of kmaglev (tunnel mode, the mh scheduler with port hashing, the VIP on
@@ -48,6 +49,17 @@
 # kmaglev; checks of kmaglev's own counters and features (keyed GRE, resched) are then skipped:
 #
 #   KMAGLEV_DP_STANDIN=ipvs selftests/vm/run --kernel stock -- selftests/net/dp_basic.sh
+#
+# DP_HOOK=prerouting|ingress (or KMAGLEV_DP_HOOK, which selftests/vm/run passes on and
+# run_tests.sh sets for a test named NAME@MODE; default prerouting): where kmaglev takes the
+# clients' packets. In mode ingress dp_test_start sets "config set hook ingress" in every LB
+# as soon as the topology is up, before any test configures a service: LB 1 with ingress-dev
+# "all" (every device but lo: eth0, the tunnels' fallback devices (dp_encap's loop decapsulates
+# there), and devices made later, such as dp_lb_mtu_link's eth1), the other LBs with the list
+# "eth0,eth1" (the link to the router, and the second link dp_lb_mtu_link may add later). Every
+# dp_*.sh then runs its checks on the early path; dp_check_hook checks that it was taken.
+#
+#   KMAGLEV_DP_HOOK=ingress selftests/vm/run --kernel stock -- selftests/net/dp_basic.sh
 
 if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
 	# shellcheck source=lib.sh
@@ -56,6 +68,7 @@ if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
 fi
 
 DP_STANDIN=${DP_STANDIN:-${KMAGLEV_DP_STANDIN:-}}
+DP_HOOK=${DP_HOOK:-${KMAGLEV_DP_HOOK:-prerouting}}
 DP_PY=/usr/bin/python3
 [[ -x $DP_PY ]] || DP_PY=$(command -v python3)
 DP_TMP=$(mktemp -d /tmp/kmaglev-dp.XXXXXX)
@@ -162,6 +175,7 @@ dp_wait() {
 # dp_test_start PLAN NLB NBE: check the tools, print the KTAP header and plan, load kmaglev.ko
 # and build the topology: the first test. If that fails every test fails and the script ends.
 dp_test_start() {
+	local out
 	kmg_require_root
 	kmg_require_cmd ip curl busybox awk
 	[[ -x $DP_PY ]] || ktap_skip_all "python3 not installed"
@@ -172,7 +186,11 @@ dp_test_start() {
 	fi
 	ktap_print_header
 	dp_plan "$1"
-	dp_standin && ktap_print_msg "stand-in: IPVS instead of kmaglev; kmaglev's own checks are skipped"
+	if dp_standin; then
+		ktap_print_msg "stand-in: IPVS instead of kmaglev; kmaglev's own checks are skipped"
+	else
+		ktap_print_msg "kmaglev hook: $DP_HOOK$(dp_hook_desc "$2")"
+	fi
 	if ! dp_load_kmaglev; then
 		dp_fail_rest "load kmaglev.ko"
 		ktap_finished
@@ -181,7 +199,63 @@ dp_test_start() {
 		dp_fail_rest "topology: $2 LB, $3 backends"
 		ktap_finished
 	fi
-	ktap_test_pass "topology: client, router, $2 LB, $3 backends (${SECONDS}s)"
+	if ! out=$(dp_hook_setup 2>&1); then
+		echo "$out" | sed 's/^/# /'
+		dp_fail_rest "topology: $2 LB, $3 backends; hook $DP_HOOK"
+		ktap_finished
+	fi
+	ktap_test_pass "topology: client, router, $2 LB, $3 backends; hook $DP_HOOK (${SECONDS}s)"
+}
+
+# --- kmaglev's hook (DP_HOOK) -----------------------------------------------------------------
+
+# dp_lb_ingress_dev N: the ingress-dev setting of LB N in mode ingress.
+dp_lb_ingress_dev() { if [[ $1 -eq 1 ]]; then echo all; else echo eth0,eth1; fi; }
+
+# dp_hook_desc NLB: the settings of mode ingress, for the KTAP header.
+dp_hook_desc() {
+	local i out=
+	[[ $DP_HOOK == ingress ]] || return 0
+	for ((i = 1; i <= $1; i++)); do out+=", LB $i ingress-dev $(dp_lb_ingress_dev "$i")"; done
+	echo "$out"
+}
+
+# dp_hook_setup: in mode ingress, "config set hook ingress" in every LB (before any service).
+dp_hook_setup() {
+	local i
+	case $DP_HOOK in
+	prerouting) return 0 ;;
+	ingress) ;;
+	*) echo "KMAGLEV_DP_HOOK=$DP_HOOK: must be prerouting or ingress"; return 1 ;;
+	esac
+	dp_standin && return 0
+	for ((i = 1; i <= DP_NLB; i++)); do
+		dp_km "$i" config set hook ingress ingress-dev "$(dp_lb_ingress_dev "$i")" || return 1
+		dp_km "$i" config show | grep -q " hook ingress ingress-dev $(dp_lb_ingress_dev "$i")" ||
+			{ echo "LB $i: config show: $(dp_km "$i" config show)"; return 1; }
+	done
+}
+
+# dp_check_hook DESC BEFORE AFTER [N]: one KTAP result: between two dp_gstats outputs of LB N
+# (default 1), the packets kmaglev balanced (rx-packets) were taken where DP_HOOK says: in mode
+# ingress all of them by the early path (rx-ingress grew as much, but for at most 3 counted
+# while the stats were read), in mode prerouting none of them (rx-ingress +0).
+dp_check_hook() {
+	local desc=$1 rx ri ok=0
+	rx=$(dp_gdelta "$2" "$3" rx-packets)
+	ri=$(dp_gdelta "$2" "$3" rx-ingress)
+	if [[ $rx -le 0 || $ri -lt 0 ]]; then
+		ok=0
+	elif [[ $DP_HOOK == ingress ]]; then
+		[[ $ri -ge $((rx - 3)) && $ri -le $((rx + 3)) ]] && ok=1
+	else
+		[[ $ri -eq 0 ]] && ok=1
+	fi
+	if [[ $ok -eq 1 ]]; then
+		ktap_test_pass "$desc (hook $DP_HOOK): rx-packets +$rx rx-ingress +$ri"
+	else
+		ktap_test_fail "$desc (hook $DP_HOOK): rx-packets +$rx rx-ingress +$ri"
+	fi
 }
 
 # Stop everything started in the background and delete the namespaces.

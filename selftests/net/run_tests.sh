@@ -2,6 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Run kmaglev kselftests (all of selftests/net/*.sh, or those named) and print KTAP: each script
 # is one top-level test, with its own KTAP indented beneath it. Exit 0 only if none failed.
+#
+# NAME@MODE runs a data-plane test (dp_*.sh) with kmaglev's hook in MODE (prerouting or
+# ingress: KMAGLEV_DP_HOOK, see dp_lib.sh), whatever KMAGLEV_DP_HOOK says for the others:
+#   run_tests.sh dp_basic dp_basic@ingress
 cd "$(dirname "$0")" || exit 1
 
 tests=("$@")
@@ -12,17 +16,26 @@ echo "1..${#tests[@]}"
 n=0 failed=0
 for t in "${tests[@]}"; do
 	n=$((n + 1))
+	hook=${KMAGLEV_DP_HOOK:-}
+	if [[ $t == *@* ]]; then
+		hook=${t##*@}
+		t=${t%@*}
+	fi
 	t=${t%.sh}.sh
+	name=$t
+	# (dp_acl.sh runs in both modes whatever it is given)
+	[[ $t == dp_* && $t != dp_acl.sh && -n $hook ]] && name+=" (hook $hook)"
 	start=$SECONDS
-	echo "# selftests: kmaglev: $t"
-	timeout -s KILL "${KMAGLEV_TEST_TIMEOUT:-900}" ./"$t" 2>&1 | sed -u 's/^/  /'
+	echo "# selftests: kmaglev: $name"
+	KMAGLEV_DP_HOOK=$hook timeout -s KILL "${KMAGLEV_TEST_TIMEOUT:-900}" ./"$t" 2>&1 |
+		sed -u 's/^/  /'
 	rc=${PIPESTATUS[0]}
 	took="$((SECONDS - start))s"
 	case $rc in
-	0) echo "ok $n selftests: kmaglev: $t # $took" ;;
-	4) echo "ok $n selftests: kmaglev: $t # SKIP" ;;
-	137) echo "not ok $n selftests: kmaglev: $t # TIMEOUT"; failed=1 ;;
-	*) echo "not ok $n selftests: kmaglev: $t # exit=$rc"; failed=1 ;;
+	0) echo "ok $n selftests: kmaglev: $name # $took" ;;
+	4) echo "ok $n selftests: kmaglev: $name # SKIP" ;;
+	137) echo "not ok $n selftests: kmaglev: $name # TIMEOUT"; failed=1 ;;
+	*) echo "not ok $n selftests: kmaglev: $name # exit=$rc"; failed=1 ;;
 	esac
 	# Every test leaves the module unloaded and no namespaces behind.
 	rmmod kmaglev 2>/dev/null

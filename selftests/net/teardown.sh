@@ -1,20 +1,23 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Object lifetimes at the edges: failed requests that allocated a backend, the last service
-# deleted, a netns deleted and the module unloaded while packets flow, and many netns with
-# live connection entries destroyed in a row. Written for the debug kernel (KASAN, KMEMLEAK):
+# deleted, a netns deleted and the module unloaded while packets flow, mode ingress's device
+# hooks while packets flow (devices deleted, moved, renamed; modes switched; a netns and the
+# module going with hooks registered), and many netns with live connection entries destroyed
+# in a row. Written for the debug kernel (KASAN, KMEMLEAK):
 # there a use-after-free is a splat that fails the run; on every kernel the object counters
 # in debugfs and the probe counter show what was left behind.
 #
 #   cl (pktgen, UDP to the VIP from many ports) --veth--> lb (kmaglev) --> dummy0 (backends)
 #
 # KMAGLEV_TEARDOWN_NETNS: how many netns the destroy loop creates (default 200).
+# KMAGLEV_TEARDOWN_ROUNDS: rounds of the last-service and the mode-switch cases (default 5).
 source "$(dirname "$0")/lib.sh"
 
 kmg_require_root
 kmg_require_cmd ip python3
 ktap_print_header
-ktap_set_plan 9
+ktap_set_plan 18
 
 NNS=${KMAGLEV_TEARDOWN_NETNS:-200}
 VIP=192.0.2.1
@@ -194,6 +197,179 @@ sleep 1
 pg_stop
 kmg_load_module || { ktap_test_fail "reload kmaglev.ko"; ktap_finished; }
 ktap_test_result "module reloaded, nothing left over" wait_objects
+
+# --- mode ingress under traffic ----------------------------------------------------------
+# Device hooks (ingress.c) come and go with their devices: hooked veths deleted, moved to
+# another netns and back, renamed into and out of the list; modes switched back and forth; a
+# netns with ingress hooks deleted; the module unloaded with ingress hooks registered. All
+# while a flooder sends UDP to VIP A over link a and to VIP B over link b (a python loop:
+# pktgen's packets are shared skbs, which the early path leaves to PRE_ROUTING):
+#
+#   icl ca --- ia ilb   kmaglev: hook ingress, ingress-dev ia,ib; dummy0 to the backends
+#   icl cb --- ib       moved to ilbx and back; ilbx: hook ingress, ingress-dev xb
+#
+# Where packets were taken is read from the counters of the netns that has the device, which
+# gets the traffic of that link only: all of it at ingress (rx-ingress grows as rx-packets
+# does) when the device is hooked, none of it (rx-ingress +0) when not.
+VA=192.0.2.21
+VB=192.0.2.22
+kmg_netns_add ilb
+kmg_netns_add ilbx
+kmg_netns_add icl
+KI() { ip netns exec "$ilb" "$KMAGLEV" "$@"; }
+KX() { ip netns exec "$ilbx" "$KMAGLEV" "$@"; }
+# lb_setup NS: dummy0 to the backends, rp_filter off, a service for each VIP
+lb_setup() {
+	ip -n "$1" link add dummy0 type dummy &&
+		ip -n "$1" addr add 10.0.0.254/8 dev dummy0 &&
+		ip -n "$1" link set dummy0 up &&
+		ip netns exec "$1" sysctl -qw net.ipv4.conf.all.rp_filter=0 \
+			net.ipv4.conf.default.rp_filter=0 &&
+		printf 'service add %s:53/udp backend 10.0.0.1\n' $VA $VB |
+			ip netns exec "$1" "$KMAGLEV" -b -
+}
+# link_a: the veth of link a, ia in ilb (198.51.100.9/30), ca in icl (.10), VIP A routed over it
+link_a() {
+	ip link add ia netns "$ilb" type veth peer name ca netns "$icl" &&
+		ip -n "$ilb" addr add 198.51.100.9/30 dev ia && ip -n "$ilb" link set ia up &&
+		ip -n "$icl" addr add 198.51.100.10/30 dev ca && ip -n "$icl" link set ca up &&
+		ip -n "$icl" route add $VA/32 via 198.51.100.9
+}
+# ib_to NS: move ib (link b's LB side) into NS, with its address, up
+ib_to() {
+	ip -n "$2" link set ib netns "$1" &&
+		ip -n "$1" addr add 198.51.100.13/30 dev ib && ip -n "$1" link set ib up
+}
+# rename NS OLD NEW: a device renamed (it must be down for that)
+rename() {
+	ip -n "$1" link set "$2" down && ip -n "$1" link set "$2" name "$3" &&
+		ip -n "$1" link set "$3" up
+}
+# taken NS: once NS's rx-packets grew by 30 (within 60 s), "RX RI": how much rx-packets and
+# rx-ingress grew (from one stats dump each time)
+rxri() {
+	ip netns exec "$1" "$KMAGLEV" stats |
+		awk '$1 == "global" { g = 1 } g { for (i = 1; i < NF; i++) {
+			if ($i == "rx-packets") rx = $(i + 1); if ($i == "rx-ingress") ri = $(i + 1) } }
+		     END { print rx + 0, ri + 0 }'
+}
+taken() {
+	local rx0 ri0 rx ri end=$((SECONDS + 60))
+	read -r rx0 ri0 <<<"$(rxri "$1")"
+	while read -r rx ri <<<"$(rxri "$1")"; [[ $((rx - rx0)) -lt 30 && $SECONDS -lt $end ]]; do
+		sleep 0.3
+	done
+	echo "$((rx - rx0)) $((ri - ri0))"
+}
+# at NS ingress|prerouting: NS's packets were all taken at ingress, or none was; says how many
+at() {
+	local rx ri
+	read -r rx ri <<<"$(taken "$1")"
+	echo "${1%%-*}: rx-packets +$rx rx-ingress +$ri"
+	[[ $rx -ge 30 ]] || return 1
+	if [[ $2 == ingress ]]; then
+		[[ $ri -ge $((rx - 3)) ]]
+	else
+		[[ $ri -eq 0 ]]
+	fi
+}
+# check DESC CMD...: CMD's lines (the "at" results) in the KTAP result
+check() {
+	local desc=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		ktap_test_pass "$desc ($(tr '\n' ';' <<<"$out" | sed 's/;$//; s/;/; /g'))"
+	else
+		echo "$out" | sed 's/^/# /'
+		ktap_test_fail "$desc"
+	fi
+}
+FLOOD_PID=
+flood_stop() {
+	[[ -n $FLOOD_PID ]] && kill "$FLOOD_PID" 2>/dev/null && wait "$FLOOD_PID" 2>/dev/null
+	FLOOD_PID=
+}
+trap '[[ -n $PG_PID ]] && pg_stop; flood_stop; kmg_netns_cleanup' EXIT
+
+ingress_setup() {
+	lb_setup "$ilb" && lb_setup "$ilbx" &&
+		KI config set hook ingress ingress-dev ia,ib && KX config set hook ingress ingress-dev xb &&
+		link_a &&
+		ip link add ib netns "$ilb" type veth peer name cb netns "$icl" &&
+		ip -n "$ilb" addr add 198.51.100.13/30 dev ib && ip -n "$ilb" link set ib up &&
+		ip -n "$icl" addr add 198.51.100.14/30 dev cb && ip -n "$icl" link set cb up &&
+		ip -n "$icl" route add $VB/32 via 198.51.100.13
+}
+t0=$SECONDS
+out=$(ingress_setup 2>&1) || echo "$out" | sed 's/^/# /'
+# 32 flows to each VIP, up to 3200 packets a second; errors (no route while a link is away)
+# are ignored
+ip netns exec "$icl" "$PY" - $VA $VB >/dev/null 2>&1 <<'EOF' &
+import socket, sys, time
+socks = []
+for p in range(40000, 40032):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(('0.0.0.0', p))
+    s.setblocking(False)
+    socks.append(s)
+while True:
+    for v in sys.argv[1:]:
+        for s in socks:
+            try:
+                s.sendto(b'kmaglev teardown', (v, 53))
+            except OSError:
+                pass
+    time.sleep(0.02)
+EOF
+FLOOD_PID=$!
+
+check "mode ingress: ilb's traffic over its two hooked veths taken at ingress" at "$ilb" ingress
+case_move() { ib_to "$ilbx" "$ilb" && at "$ilbx" prerouting && at "$ilb" ingress; }
+check "hooked ib moved to ilbx, whose list does not name it: not hooked there; ilb's ia still is" \
+	case_move
+case_rename() {
+	rename "$ilbx" ib xb && at "$ilbx" ingress && rename "$ilbx" xb ib && at "$ilbx" prerouting
+}
+check "ib renamed into ilbx's list (xb): hooked; renamed out again: not hooked" case_rename
+case_del() { ip -n "$ilb" link del ia && ib_to "$ilb" "$ilbx" && at "$ilb" ingress; }
+check "hooked ia deleted under traffic; ib moved back to ilb, which names it: hooked there" case_del
+case_again() { link_a && ib_to "$ilbx" "$ilb" && at "$ilb" ingress && at "$ilbx" prerouting; }
+check "ia made again: hooked again; ib moved out to ilbx again: not hooked there" case_again
+# Each round: prerouting, ingress on every device, ingress on the list, in both LBs.
+case_switch() {
+	local i
+	for i in $(seq 1 "$ROUNDS"); do
+		KI config set hook prerouting && KX config set hook prerouting &&
+			KI config set hook ingress ingress-dev all &&
+			KX config set hook ingress ingress-dev all &&
+			KI config set ingress-dev ia,ib && KX config set ingress-dev xb || return 1
+	done
+	KI config set hook prerouting && at "$ilb" prerouting &&
+		KI config set hook ingress && at "$ilb" ingress
+}
+check "modes switched under traffic $ROUNDS times in both LBs; then prerouting, then ingress again" \
+	case_switch
+# ilbx has 2 services and 2 backends of its own
+case_netns() {
+	local s0 b0 i
+	s0=$(obj services)
+	b0=$(obj backends)
+	KX config set ingress-dev xb,ib && at "$ilbx" ingress && ip netns del "$ilbx" || return 1
+	for i in $(seq 1 60); do
+		[[ $(obj services) -eq $((s0 - 2)) && $(obj backends) -eq $((b0 - 2)) ]] && break
+		sleep 0.5
+	done
+	echo "objects: services $s0 -> $(obj services), backends $b0 -> $(obj backends)"
+	[[ $(obj services) -eq $((s0 - 2)) && $(obj backends) -eq $((b0 - 2)) ]]
+}
+check "ilbx deleted with its hooked ib under traffic: its objects freed" case_netns
+case_unload() { KI config set ingress-dev all && at "$ilb" ingress && rmmod kmaglev; }
+check "module unloaded under traffic with ingress hooks on every device of ilb" case_unload
+flood_stop
+ip netns del "$ilb"
+ip netns del "$icl"
+kmg_load_module || { ktap_test_fail "reload kmaglev.ko"; ktap_finished; }
+ktap_test_result "module reloaded, nothing left over ($((SECONDS - t0))s in mode ingress)" wait_objects
 
 # --- 6: many netns with live connection entries destroyed in a row ------------------------
 # Entries are freed by RCU callbacks after their netns' per-netns memory is gone: the

@@ -46,7 +46,7 @@ static void put_fields(FILE *f, const char *indent, const struct kmg_object *obj
 {
 	uint64_t present = *(const uint64_t *)s;
 	struct kmg_out o = { .secrets = true };
-	char buf[INET6_ADDRSTRLEN + 64];
+	char buf[KMG_FIELD_TEXT_LEN];
 	unsigned int i, k;
 
 	for (i = 0; i < obj->n; i++) {

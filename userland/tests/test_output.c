@@ -8,6 +8,7 @@
 
 #include "helpers.h"
 #include "args.h"
+#include "daemon/config.h"
 
 static void put_v4(struct nlmsghdr *nlh, uint16_t type, const char *s)
 {
@@ -528,6 +529,58 @@ static void test_config(void **state)
 	kmg_msgs_free(&l);
 }
 
+/*
+ * ingress-dev at its longest (32 names, 255 bytes): shown, saved and saved as YAML whole,
+ * not cut at a buffer for addresses (it once was at 109 bytes: a saved list named other
+ * devices, or failed to load).
+ */
+static void test_ingress_dev_long(void **state)
+{
+	struct kmg_msgs l = { 0 };
+	char buf[1024], devs[256], want[300];
+	struct nlmsghdr *nlh;
+	struct nlattr *n;
+	json_object *o;
+	struct tout t;
+	char *text;
+	size_t len = 0;
+	int i;
+
+	for (i = 0; i < 32; i++)
+		len += snprintf(devs + len, sizeof(devs) - len, "%sdevice-%02d", i ? "," : "", i);
+	/* pad the last name up to the 255 bytes the attribute may have */
+	while (len < KMAGLEV_INGRESS_DEV_LEN_MAX)
+		devs[len++] = 'x';
+	devs[len] = '\0';
+	assert_int_equal(strlen(devs), KMAGLEV_INGRESS_DEV_LEN_MAX);
+	nlh = kmg_req_start(buf, KMAGLEV_CMD_CONFIG_GET, 0);
+	n = mnl_attr_nest_start(nlh, KMAGLEV_A_CONFIG);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_HOOK, KMAGLEV_HOOK_INGRESS);
+	mnl_attr_put_strz(nlh, KMAGLEV_A_CONFIG_INGRESS_DEV, devs);
+	mnl_attr_nest_end(nlh, n);
+	kmg_collect_cb(nlh, &l);
+
+	o = both(print_config, &l, &text);
+	snprintf(want, sizeof(want), " hook ingress ingress-dev %s\n", devs);
+	assert_non_null(strstr(text, want));
+	free(text);
+	assert_string_equal(jstr(o, "ingress-dev"), devs);
+	json_object_put(o);
+
+	tout_open(&t);
+	kmg_save(t.f, &l.m[0].config, &(struct kmg_msgs){ 0 });
+	snprintf(want, sizeof(want), "hook ingress ingress-dev %s", devs);
+	assert_non_null(strstr(tout_text(&t), want));
+	tout_close(&t);
+
+	tout_open(&t);
+	assert_int_equal(kmd_config_save_yaml(t.f, &l.m[0].config, NULL, 0), 0);
+	snprintf(want, sizeof(want), "ingress-dev: \"%s\"\n", devs);	/* commas: quoted */
+	assert_non_null(strstr(tout_text(&t), want));
+	tout_close(&t);
+	kmg_msgs_free(&l);
+}
+
 static void test_events(void **state)
 {
 	char b1[2048], b2[1024], b3[1024];
@@ -670,6 +723,7 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_ingress_dev_long),
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_save),
 		cmocka_unit_test(test_owner),
