@@ -182,10 +182,7 @@ svc_gen() {
 # kmaglev's netns-wide data-path counters, "NAME VALUE" a line (as dp_lib.sh's dp_gstats),
 # and how much one grew: gdelta BEFORE AFTER NAME (-1 when it is missing).
 gstats() {
-	"$CLI" stats 2>/dev/null |
-		awk '$1 == "global" { g = 1; for (i = 2; i < NF; i += 2) print $i, $(i + 1); next }
-		     g && /^  / { for (i = 1; i < NF; i += 2) print $i, $(i + 1); next }
-		     { g = 0 }'
+	"$CLI" stats 2>/dev/null | awk -f "$TOP/selftests/net/gstats.awk"
 }
 gdelta() {
 	local a b
