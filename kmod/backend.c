@@ -25,7 +25,7 @@ struct kmg_backend *kmg_backend_alloc(const struct kmg_backend_cfg *cfg)
 	be->stats = kmg_stats_alloc();
 	if (!be->stats)
 		goto err_be;
-	if (dst_cache_init(&be->dst_cache, GFP_KERNEL_ACCOUNT))
+	if (kmg_route_cache_init(&be->routes, GFP_KERNEL_ACCOUNT))
 		goto err_stats;
 	be->addr = cfg->addr;
 	be->weight = 1;
@@ -71,7 +71,7 @@ void kmg_backend_id_free(struct kmg_net *kn, struct kmg_backend *be)
  * publishes with release semantics, so a probe that finds the backend sees be->svc.
  * Under kn->lock.
  */
-void kmg_backend_list(struct kmg_net *kn, const struct kmg_service *svc, struct kmg_backend *be)
+void kmg_backend_list(struct kmg_net *kn, struct kmg_service *svc, struct kmg_backend *be)
 {
 	lockdep_assert_held(&kn->lock);
 	be->svc = svc;
@@ -119,7 +119,7 @@ static void kmg_backend_free_rcu(struct rcu_head *head)
 {
 	struct kmg_backend *be = container_of(head, struct kmg_backend, rcu);
 
-	dst_cache_destroy(&be->dst_cache);
+	kmg_route_cache_destroy(&be->routes);
 	free_percpu(be->stats);
 	kfree(be);
 	atomic_long_dec(&kmg_objects.backends);

@@ -3,22 +3,34 @@
  * kmaglev connection table: which backend each flow (5-tuple + service) is pinned to.
  *
  * Design: two rhashtables per netns, one per address family, because the keys differ in size
- * (16 bytes for IPv4, 40 for IPv6) and IPv4 entries then fit in 64 bytes. The key is the
- * 5-tuple alone, so an established flow is found without looking up its VIP and service
- * first: the entry points to its service (and holds a reference on it). rhashtable gives
- * lockless RCU lookups, per-bucket locks for inserts and removals, and resizing on its own.
- * (hlist_nulls with SLAB_TYPESAFE_BY_RCU, as conntrack does, would save the 16-byte rcu_head
- * per entry but needs a reference count or a re-check on every lookup and a fixed-size table.)
+ * (16 bytes for IPv4, 40 for IPv6) and IPv4 entries then fit in 56 bytes (IPv6 ones in 80).
+ * The key is the 5-tuple alone, so an established flow is found without looking up its VIP
+ * and service first: the entry's service is its backend's (be->svc), and the entry holds a
+ * reference on it. rhashtable gives lockless RCU lookups, per-bucket locks for inserts and
+ * removals, and resizing on its own. (hlist_nulls with SLAB_TYPESAFE_BY_RCU, as conntrack
+ * does, would save the 16-byte rcu_head per entry but needs a reference count or a re-check
+ * on every lookup and a fixed-size table.)
+ *
+ * The service of an entry: the entry keeps no pointer to it, its backend names it. be->svc is
+ * set when the backend joins its service's set, before any table with the backend is
+ * published, and never changes; a backend belongs to one service for life (a backend deleted
+ * and added again is a new one). Every backend an entry is ever pinned to comes from the
+ * tables of the service the packet matched, after kmg_entry_check() (select.c) found the
+ * entry to be that service's: so a re-pinned entry (kmg_conn_set_backend()) keeps its
+ * service, and kmg_conn_service() reads the same service whichever backend it finds. An entry
+ * of a service deleted and re-created with the same VIP, protocol and port names the old,
+ * dead service object: it never compares equal to the new one.
  *
  * Lifetime: an entry holds a reference on its backend and on its service, taken before it is
- * published in the table. Entries have no timers: each carries an expiry time that packets
- * push forward, and an incremental GC worker walks the tables in bounded chunks, removing
- * expired entries and entries of deleted services. A removed entry is freed after an RCU
- * grace period; the backend and service counters it was part of are settled then too. The
- * RCU callback touches only the entry, its backend and service (which it holds references
- * on) and module-global data, never the netns' struct kmg_net: the netns core frees that
- * right after kmg_net_exit(), without waiting for RCU callbacks. Module unload waits for them
- * with rcu_barrier().
+ * published in the table. The backend holds none on its service: it is the entry's that keeps
+ * be->svc alive for as long as the entry may be read (until its RCU callback). Entries have
+ * no timers: each carries an expiry time that packets push forward, and an incremental GC
+ * worker walks the tables in bounded chunks, removing expired entries and entries of deleted
+ * services. A removed entry is freed after an RCU grace period; the backend and service
+ * counters it was part of are settled then too. The RCU callback touches only the entry, its
+ * backend and service (which it holds references on) and module-global data, never the
+ * netns' struct kmg_net: the netns core frees that right after kmg_net_exit(), without waiting
+ * for RCU callbacks. Module unload waits for them with rcu_barrier().
  *
  * Memory: entries are allocated in softirq context, where nothing is charged to a memory
  * cgroup by default. They are charged to the memory cgroup of the task that started
@@ -58,13 +70,19 @@ struct kmg_conn_key6 {
 };
 
 /*
- * An entry. IPv4 entries are allocated only up to the end of k4 (64 bytes), IPv6 entries up
- * to the end of k6 (88).
+ * An entry. IPv4 entries are allocated only up to the end of k4 (56 bytes on 64-bit), IPv6
+ * entries up to the end of k6 (80). Read locklessly under RCU by the packet path and GC:
+ * node, family and the key are set before rhashtable publishes the entry and never change;
+ * be, expires and state change while it is published, each written with one xchg() or
+ * WRITE_ONCE() and read with READ_ONCE(); rcu is call_rcu()'s once the entry is unlinked.
  */
 struct kmg_conn {
 	struct rhash_head node;
-	struct kmg_backend *be;		/* changed with xchg() (resched); read with READ_ONCE() */
-	struct kmg_service *svc;
+	/*
+	 * Changed with xchg() (resched, reuse), only ever to a backend of the same service
+	 * (see the file comment): be->svc is the entry's service.
+	 */
+	struct kmg_backend *be;
 	u32 expires;			/* jiffies, 32 bits */
 	u8 state;			/* enum kmg_conn_state */
 	u8 family;
@@ -124,6 +142,14 @@ u32 kmg_conn_count(struct kmg_net *kn)
 
 int kmg_conn_caches_init(void)
 {
+	/*
+	 * Sizes the slab keeps as they are: whole words (SLUB rounds objects up to one), and
+	 * no SLAB_HWCACHE_ALIGN (which would round an IPv4 entry up to 64 bytes). So the
+	 * objects are KMG_CONN4_SIZE and KMG_CONN6_SIZE bytes, as the memory report counts
+	 * them (without slab debugging, which adds red zones and tracking).
+	 */
+	BUILD_BUG_ON(KMG_CONN4_SIZE % sizeof(void *) || KMG_CONN6_SIZE % sizeof(void *));
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) && (KMG_CONN4_SIZE != 56 || KMG_CONN6_SIZE != 80));
 	kmg_conn4_cache = kmem_cache_create("kmaglev_conn4", KMG_CONN4_SIZE, 0,
 					    SLAB_ACCOUNT, NULL);
 	kmg_conn6_cache = kmem_cache_create("kmaglev_conn6", KMG_CONN6_SIZE, 0,
@@ -142,22 +168,34 @@ void kmg_conn_caches_exit(void)
 	kmem_cache_destroy(kmg_conn6_cache);
 }
 
-/* Bytes of one entry as allocated (slab object), for the memory report. */
+/*
+ * Bytes of one entry as allocated (its slab object), for the memory report. Not counted:
+ * the slab's own overhead (the tail of each slab page that holds no whole object; with the
+ * entries charged to a memory cgroup other than the root, its per-object cgroup pointer).
+ */
 size_t kmg_conn_entry_bytes(u8 family)
 {
 	return kmem_cache_size(family == AF_INET ? kmg_conn4_cache : kmg_conn6_cache);
 }
 
-/* Bytes of both tables' bucket arrays. */
+/* Bytes of a table's bucket arrays: the current one, and the next one while it resizes. */
+static size_t kmg_conn_ht_bytes(struct rhashtable *ht)
+{
+	const struct bucket_table *t;
+	size_t b = 0;
+
+	for (t = rht_dereference_rcu(ht->tbl, ht); t; t = rht_dereference_rcu(t->future_tbl, ht))
+		b += struct_size(t, buckets, t->size);
+	return b;
+}
+
+/* Bytes of both tables' bucket arrays (with their headers). */
 size_t kmg_conn_bucket_bytes(struct kmg_net *kn)
 {
-	const struct bucket_table *t4, *t6;
 	size_t b;
 
 	rcu_read_lock();
-	t4 = rht_dereference_rcu(kn->conns.ht4.tbl, &kn->conns.ht4);
-	t6 = rht_dereference_rcu(kn->conns.ht6.tbl, &kn->conns.ht6);
-	b = ((size_t)t4->size + t6->size) * sizeof(t4->buckets[0]);
+	b = kmg_conn_ht_bytes(&kn->conns.ht4) + kmg_conn_ht_bytes(&kn->conns.ht6);
 	rcu_read_unlock();
 	return b;
 }
@@ -182,9 +220,10 @@ static void kmg_conn_key6(struct kmg_conn_key6 *k, const struct kmg_pkt *p)
 	k->proto = p->proto;
 }
 
+/* The entry's service: its backend's (under RCU; the entry holds a reference on it). */
 struct kmg_service *kmg_conn_service(const struct kmg_conn *c)
 {
-	return c->svc;
+	return READ_ONCE(c->be)->svc;
 }
 
 bool kmg_conn_expired(const struct kmg_conn *c)
@@ -274,7 +313,10 @@ void kmg_conn_refresh(struct kmg_net *kn, struct kmg_conn *c, const struct kmg_p
 	WRITE_ONCE(c->expires, expires);
 }
 
-/* Pin the flow to another backend (resched, or an expired entry reused for a new flow). */
+/*
+ * Pin the flow to another backend (resched, or an expired entry reused for a new flow): one
+ * of the entry's own service, which the caller checked the entry belongs to.
+ */
 void kmg_conn_set_backend(struct kmg_net *kn, struct kmg_conn *c, struct kmg_backend *be,
 			  const struct kmg_pkt *p, bool is_new)
 {
@@ -284,6 +326,8 @@ void kmg_conn_set_backend(struct kmg_net *kn, struct kmg_conn *c, struct kmg_bac
 	kmg_backend_get(be);
 	atomic_inc(&be->conns);
 	old = xchg(&c->be, be);
+	/* the service reference the entry holds is for this service */
+	WARN_ON_ONCE(old->svc != be->svc);
 	atomic_dec(&old->conns);
 	kmg_backend_put(old);
 	WRITE_ONCE(c->state, state);
@@ -293,7 +337,7 @@ void kmg_conn_set_backend(struct kmg_net *kn, struct kmg_conn *c, struct kmg_bac
 /* Settle an entry's counters and references, after every reader is done with it. */
 static void kmg_conn_free(struct kmg_conn *c)
 {
-	struct kmg_service *svc = c->svc;
+	struct kmg_service *svc = c->be->svc;
 
 	atomic_dec(&c->be->conns);
 	kmg_backend_put(c->be);
@@ -420,13 +464,14 @@ struct kmg_conn *kmg_conn_insert(struct kmg_net *kn, struct kmg_service *svc,
 		kmg_conn_key6(&c->k6, p);
 	state = kmg_conn_next_state(KMG_CS_OTHER, p, true);
 	c->family = p->family;
-	c->svc = svc;
 	c->state = state;
 	c->expires = (u32)jiffies + kmg_conn_timeout(kn, state);
 	/*
 	 * Every reference the entry holds is taken before it is published: from then on another
-	 * CPU may find it, move it to another backend (dropping this one) or remove it.
+	 * CPU may find it, move it to another backend (dropping this one) or remove it. @be is
+	 * from @svc's tables, so the service reference is be->svc's, the entry's service.
 	 */
+	WARN_ON_ONCE(be->svc != svc);
 	c->be = be;
 	kmg_backend_get(be);
 	atomic_inc(&be->conns);
@@ -473,7 +518,7 @@ static bool kmg_conn_gc_table(struct kmg_net *kn, struct rhashtable_iter *iter,
 			break;
 		}
 		(*budget)--;
-		if (kmg_conn_expired(c) || READ_ONCE(c->svc->dead)) {
+		if (kmg_conn_expired(c) || READ_ONCE(kmg_conn_service(c)->dead)) {
 			if (kmg_conn_unlink(kn, c))
 				kmg_count(kn, KMG_C_CONN_EXPIRED);
 		}

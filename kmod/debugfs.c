@@ -3,7 +3,9 @@
  * kmaglev debugfs: /sys/kernel/debug/kmaglev/objects counts live services, backends, tables
  * and connection entries across all network namespaces, so tests can see that a deleted netns
  * freed everything once RCU and the table workqueue have run, and reports the bytes the
- * connection tables use (entries as allocated plus hash buckets).
+ * connection tables use: conn_bytes is the entries in the tables times their slab object
+ * size (kmg_conn_entry_bytes()) plus the rhashtables' bucket arrays (kmg_conn_bucket_bytes()),
+ * so conn_bytes / conns is the cost of one entry including its share of the buckets.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>

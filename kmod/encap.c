@@ -3,8 +3,9 @@
  * kmaglev encapsulation: send a packet to its backend in IPIP, IPv6-in-IPv6, 4in6, 6in4 or
  * GRE (optionally keyed) over IPv4 or IPv6. The outer family is the backend's.
  *
- * The route to each backend is kept in a per-backend dst_cache, which notices route changes
- * (a stale route fails its dst check and is looked up again). The outer source is the
+ * The route to each backend is kept in a per-backend, per-CPU cache (route.c), which notices
+ * route changes (a stale route fails its dst check and is looked up again) and lends the
+ * route to each packet without a reference (skb_dst_set_noref()). The outer source is the
  * service's encap-src, or the route's preferred source; the cache remembers which encap-src
  * setting its routes were made for (kmg_encap_src()). DSCP is copied and ECN encapsulated as
  * RFC 6040 says; an IPv6 outer header carries the flow hash in its flow label so backends can
@@ -29,6 +30,7 @@
  * ip_finish_output2() would send it (kmg_neigh_out()).
  */
 #include <linux/if_tunnel.h>
+#include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/kmaglev.h>
@@ -75,11 +77,12 @@ static u8 kmg_inner_dsfield(const struct sk_buff *skb, const struct kmg_pkt *p)
 
 /*
  * The service's encap-src for @family (0 / :: for none), and the generation of the setting:
- * svc->esrc_seq (see struct kmg_service). The backend's dst_cache holds routes made for
+ * svc->esrc_seq (see struct kmg_service). The backend's route cache holds routes made for
  * generation be->dst_src_seq; when the setting changed since, every CPU's cached route is
- * invalidated (dst_cache_reset()), so that a cleared encap-src does not keep the old source.
+ * invalidated (kmg_route_cache_reset()), so that a cleared encap-src does not keep the old
+ * source.
  *
- * Call after dst_cache_get_*(): a CPU that finds no route after the reset (so that its new
+ * Call after kmg_route_get(): a CPU that finds no route after the reset (so that its new
  * route counts as fresh) then reads the new setting.
  */
 static unsigned int kmg_encap_src(const struct kmg_service *svc, u8 family,
@@ -101,7 +104,7 @@ static unsigned int kmg_encap_src(const struct kmg_service *svc, u8 family,
 static void kmg_encap_src_gen(struct kmg_backend *be, unsigned int gen)
 {
 	if (READ_ONCE(be->dst_src_seq) != gen) {
-		dst_cache_reset(&be->dst_cache);
+		kmg_route_cache_reset(&be->routes);
 		WRITE_ONCE(be->dst_src_seq, gen);
 	}
 }
@@ -214,13 +217,15 @@ static bool kmg_direct_ok(const struct kmg_pkt *p, const struct dst_entry *dst)
  * header is complete but for IPv4's length and checksum. Headroom for the link layer was
  * reserved (skb_cow_head()). Under RCU, with bottom halves off.
  */
-static void kmg_neigh_out(struct kmg_net *kn, struct sk_buff *skb)
+static bool kmg_neigh_out(struct kmg_net *kn, struct sk_buff *skb)
 {
 	struct dst_entry *dst = skb_dst(skb);
+	/* once: dst_dev_put() may switch a dying route to the blackhole device */
+	struct net_device *dev = READ_ONCE(dst->dev);
 	struct neighbour *neigh;
 	bool is_v6gw = false;
 
-	skb->dev = dst->dev;
+	skb->dev = dev;
 	if (skb->protocol == htons(ETH_P_IP)) {
 		struct iphdr *iph = ip_hdr(skb);
 
@@ -228,14 +233,18 @@ static void kmg_neigh_out(struct kmg_net *kn, struct sk_buff *skb)
 		ip_send_check(iph);
 		neigh = ip_neigh_for_gw((struct rtable *)dst, skb, &is_v6gw);
 	} else {
-		neigh = ip_neigh_gw6(dst->dev, rt6_nexthop((struct rt6_info *)dst,
-							   &ipv6_hdr(skb)->daddr));
+		neigh = ip_neigh_gw6(dev, rt6_nexthop((struct rt6_info *)dst,
+						      &ipv6_hdr(skb)->daddr));
 	}
 	if (IS_ERR(neigh)) {
 		kmg_drop(kn, skb, KMG_C_DROP_NO_ROUTE, SKB_DROP_REASON_NEIGH_CREATEFAIL);
-		return;
+		return false;
 	}
+	/* a tunnel device as the route's device sends with ip_local_out(): see kmg_local_out() */
+	__this_cpu_write(kmg_in_xmit, true);
 	neigh_output(neigh, skb, is_v6gw);
+	__this_cpu_write(kmg_in_xmit, false);
+	return true;
 }
 
 /* Send an encapsulated packet to its backend, and count it. */
@@ -243,10 +252,12 @@ static void kmg_tx(struct kmg_net *kn, struct sk_buff *skb, bool direct)
 {
 	unsigned int len = skb->len;
 
-	if (direct)
-		kmg_neigh_out(kn, skb);
-	else
+	if (direct) {
+		if (!kmg_neigh_out(kn, skb))
+			return;
+	} else {
 		kmg_local_out(kn, skb);
+	}
 	kmg_count(kn, KMG_C_TX_PACKETS);
 	kmg_count_add(kn, KMG_C_TX_BYTES, len);
 }
@@ -257,7 +268,8 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 {
 	__be32 daddr = kmg_addr_v4(&be->addr), saddr = 0, want;
 	u8 dsfield = kmg_inner_dsfield(skb, p);
-	union kmg_inaddr src;
+	union kmg_inaddr src, cached;
+	struct dst_entry *dst;
 	struct kmg_encap e;
 	struct iphdr *iph;
 	struct rtable *rt;
@@ -266,14 +278,15 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 	__be16 df;
 
 	kmg_encap_of(be, p, false, &e);
-	rt = dst_cache_get_ip4(&be->dst_cache, &saddr);
+	dst = kmg_route_get(&be->routes, &cached);
+	rt = (struct rtable *)dst;
+	if (rt)
+		saddr = cached.v4;
 	gen = kmg_encap_src(svc, AF_INET, &src);
 	want = src.v4;
 	if (!rt || READ_ONCE(be->dst_src_seq) != gen || (want && saddr != want)) {
 		struct flowi4 fl4;
 
-		if (rt)
-			ip_rt_put(rt);
 		memset(&fl4, 0, sizeof(fl4));
 		fl4.daddr = daddr;
 		fl4.saddr = want;
@@ -288,12 +301,12 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 			goto no_route;
 		}
 		kmg_encap_src_gen(be, gen);
-		dst_cache_set_ip4(&be->dst_cache, &rt->dst, fl4.saddr);
 		saddr = fl4.saddr;
+		cached.v4 = saddr;
+		kmg_route_set(&be->routes, &rt->dst, &cached);
 	}
 	mtu = dst_mtu(&rt->dst) - e.hlen;
 	if (kmg_too_big(kn, skb, p, mtu)) {
-		ip_rt_put(rt);
 		kmg_drop(kn, skb, KMG_C_DROP_TOO_BIG, SKB_DROP_REASON_PKT_TOO_BIG);
 		return;
 	}
@@ -317,7 +330,7 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 	if (kmg_push_encap(skb, p, &e, false))
 		goto nomem;
 	skb_scrub_packet(skb, false);
-	skb_dst_set(skb, &rt->dst);
+	skb_dst_set_noref(skb, &rt->dst);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	skb_push(skb, sizeof(*iph));
 	skb_reset_network_header(skb);
@@ -343,7 +356,6 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 	return;
 
 nomem:
-	ip_rt_put(rt);
 	kmg_drop(kn, skb, KMG_C_DROP_NOMEM, SKB_DROP_REASON_NOMEM);
 	return;
 no_route:
@@ -357,22 +369,23 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 	__be32 label = htonl(skb_get_hash(skb)) & IPV6_FLOWLABEL_MASK;
 	u8 dsfield = kmg_inner_dsfield(skb, p);
 	struct in6_addr saddr, *want;
+	union kmg_inaddr src, cached;
 	unsigned int gen, mtu;
-	union kmg_inaddr src;
 	struct dst_entry *dst;
 	struct ipv6hdr *ip6h;
 	struct kmg_encap e;
 	bool frag_outer, direct;
 
 	kmg_encap_of(be, p, true, &e);
-	dst = dst_cache_get_ip6(&be->dst_cache, &saddr);
+	dst = kmg_route_get(&be->routes, &cached);
+	if (dst)
+		saddr = cached.v6;
 	gen = kmg_encap_src(svc, AF_INET6, &src);
 	want = &src.v6;
 	if (!dst || READ_ONCE(be->dst_src_seq) != gen ||
 	    (!ipv6_addr_any(want) && !ipv6_addr_equal(&saddr, want))) {
 		struct flowi6 fl6;
 
-		dst_release(dst);
 		memset(&fl6, 0, sizeof(fl6));
 		fl6.daddr = be->addr.in6;
 		fl6.saddr = *want;
@@ -380,12 +393,12 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 		if (ip6_dst_lookup(kn->net, NULL, &dst, &fl6))
 			goto no_route;
 		kmg_encap_src_gen(be, gen);
-		dst_cache_set_ip6(&be->dst_cache, dst, &fl6.saddr);
 		saddr = fl6.saddr;
+		cached.v6 = saddr;
+		kmg_route_set(&be->routes, dst, &cached);
 	}
 	mtu = dst_mtu(dst) - e.hlen;
 	if (kmg_too_big(kn, skb, p, mtu)) {
-		dst_release(dst);
 		kmg_drop(kn, skb, KMG_C_DROP_TOO_BIG, SKB_DROP_REASON_PKT_TOO_BIG);
 		return;
 	}
@@ -395,6 +408,7 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 	 */
 	frag_outer = !skb_is_gso(skb) && skb->len > mtu;
 	direct = !frag_outer && kmg_direct_ok(p, dst) &&
+		 skb->len + e.hlen - sizeof(*ip6h) <= IPV6_MAXPLEN &&
 		 (!skb_is_gso(skb) || skb_gso_validate_network_len(skb, mtu));
 	if (skb_cow_head(skb, LL_RESERVED_SPACE(dst->dev) + dst->header_len + e.hlen))
 		goto nomem;
@@ -403,7 +417,7 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 	if (kmg_push_encap(skb, p, &e, true))
 		goto nomem;
 	skb_scrub_packet(skb, false);
-	skb_dst_set(skb, dst);
+	skb_dst_set_noref(skb, dst);
 	skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
 	ip6h = ipv6_hdr(skb);
@@ -420,7 +434,6 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 	return;
 
 nomem:
-	dst_release(dst);
 	kmg_drop(kn, skb, KMG_C_DROP_NOMEM, SKB_DROP_REASON_NOMEM);
 	return;
 no_route:
@@ -434,8 +447,18 @@ void kmg_xmit(struct kmg_net *kn, const struct kmg_service *svc, struct kmg_back
 	/* A client's packet is forwarded (a router hop); a locally generated one is not. */
 	bool fwd = !p->local;
 
-	if (fwd && kmg_hop_expired(kn, skb, p))
-		return;
+	if (fwd) {
+		if (kmg_hop_expired(kn, skb, p))
+			return;
+		/*
+		 * As ip_forward() does: the client's socket (veth keeps it on the way in), and
+		 * a receive timestamp (sch_fq would take it for a departure time) stay behind.
+		 */
+		skb_orphan(skb);
+		skb_clear_tstamp(skb);
+	}
+	/* a tag the packet arrived with (mode ingress sees them before the VLAN device) */
+	__vlan_hwaccel_clear_tag(skb);
 	if (be->addr.family == AF_INET)
 		kmg_xmit4(kn, svc, be, skb, p, fwd);
 	else

@@ -91,7 +91,8 @@ static bool kmg_probe_marked(struct kmg_net *kn, const struct sk_buff *skb, u32 
  *
  * Under RCU: kn->backend_ids holds listed backends, which are freed only after a grace
  * period once unlisted (kmg_backend_unlist() comes before the set's reference goes). be->svc
- * was set before xa_store() published the backend and never changes; it is only compared.
+ * was set before xa_store() published the backend and never changes; the backend holds no
+ * reference on its service, so here it is only compared.
  * Ids are reused (kmg_chg_assign_ids()), so a mark may name a newer backend than the prober
  * meant; the service check keeps it within the service the prober addressed.
  */
@@ -218,9 +219,10 @@ static bool kmg_own_output(const struct nf_hook_state *state)
 	return state->hook == NF_INET_LOCAL_OUT && __this_cpu_read(kmg_in_xmit);
 }
 
+/* @priv is the netns' struct kmg_net (kmg_hooks_register()): no net_generic() per packet. */
 static unsigned int kmg_hook4(void *priv, struct sk_buff *skb, const struct nf_hook_state *state)
 {
-	struct kmg_net *kn = kmg_pernet(state->net);
+	struct kmg_net *kn = priv;
 	__be32 daddr = ip_hdr(skb)->daddr;
 	unsigned int verdict = NF_ACCEPT;
 
@@ -236,7 +238,7 @@ static unsigned int kmg_hook4(void *priv, struct sk_buff *skb, const struct nf_h
 
 static unsigned int kmg_hook6(void *priv, struct sk_buff *skb, const struct nf_hook_state *state)
 {
-	struct kmg_net *kn = kmg_pernet(state->net);
+	struct kmg_net *kn = priv;
 	struct in6_addr daddr = ipv6_hdr(skb)->daddr;
 	unsigned int verdict = NF_ACCEPT;
 
@@ -253,7 +255,7 @@ static unsigned int kmg_hook6(void *priv, struct sk_buff *skb, const struct nf_h
 #define KMG_PRI4	(NF_IP_PRI_RAW + 10)
 #define KMG_PRI6	(NF_IP6_PRI_RAW + 10)
 
-static const struct nf_hook_ops kmg_nf_ops[] = {
+static const struct nf_hook_ops kmg_nf_ops[KMG_NF_OPS] = {
 	{
 		.hook		= kmg_hook4,
 		.pf		= NFPROTO_IPV4,
@@ -283,12 +285,15 @@ static const struct nf_hook_ops kmg_nf_ops[] = {
 /* The netns got its first service: start balancing. Under kn->lock. */
 int kmg_hooks_register(struct kmg_net *kn)
 {
-	int err;
+	int err, i;
 
 	lockdep_assert_held(&kn->lock);
 	if (kn->hooks)
 		return 0;
-	err = nf_register_net_hooks(kn->net, kmg_nf_ops, ARRAY_SIZE(kmg_nf_ops));
+	memcpy(kn->nf_ops, kmg_nf_ops, sizeof(kn->nf_ops));
+	for (i = 0; i < KMG_NF_OPS; i++)
+		kn->nf_ops[i].priv = kn;
+	err = nf_register_net_hooks(kn->net, kn->nf_ops, KMG_NF_OPS);
 	if (err)
 		return err;
 	kmg_conn_gc_start(kn);
@@ -314,7 +319,7 @@ void kmg_hooks_unregister(struct kmg_net *kn)
 	/* the ingress hooks take no packet from now on; the grace period covers them too */
 	WRITE_ONCE(kn->hooks, false);
 	if (!kn->dead) {
-		nf_unregister_net_hooks(kn->net, kmg_nf_ops, ARRAY_SIZE(kmg_nf_ops));
+		nf_unregister_net_hooks(kn->net, kn->nf_ops, KMG_NF_OPS);
 		synchronize_net();
 	}
 	kmg_conn_gc_stop(kn);
@@ -326,6 +331,6 @@ void kmg_hooks_pre_exit(struct kmg_net *kn)
 	mutex_lock(&kn->lock);
 	WRITE_ONCE(kn->dead, true);	/* read by the netdevice notifier (ingress.c) */
 	if (kn->hooks)
-		nf_unregister_net_hooks(kn->net, kmg_nf_ops, ARRAY_SIZE(kmg_nf_ops));
+		nf_unregister_net_hooks(kn->net, kn->nf_ops, KMG_NF_OPS);
 	mutex_unlock(&kn->lock);
 }

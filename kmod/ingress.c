@@ -13,9 +13,9 @@
  * drop-malformed and dropped with the stack's drop reason. Packets to other addresses pass
  * untouched, as do packets this path leaves to the stack, which kmaglev then handles at
  * PRE_ROUTING like mode prerouting does: fragments (reassembly needs the stack's setup),
- * IPv6 packets with hop-by-hop options (the stack parses those), buffers someone else holds
- * too (skb_shared()), and packets for another host's MAC address. Packets with a VLAN tag
- * are not the device's: they pass, to their VLAN device (and its hook, if it has one).
+ * IPv6 packets with hop-by-hop options (the stack parses those), and packets for another
+ * host's MAC address. A buffer someone else holds too (skb_shared()) is balanced as a clone,
+ * as ip_rcv() would clone it.
  *
  * Ordering: the hook runs at priority KMG_PRI_INGRESS (10), after tc's ingress and after
  * nftables netdev chains of priority 0 or below, so an operator's ACL in such a chain is
@@ -39,6 +39,7 @@
 #include <linux/netdevice.h>
 #include <linux/netfilter.h>
 #include <linux/rtnetlink.h>
+#include <net/addrconf.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/netlink.h>
@@ -54,18 +55,6 @@ struct kmg_ingress_hook {
 
 /* ---- the packet path ------------------------------------------------------------------- */
 
-/*
- * Could this be a packet for kmaglev? Not when another host's MAC address was on it, or when
- * someone else holds the buffer too (its header must not be changed under them), or when it
- * carries a VLAN tag: the stack hands it to its VLAN device next (whose own hook takes it, if
- * that device is hooked), which may be in another netns, or drops it when there is none.
- */
-static bool kmg_ingress_ours(const struct sk_buff *skb)
-{
-	return skb->pkt_type != PACKET_OTHERHOST && !skb_shared(skb) &&
-	       !skb_vlan_tag_present(skb);
-}
-
 static unsigned int kmg_ingress_bad(struct kmg_net *kn, struct sk_buff *skb,
 				    enum skb_drop_reason reason)
 {
@@ -80,14 +69,9 @@ static unsigned int kmg_ingress4(struct kmg_net *kn, struct sk_buff *skb,
 	unsigned int hlen, len;
 	__be32 daddr;
 
-	/* too short to hold an address: the stack drops and counts it */
-	if (!pskb_may_pull(skb, sizeof(*iph)))
-		return NF_ACCEPT;
+	/* the header is linear (kmg_ingress_maybe()) */
 	iph = ip_hdr(skb);
 	daddr = iph->daddr;
-	if (!kmg_vip_maybe(kn, kmg_vipf_hash4(daddr)) || !READ_ONCE(kn->hooks))
-		return NF_ACCEPT;
-
 	/* ip_rcv_core()'s checks */
 	if (iph->version != 4 || iph->ihl < 5)
 		return kmg_ingress_bad(kn, skb, SKB_DROP_REASON_IP_INHDR);
@@ -98,6 +82,9 @@ static unsigned int kmg_ingress4(struct kmg_net *kn, struct sk_buff *skb,
 	if (unlikely(ip_fast_csum((const u8 *)iph, iph->ihl)))
 		return kmg_ingress_bad(kn, skb, SKB_DROP_REASON_IP_CSUM);
 	len = ntohs(iph->tot_len);
+	/* a BIG TCP aggregate (6.3+) has no length in its header: the stack knows those */
+	if (!len && skb_is_gso(skb))
+		return NF_ACCEPT;
 	if (skb->len < len)
 		return kmg_ingress_bad(kn, skb, SKB_DROP_REASON_PKT_TOO_SMALL);
 	if (len < hlen)
@@ -117,16 +104,16 @@ static unsigned int kmg_ingress6(struct kmg_net *kn, struct sk_buff *skb,
 				 const struct nf_hook_state *state)
 {
 	const struct ipv6hdr *ip6h;
+	struct inet6_dev *idev;
 	struct in6_addr daddr;
 	unsigned int len;
 
-	if (!pskb_may_pull(skb, sizeof(*ip6h)))
+	/* IPv6 is off on the device: the stack drops it (IPV6DISABLED) */
+	idev = __in6_dev_get(skb->dev);
+	if (!idev || READ_ONCE(idev->cnf.disable_ipv6))
 		return NF_ACCEPT;
+	/* the header is linear (kmg_ingress_maybe()); ipv6_rcv()'s checks */
 	ip6h = ipv6_hdr(skb);
-	if (!kmg_vip_maybe(kn, kmg_vipf_hash6(&ip6h->daddr)) || !READ_ONCE(kn->hooks))
-		return NF_ACCEPT;
-
-	/* ipv6_rcv()'s checks */
 	if (ip6h->version != 6)
 		return kmg_ingress_bad(kn, skb, SKB_DROP_REASON_UNHANDLED_PROTO);
 	if (ipv6_addr_is_multicast(&ip6h->saddr) || ipv6_addr_loopback(&ip6h->saddr) ||
@@ -152,20 +139,81 @@ static unsigned int kmg_ingress6(struct kmg_net *kn, struct sk_buff *skb,
 	return kmg_rcv(kn, skb, state, AF_INET6, &daddr, true);
 }
 
+static unsigned int kmg_ingress_one(struct kmg_net *kn, struct sk_buff *skb,
+				    const struct nf_hook_state *state)
+{
+	if (skb->protocol == htons(ETH_P_IP))
+		return kmg_ingress4(kn, skb, state);
+	if (skb->protocol == htons(ETH_P_IPV6))
+		return kmg_ingress6(kn, skb, state);
+	return NF_ACCEPT;
+}
+
+/*
+ * May the packet be to a VIP? Its IP header is made linear first, unless someone else holds
+ * the buffer (@shared): then only a header already linear is read. A header too short to
+ * hold the address goes to the stack, which drops and counts it.
+ */
+static bool kmg_ingress_maybe(struct kmg_net *kn, struct sk_buff *skb, bool shared)
+{
+	unsigned int need;
+
+	if (skb->protocol == htons(ETH_P_IP))
+		need = sizeof(struct iphdr);
+	else if (skb->protocol == htons(ETH_P_IPV6))
+		need = sizeof(struct ipv6hdr);
+	else
+		return false;
+	if (shared ? skb_headlen(skb) < need : !pskb_may_pull(skb, need))
+		return false;
+	if (need == sizeof(struct iphdr))
+		return kmg_vip_maybe(kn, kmg_vipf_hash4(ip_hdr(skb)->daddr));
+	return kmg_vip_maybe(kn, kmg_vipf_hash6(&ipv6_hdr(skb)->daddr));
+}
+
+/*
+ * Someone else holds the buffer too (pktgen's receive mode does; a tap that kept it would):
+ * its data must not change under them, as ip_rcv()'s skb_share_check() knows. Balance a
+ * clone; when the clone is consumed, so is our reference to the original, else the original
+ * goes on to the stack untouched.
+ */
+static unsigned int kmg_ingress_shared(struct kmg_net *kn, struct sk_buff *skb,
+				       const struct nf_hook_state *state)
+{
+	struct sk_buff *nskb;
+
+	nskb = skb_clone(skb, GFP_ATOMIC);
+	if (!nskb)
+		return NF_ACCEPT;	/* the stack's own clone may still work */
+	if (kmg_ingress_one(kn, nskb, state) == NF_STOLEN) {
+		consume_skb(skb);
+		return NF_STOLEN;
+	}
+	consume_skb(nskb);
+	return NF_ACCEPT;
+}
+
 static unsigned int kmg_ingress_hook(void *priv, struct sk_buff *skb,
 				     const struct nf_hook_state *state)
 {
-	struct kmg_net *kn = kmg_pernet(state->net);
-	unsigned int verdict = NF_ACCEPT;
+	struct kmg_net *kn = priv;	/* unhooked before the netns goes */
+	bool shared = skb_shared(skb);
+	unsigned int verdict;
 
-	if (!kmg_ingress_ours(skb))
+	/*
+	 * Only unicast to this host, as ip_forward() and IPVS want, and untagged: a VLAN's
+	 * packets are still tagged here (vlan_do_receive() runs after the ingress hooks); the
+	 * VLAN device's own hook, if hooked, sees them untagged.
+	 */
+	if (skb->pkt_type != PACKET_HOST || skb_vlan_tag_present(skb) ||
+	    !READ_ONCE(kn->hooks) || !kmg_ingress_maybe(kn, skb, shared))
 		return NF_ACCEPT;
 	/* netif_receive_skb() may run with bottom halves on; kmg_rcv() wants them off */
 	local_bh_disable();
-	if (skb->protocol == htons(ETH_P_IP))
-		verdict = kmg_ingress4(kn, skb, state);
-	else if (skb->protocol == htons(ETH_P_IPV6))
-		verdict = kmg_ingress6(kn, skb, state);
+	if (unlikely(shared))
+		verdict = kmg_ingress_shared(kn, skb, state);
+	else
+		verdict = kmg_ingress_one(kn, skb, state);
 	local_bh_enable();
 	return verdict;
 }
@@ -188,31 +236,41 @@ static bool kmg_ingress_listed(const char *devs, const char *stop, const char *n
 	return false;
 }
 
-/* Does setting @devs name @name? ("all" names every device; the caller excludes loopback.) */
-static bool kmg_ingress_names(const char *devs, const char *name)
+/*
+ * A device whose packets another layer claims first (rx_handler: bridge, bond and team
+ * ports, OVS ports, macvlan and ipvlan lower devices) or that has a master: the ingress hook
+ * would run before that layer decides (STP state, inactive slaves, flows). "all" leaves
+ * these out; a list may still name them. Under RTNL.
+ */
+static bool kmg_ingress_stacked(struct net_device *dev)
 {
-	return !strcmp(devs, "all") || kmg_ingress_listed(devs, devs + strlen(devs), name);
+	return netif_is_bridge_port(dev) || netif_is_lag_port(dev) || netif_is_ovs_port(dev) ||
+	       netif_is_macvlan_port(dev) || rcu_access_pointer(dev->rx_handler) ||
+	       netdev_master_upper_dev_get(dev);
 }
 
-static bool kmg_ingress_wants(u32 hook, const char *devs, const struct net_device *dev)
+static bool kmg_ingress_wants(u32 hook, const char *devs, struct net_device *dev)
 {
-	return hook == KMAGLEV_HOOK_INGRESS && !(dev->flags & IFF_LOOPBACK) &&
-	       kmg_ingress_names(devs, dev->name);
+	if (hook != KMAGLEV_HOOK_INGRESS || (dev->flags & IFF_LOOPBACK))
+		return false;
+	if (!strcmp(devs, "all"))
+		return !kmg_ingress_stacked(dev);
+	return kmg_ingress_listed(devs, devs + strlen(devs), dev->name);
 }
 
 /*
  * Is @devs a valid ingress-dev setting? "all", or 1 to KMAGLEV_INGRESS_DEVS_MAX distinct
  * device names (dev_valid_name()) separated by commas. The extack names the attribute.
  */
-int kmg_ingress_check(u32 hook, const char *devs, const struct nlattr *attr,
-		      struct netlink_ext_ack *extack)
+int kmg_ingress_check(u32 hook, const char *devs, const struct nlattr *ahook,
+		      const struct nlattr *attr, struct netlink_ext_ack *extack)
 {
 	char name[IFNAMSIZ];
 	const char *p = devs;
 	unsigned int n = 0;
 
 	if (!IS_ENABLED(CONFIG_NETFILTER_INGRESS) && hook == KMAGLEV_HOOK_INGRESS) {
-		NL_SET_ERR_MSG_ATTR(extack, attr,
+		NL_SET_ERR_MSG_ATTR(extack, ahook ?: attr,
 				    "config hook ingress: no netdev ingress hooks in this kernel");
 		return -EOPNOTSUPP;
 	}
@@ -267,6 +325,7 @@ static int kmg_ingress_hook_add(struct kmg_net *kn, struct net_device *dev)
 	if (!h)
 		return -ENOMEM;
 	h->ops.hook = kmg_ingress_hook;
+	h->ops.priv = kn;
 	h->ops.pf = NFPROTO_NETDEV;
 	h->ops.hooknum = NF_NETDEV_INGRESS;
 	h->ops.priority = KMG_PRI_INGRESS;
@@ -326,13 +385,15 @@ int kmg_ingress_set(struct kmg_net *kn, u32 hook, const char *devs,
 			continue;
 		err = kmg_ingress_hook_add(kn, dev);
 		if (err) {
+			pr_warn_ratelimited("cannot hook ingress of %s: %d\n", dev->name, err);
 			NL_SET_ERR_MSG(extack, "config ingress-dev: cannot hook a device");
 			kmg_ingress_prune(kn, in->hook, in->devs);
 			goto out;
 		}
 	}
 	in->hook = hook;
-	strscpy(in->devs, devs, sizeof(in->devs));
+	if (devs != in->devs)
+		strscpy(in->devs, devs, sizeof(in->devs));
 	kmg_ingress_prune(kn, hook, devs);
 out:
 	rtnl_unlock();
@@ -346,13 +407,22 @@ static int kmg_ingress_event(struct notifier_block *nb, unsigned long event, voi
 	struct kmg_ingress_hook *h;
 	int err;
 
-	/* a netns whose kmaglev state is not set up yet (or any more) has no hooks */
-	if (!kn || !kn->net || READ_ONCE(kn->dead) || kn->ingress.hook != KMAGLEV_HOOK_INGRESS)
+	/* a netns whose kmaglev state is not set up yet has no hooks */
+	if (!kn || !kn->net)
 		return NOTIFY_DONE;
 	h = xa_load(&kn->ingress.hooked, dev->ifindex);
+	/* whatever the setting or the netns' state: a hooked device's hook goes with it */
+	if (event == NETDEV_UNREGISTER) {
+		if (h && h->ops.dev == dev)
+			kmg_ingress_hook_del(kn, h);
+		return NOTIFY_DONE;
+	}
+	if (READ_ONCE(kn->dead) || kn->ingress.hook != KMAGLEV_HOOK_INGRESS)
+		return NOTIFY_DONE;
 	switch (event) {
 	case NETDEV_REGISTER:
 	case NETDEV_CHANGENAME:
+	case NETDEV_CHANGEUPPER:
 		if (h && h->ops.dev != dev)	/* cannot happen: ifindex is unique per netns */
 			break;
 		if (kmg_ingress_wants(kn->ingress.hook, kn->ingress.devs, dev)) {
@@ -365,10 +435,6 @@ static int kmg_ingress_event(struct notifier_block *nb, unsigned long event, voi
 		} else if (h) {
 			kmg_ingress_hook_del(kn, h);
 		}
-		break;
-	case NETDEV_UNREGISTER:
-		if (h && h->ops.dev == dev)
-			kmg_ingress_hook_del(kn, h);
 		break;
 	}
 	return NOTIFY_DONE;
@@ -385,9 +451,16 @@ void kmg_ingress_net_init(struct kmg_net *kn)
 	xa_init(&kn->ingress.hooked);
 }
 
-/* The netns is exiting: unhook its devices before they are dismantled. */
+/*
+ * The netns is exiting: unhook its devices before they are dismantled. No netlink request
+ * can reach a dying netns, so the setting is read and, under RTNL alone, written here.
+ */
 void kmg_ingress_net_pre_exit(struct kmg_net *kn)
 {
+	if (kn->ingress.hook != KMAGLEV_HOOK_INGRESS && xa_empty(&kn->ingress.hooked)) {
+		xa_destroy(&kn->ingress.hooked);
+		return;
+	}
 	rtnl_lock();
 	kn->ingress.hook = KMAGLEV_HOOK_PREROUTING;
 	kmg_ingress_prune(kn, KMAGLEV_HOOK_PREROUTING, "");

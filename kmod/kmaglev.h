@@ -30,6 +30,7 @@
 #include <linux/socket.h>
 #include <linux/string.h>
 #include <linux/mutex.h>
+#include <linux/netfilter.h>
 #include <linux/percpu.h>
 #include <linux/rhashtable-types.h>
 #include <linux/siphash.h>
@@ -40,7 +41,6 @@
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
-#include <net/dst_cache.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 
@@ -164,6 +164,14 @@ enum {
 	KMG_BE_SET_MAX_CONNS	= BIT(4),
 };
 
+/* A backend's route, cached per CPU (route.c). */
+struct kmg_route;
+
+struct kmg_route_cache {
+	struct kmg_route __percpu *pcpu;
+	unsigned long reset_ts;		/* jiffies; routes cached up to then are stale */
+};
+
 struct kmg_backend {
 	struct kmg_addr addr;
 	/* Settings: written under kn->lock, read locklessly. */
@@ -182,14 +190,19 @@ struct kmg_backend {
 	 * flow; only a probe mark, read at the instant of the packet, follows it.
 	 */
 	u32 id;
-	/* The service whose set it joined; compared by the probe path, never dereferenced. */
-	const struct kmg_service *svc;
+	/*
+	 * The service whose set it joined, for life: set under kn->lock before the backend is
+	 * published (in kn->backend_ids and in any table), never changed. The backend holds no
+	 * reference on it: the probe path only compares it; connection entries dereference it
+	 * as their service, on which each holds a reference (conn.c).
+	 */
+	struct kmg_service *svc;
 	bool removed;			/* left its service's set (deleted) */
 
 	refcount_t ref;
 	atomic_t conns;			/* connection entries pinned here */
 	struct kmg_pcpu_stats __percpu *stats;
-	struct dst_cache dst_cache;	/* route to the backend, per CPU */
+	struct kmg_route_cache routes;	/* route to the backend, per CPU (route.c) */
 	unsigned int dst_src_seq;	/* the svc->esrc_seq its routes were made for (encap.c) */
 	struct rcu_head rcu;
 };
@@ -388,15 +401,20 @@ static inline u32 kmg_vipf_hash6(const struct in6_addr *a)
  * The early path's setting and its device hooks (ingress.c).
  *
  * @hook and @devs are written with both RTNL and kn->lock held, and read under either: the
- * netdevice notifier holds RTNL, netlink's config-get kn->lock. @hooked (struct
- * kmg_ingress_hook by ifindex) is changed only under RTNL; a hook is unregistered before its
- * device is (NETDEV_UNREGISTER, also when it leaves the netns) and freed after a grace period.
+ * netdevice notifier holds RTNL, netlink's config-get kn->lock. (A dying netns, which no
+ * netlink request reaches, has @hook reset under RTNL alone: kmg_ingress_net_pre_exit().)
+ * @hooked (struct kmg_ingress_hook by ifindex) is changed only under RTNL; a hook is
+ * unregistered before its device is (NETDEV_UNREGISTER, also when it leaves the netns, and
+ * whatever the setting) and freed after a grace period.
  */
 struct kmg_ingress {
 	u32 hook;			/* enum kmaglev_hook */
 	char devs[KMAGLEV_INGRESS_DEV_LEN_MAX + 1];	/* "all" or a comma-separated list */
 	struct xarray hooked;
 };
+
+/* PRE_ROUTING and LOCAL_OUT, IPv4 and IPv6 (hook.c) */
+#define KMG_NF_OPS	4
 
 /* Per network namespace state. */
 struct kmg_net {
@@ -424,6 +442,7 @@ struct kmg_net {
 	struct kmg_conns conns;
 	struct kmg_net_stats __percpu *stats;
 	struct kmg_ingress ingress;
+	struct nf_hook_ops nf_ops[KMG_NF_OPS];	/* hook.c's, with priv = this */
 };
 
 static inline void kmg_count(struct kmg_net *kn, enum kmg_counter c)
@@ -487,7 +506,7 @@ static inline __be32 kmg_addr_v4(const struct kmg_addr *a)
 struct kmg_backend *kmg_backend_alloc(const struct kmg_backend_cfg *cfg);
 int kmg_backend_id_alloc(struct kmg_net *kn, struct kmg_backend *be);
 void kmg_backend_id_free(struct kmg_net *kn, struct kmg_backend *be);
-void kmg_backend_list(struct kmg_net *kn, const struct kmg_service *svc, struct kmg_backend *be);
+void kmg_backend_list(struct kmg_net *kn, struct kmg_service *svc, struct kmg_backend *be);
 void kmg_backend_unlist(struct kmg_net *kn, struct kmg_backend *be, bool id_taken);
 void kmg_backend_apply(struct kmg_backend *be, const struct kmg_backend_cfg *cfg);
 void kmg_backend_put(struct kmg_backend *be);
@@ -643,6 +662,14 @@ struct kmg_backend *kmg_flow_fast(struct kmg_net *kn, struct kmg_flow *f,
 struct kmg_backend *kmg_flow_decide(struct kmg_net *kn, struct kmg_flow *f,
 				    struct kmg_service *svc, const struct kmg_pkt *p);
 
+/* route.c */
+int kmg_route_cache_init(struct kmg_route_cache *rc, gfp_t gfp);
+void kmg_route_cache_destroy(struct kmg_route_cache *rc);
+void kmg_route_cache_reset(struct kmg_route_cache *rc);
+struct dst_entry *kmg_route_get(struct kmg_route_cache *rc, union kmg_inaddr *saddr);
+void kmg_route_set(struct kmg_route_cache *rc, struct dst_entry *dst,
+		   const union kmg_inaddr *saddr);
+
 /* encap.c */
 DECLARE_PER_CPU(bool, kmg_in_xmit);
 void kmg_local_out(struct kmg_net *kn, struct sk_buff *skb);
@@ -674,8 +701,8 @@ void kmg_hooks_pre_exit(struct kmg_net *kn);
 
 /* ingress.c */
 struct netlink_ext_ack;
-int kmg_ingress_check(u32 hook, const char *devs, const struct nlattr *attr,
-		      struct netlink_ext_ack *extack);
+int kmg_ingress_check(u32 hook, const char *devs, const struct nlattr *ahook,
+		      const struct nlattr *attr, struct netlink_ext_ack *extack);
 int kmg_ingress_set(struct kmg_net *kn, u32 hook, const char *devs,
 		    struct netlink_ext_ack *extack);
 void kmg_ingress_net_init(struct kmg_net *kn);

@@ -79,7 +79,7 @@ static const struct kmg_service_events kmg_events = {
 
 /*
  * After the netns' services are gone, finish freeing what they held before the next pernet
- * subsystems exit: a backend's cached routes (dst_cache) must be released while the netns'
+ * subsystems exit: a backend's cached routes (route.c) must be released while the netns'
  * IPv6 routing (its dst_ops, inside struct net) still exists. Backends are freed by RCU
  * callbacks, some queued from connection-entry callbacks, others by the table workqueue.
  */

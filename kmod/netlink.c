@@ -1605,7 +1605,7 @@ int kmaglev_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 	if (ahook || adev) {
 		hook = ahook ? nla_get_u32(ahook) : kn->ingress.hook;
 		devs = adev ? nla_data(adev) : kn->ingress.devs;
-		err = kmg_ingress_check(hook, devs, adev ?: ahook, info->extack) ?:
+		err = kmg_ingress_check(hook, devs, ahook, adev ?: ahook, info->extack) ?:
 		      kmg_ingress_set(kn, hook, devs, info->extack);
 		if (err) {
 			mutex_unlock(&kn->lock);

@@ -549,9 +549,7 @@ dp_km() {
 dp_gstats() {
 	dp_standin && return 1
 	ip netns exec "${DP_LB[$1]}" timeout 20 "$KMAGLEV" stats |
-		awk '$1 == "global" { g = 1; for (i = 2; i < NF; i += 2) print $i, $(i + 1); next }
-		     g && /^  / { for (i = 1; i < NF; i += 2) print $i, $(i + 1); next }
-		     { g = 0 }'
+		awk -f "$KMG_TOP/selftests/net/gstats.awk"
 }
 
 # dp_gdelta BEFORE AFTER NAME: how much counter NAME grew between two dp_gstats outputs;

@@ -202,8 +202,8 @@ ktap_test_result "module reloaded, nothing left over" wait_objects
 # Device hooks (ingress.c) come and go with their devices: hooked veths deleted, moved to
 # another netns and back, renamed into and out of the list; modes switched back and forth; a
 # netns with ingress hooks deleted; the module unloaded with ingress hooks registered. All
-# while a flooder sends UDP to VIP A over link a and to VIP B over link b (a python loop:
-# pktgen's packets are shared skbs, which the early path leaves to PRE_ROUTING):
+# while a flooder sends UDP to VIP A over link a and to VIP B over link b (a python loop, one
+# buffer per packet; pktgen's are shared, which the early path balances as clones):
 #
 #   icl ca --- ia ilb   kmaglev: hook ingress, ingress-dev ia,ib; dummy0 to the backends
 #   icl cb --- ib       moved to ilbx and back; ilbx: hook ingress, ingress-dev xb

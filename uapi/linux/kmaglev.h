@@ -68,8 +68,8 @@ enum kmaglev_encap {
  *   before ip_rcv: kmaglev checks the IP header itself, and encapsulated
  *   packets go straight to the route's neighbour. The host's IP firewall never
  *   sees these packets. Packets the early path does not take (fragments,
- *   packets with hop-by-hop options, shared buffers, traffic from other
- *   devices) are handled at PRE_ROUTING as in mode prerouting.
+ *   packets with hop-by-hop options, traffic from other devices) are handled
+ *   at PRE_ROUTING as in mode prerouting.
  */
 enum kmaglev_hook {
 	KMAGLEV_HOOK_PREROUTING,
