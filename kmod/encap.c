@@ -205,10 +205,15 @@ void kmg_local_out(struct kmg_net *kn, struct sk_buff *skb)
 	__this_cpu_write(kmg_in_xmit, false);
 }
 
-/* May an early-path packet skip the output path for @dst? (See the top of this file.) */
-static bool kmg_direct_ok(const struct kmg_pkt *p, const struct dst_entry *dst)
+/*
+ * May an early-path packet skip the output path for @dst? (See the top of this file.) A GSO
+ * packet's segments must each fit @mtu, as ip_finish_output_gso() would check.
+ */
+static bool kmg_direct_ok(const struct kmg_pkt *p, const struct dst_entry *dst,
+			  const struct sk_buff *skb, unsigned int mtu)
 {
-	return p->early && !dst->lwtstate && !dst_xfrm(dst) && !netif_is_l3_master(dst->dev);
+	return p->early && !dst->lwtstate && !dst_xfrm(dst) && !netif_is_l3_master(dst->dev) &&
+	       (!skb_is_gso(skb) || skb_gso_validate_network_len(skb, mtu));
 }
 
 /*
@@ -320,8 +325,7 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 	} else {
 		df = p->family == AF_INET6 || (ip_hdr(skb)->frag_off & htons(IP_DF)) ?
 		     htons(IP_DF) : 0;
-		direct = kmg_direct_ok(p, &rt->dst) && skb->len + e.hlen <= IP_MAX_MTU &&
-			 (!skb_is_gso(skb) || skb_gso_validate_network_len(skb, mtu));
+		direct = kmg_direct_ok(p, &rt->dst, skb, mtu) && skb->len + e.hlen <= IP_MAX_MTU;
 	}
 	if (skb_cow_head(skb, LL_RESERVED_SPACE(rt->dst.dev) + rt->dst.header_len + e.hlen))
 		goto nomem;
@@ -407,9 +411,8 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 	 * fragmented: here that means the outer IPv6 packet.
 	 */
 	frag_outer = !skb_is_gso(skb) && skb->len > mtu;
-	direct = !frag_outer && kmg_direct_ok(p, dst) &&
-		 skb->len + e.hlen - sizeof(*ip6h) <= IPV6_MAXPLEN &&
-		 (!skb_is_gso(skb) || skb_gso_validate_network_len(skb, mtu));
+	direct = !frag_outer && kmg_direct_ok(p, dst, skb, mtu) &&
+		 skb->len + e.hlen - sizeof(*ip6h) <= IPV6_MAXPLEN;
 	if (skb_cow_head(skb, LL_RESERVED_SPACE(dst->dev) + dst->header_len + e.hlen))
 		goto nomem;
 	if (fwd)
