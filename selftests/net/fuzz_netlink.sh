@@ -153,7 +153,9 @@ unpriv_pid=$!
 
 # --- the main fuzzer ---------------------------------------------------------------------
 start=$SECONDS
-ip netns exec "$lb" "$NLFUZZ" --seed "$SEED" --msgs "$MSGS" --workers "$WORKERS" >"$OUT/main" 2>&1
+# (a table-size above 65537, up to 16 M slots, goes out about once per worker per 40000 msgs)
+ip netns exec "$lb" "$NLFUZZ" --seed "$SEED" --msgs "$MSGS" --workers "$WORKERS" --huge-every 40000 \
+	>"$OUT/main" 2>&1
 main_rc=$?
 took=$((SECONDS - start))
 wait $userns_pid; userns_rc=$?

@@ -84,7 +84,7 @@ struct path {
 static struct path *paths[PATH_BUCKETS];
 static unsigned long n_msgs, n_ok, n_err, n_noreply;
 static unsigned long n_unexpected, n_unparseable, n_timeouts, n_violations, n_reconnects,
-		     n_dumps_cut;
+		     n_dumps_cut, n_huge;
 
 #define ANOM_MAX 64
 static char *anomalies[ANOM_MAX];
@@ -494,6 +494,7 @@ static uint64_t soften(struct gen *g, const struct nf_attr *a, uint64_t v)
 		return v;
 	if (opt_huge_every && !g->huge_left) {
 		g->huge_left = opt_huge_every;
+		__atomic_fetch_add(&n_huge, 1, __ATOMIC_RELAXED);
 		return v;
 	}
 	return a->range ? a->max + 1 : 0;
@@ -525,7 +526,17 @@ static struct node *valid_leaf(struct gen *g, int set, unsigned int type, const 
 
 		if (!strcmp(a->name, "ingress-dev")) {
 			const char *s = devs[below(r, 5)];
+			unsigned int k, n;
 
+			if (one_in(r, 4)) {
+				/* a list of up to 40 names, maybe with repeats */
+				n = 1 + below(r, 40);
+				len = 0;
+				for (k = 0; k < n && len + 8 < a->max_len; k++)
+					len += sprintf((char *)buf + len, "%sd%u", k ? "," : "",
+						       (unsigned int)below(r, 60));
+				return leaf(type, buf, len + 1);
+			}
 			return leaf(type, s, strlen(s) + 1);
 		}
 		len = below(r, (a->max_len ? a->max_len : 16) + 1);
@@ -940,6 +951,7 @@ struct worker {
 	unsigned long quota, sent;
 	uint8_t *obuf, *ibuf;
 	bool cap_ack;
+	size_t rcvlen;			/* what it passes to recv() */
 	double deadline;
 };
 
@@ -958,7 +970,13 @@ static int nl_open(struct worker *w)
 		return -1;
 	}
 	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
-	w->cap_ack = below(&w->r, 2);
+	/*
+	 * Half the sockets read with 8 KiB buffers: the kernel then sizes dump parts to them
+	 * (more parts, so that a dump left part-way is still pending). Those want capped acks,
+	 * which do not echo the request.
+	 */
+	w->rcvlen = below(&w->r, 2) ? 8192 : BUF_SZ;
+	w->cap_ack = w->rcvlen < BUF_SZ || below(&w->r, 2);
 	v = w->cap_ack;
 	setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &v, sizeof(v));
 	v = below(&w->r, 2);
@@ -1304,7 +1322,7 @@ static bool collect(struct worker *w, struct pending *pend, unsigned int np, uin
 				w->id, REPLY_TIMEOUT_MS, left, synced ? "seen" : "not seen");
 			return false;
 		}
-		len = recv(w->fd, w->ibuf, BUF_SZ, MSG_TRUNC);
+		len = recv(w->fd, w->ibuf, w->rcvlen, MSG_TRUNC);
 		reads++;
 		if (len < 0) {
 			if (errno == ENOBUFS || errno == EINTR || errno == EAGAIN)
@@ -1312,7 +1330,7 @@ static bool collect(struct worker *w, struct pending *pend, unsigned int np, uin
 			anomaly(&n_unparseable, "worker %d: recv: %s", w->id, strerror(errno));
 			return false;
 		}
-		if (len > BUF_SZ) {
+		if (len > (ssize_t)w->rcvlen) {
 			anomaly(&n_unparseable, "worker %d: reply of %zd bytes truncated", w->id,
 				len);
 			return false;
@@ -1600,7 +1618,8 @@ static bool send_buf(struct worker *w, size_t off, size_t len)
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 
 	if (sendto(w->fd, w->obuf + off, len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		if (errno == EMSGSIZE || errno == ENOBUFS || errno == ENOMEM || errno == EINVAL)
+		if (errno == EMSGSIZE || errno == ENOBUFS || errno == ENOMEM || errno == EINVAL ||
+		    (errno == ENODATA && !len))	/* a message cut to nothing */
 			return false;
 		anomaly(&n_unexpected, "worker %d: send: %s", w->id, strerror(errno));
 		return false;
@@ -1930,8 +1949,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < n_anom_kept; i++)
 		printf("# anomaly: %s\n", anomalies[i]);
 	printf("# nlfuzz: seed %llu, %u workers%s, %.1f s, %lu reconnects, %lu dumps cut, "
-	       "%lu without reply\n", (unsigned long long)opt_seed, opt_workers,
-	       opt_unpriv ? " (unprivileged)" : "", el, n_reconnects, n_dumps_cut, n_noreply);
+	       "%lu without reply, %lu table-sizes above 65537\n", (unsigned long long)opt_seed,
+	       opt_workers, opt_unpriv ? " (unprivileged)" : "", el, n_reconnects, n_dumps_cut,
+	       n_noreply, n_huge);
 	printf("nlfuzz: msgs=%lu rate=%.0f/s paths=%lu ok=%lu errors=%lu anomalies=%lu "
 	       "unexpected-errno=%lu unparseable=%lu timeouts=%lu violations=%lu\n",
 	       n_msgs, el > 0 ? n_msgs / el : 0.0, ndist, n_ok, n_err,
