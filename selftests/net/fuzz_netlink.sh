@@ -29,7 +29,7 @@ MSGS=${KMAGLEV_FUZZ_MSGS:-100000}
 WORKERS=${KMAGLEV_FUZZ_WORKERS:-2}
 SEED=${KMAGLEV_FUZZ_SEED:-13}
 NETNS_MIN=${KMAGLEV_FUZZ_NETNS_MIN:-4}	# netns churn cycles at least
-SIDE_MSGS=$((MSGS / 10 > 500 ? MSGS / 10 : 500))	# the unprivileged fuzzers
+SIDE_MSGS=$((MSGS / 20 > 500 ? MSGS / 20 : 500))	# the unprivileged fuzzers
 NLFUZZ=$KMG_TOP/selftests/tools/nlfuzz
 DBG=/sys/kernel/debug/kmaglev/objects
 PY=/usr/bin/python3
@@ -86,7 +86,7 @@ s4 = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s6 = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
 n = 0
 while n < 1000 or not os.path.exists(stop):
-    for i in range(50):
+    for i in range(25):
         for port in (53, 80):
             try:
                 s4.sendto(b'x' * 32, ('192.0.2.%d' % (1 + n % 4), port))
