@@ -69,7 +69,7 @@ static unsigned long opt_msgs = 10000;
 static unsigned int opt_workers = 1;
 static double opt_duration;		/* 0: no cap */
 static bool opt_unpriv, opt_verbose, opt_paths = true, opt_profile;
-static unsigned long opt_huge_every = 20000;
+static unsigned long opt_huge_every = 100000;
 static uint16_t family_id;
 static double t_start;
 
@@ -84,7 +84,7 @@ struct path {
 static struct path *paths[PATH_BUCKETS];
 static unsigned long n_msgs, n_ok, n_err, n_noreply;
 static unsigned long n_unexpected, n_unparseable, n_timeouts, n_violations, n_reconnects,
-		     n_dumps_cut, n_huge;
+		     n_dumps_cut, n_huge, huge_next;
 
 #define ANOM_MAX 64
 static char *anomalies[ANOM_MAX];
@@ -479,7 +479,6 @@ static struct node *int_leaf(uint16_t type, uint64_t v, unsigned int len)
 
 struct gen {
 	struct rng *r;
-	unsigned long huge_left;	/* messages until a huge table-size may go out */
 	bool garbage;			/* this request is being mutated */
 };
 
@@ -492,10 +491,19 @@ static uint64_t soften(struct gen *g, const struct nf_attr *a, uint64_t v)
 {
 	if (strcmp(a->name, "table-size") || v <= 65537 || (a->range && v > a->max))
 		return v;
-	if (opt_huge_every && !g->huge_left) {
-		g->huge_left = opt_huge_every;
-		__atomic_fetch_add(&n_huge, 1, __ATOMIC_RELAXED);
-		return v;
+	if (opt_huge_every) {
+		bool go;
+
+		/* for all workers together: one per --huge-every messages, from half of it */
+		pthread_mutex_lock(&res_lock);
+		go = n_msgs >= huge_next;
+		if (go) {
+			huge_next = n_msgs + opt_huge_every;
+			n_huge++;
+		}
+		pthread_mutex_unlock(&res_lock);
+		if (go)
+			return v;
 	}
 	return a->range ? a->max + 1 : 0;
 }
@@ -508,6 +516,8 @@ static struct node *valid_leaf(struct gen *g, int set, unsigned int type, const 
 	uint8_t buf[300];
 	unsigned int len;
 
+	if (backend && one_in(r, 20))
+		backend = false;	/* a backend at a VIP address */
 	switch (a->type) {
 	case NF_FLAG:
 		return leaf(type, NULL, 0);
@@ -1779,8 +1789,6 @@ static void round_once(struct worker *w)
 
 		if (off + MSG_MAX + 64 > BUF_SZ)
 			break;
-		if (w->g.huge_left)
-			w->g.huge_left--;
 		b = build_msg(w, off, &pend[np]);
 		off += b.len;
 		np++;
@@ -1905,6 +1913,7 @@ int main(int argc, char **argv)
 
 	ws = calloc(opt_workers, sizeof(*ws));
 	th = calloc(opt_workers, sizeof(*th));
+	huge_next = opt_huge_every / 2;
 	t_start = now();
 	for (i = 0; i < opt_workers; i++) {
 		struct worker *w = &ws[i];
@@ -1912,7 +1921,6 @@ int main(int argc, char **argv)
 		w->id = i;
 		rng_init(&w->r, opt_seed * 0x100000001b3ULL + i);
 		w->g.r = &w->r;
-		w->g.huge_left = opt_huge_every / 2 + below(&w->r, opt_huge_every + 1);
 		w->quota = opt_msgs / opt_workers + (i < opt_msgs % opt_workers);
 		w->obuf = malloc(BUF_SZ);
 		w->ibuf = malloc(BUF_SZ);
