@@ -483,8 +483,9 @@ struct gen {
 };
 
 /*
- * The soft cap: a table-size above 65537 builds a table of up to 16 M slots, seconds of CPU on
- * a debug kernel under kn->lock. Valid ones go out once every --huge-every messages;
+ * The soft cap: a table-size above 65537 builds a table of up to 16 M slots, minutes of CPU on
+ * a debug kernel under kn->lock. Valid ones go out at most once per --huge-every messages (all
+ * workers together, from half of that on);
  * otherwise a boundary above 65537 becomes the invalid max + 1.
  */
 static uint64_t soften(struct gen *g, const struct nf_attr *a, uint64_t v)
