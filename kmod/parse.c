@@ -13,6 +13,8 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
+#include <linux/socket.h>
+#include <linux/string.h>
 #include <linux/tcp.h>
 #include <linux/udp.h>
 #include <net/ip.h>
@@ -21,7 +23,7 @@
 
 #include <kunit/visibility.h>
 
-#include "kmaglev.h"
+#include "parse.h"
 
 /* The ports of a TCP or UDP header at @off. */
 static int kmg_parse_ports(struct sk_buff *skb, unsigned int off, u8 proto, __be16 *sport,
