@@ -10,7 +10,7 @@ import os
 import struct
 import sys
 
-SMALL, RANGE, BIG, MIN = 0, 1, 2, 3     # table size ranges
+SMALL, RANGE, BIG, MIN = 0, 1, 2 | 16, 3    # table size ranges
 RAW, EQUAL = 4, 8
 UP, DRAIN, DOWN = 0, 2, 3
 V6 = 0x80
@@ -41,7 +41,7 @@ SEEDS = {
     "ratio_1_10": inp(SMALL, 0, [(1, 1, UP), (2, 10, UP)]),
     "ratio_1_1000": inp(RANGE, 2000, [(1, 1, UP), (2, 1000, UP)], 1),
     "ratio_65535_1": inp(BIG, 0, [(1, 65535, UP), (2, 1, UP)], 2),
-    "ratio_3_7": inp(BIG, 1, [(1, 3, UP), (2, 7, UP)], 3),
+    "ratio_3_7": inp(RANGE, 16000, [(1, 3, UP), (2, 7, UP)], 3),
     "mixed": inp(RANGE, 9000, [(i + 1, 1 + (i * 7919) % 1000, UP) for i in range(60)], 4),
     "heavy_tenth": inp(SMALL, 5, [(i + 1, 65535 if i % 10 == 0 else 1, UP)
                                   for i in range(20)], 5),
@@ -58,7 +58,8 @@ SEEDS = {
     "raw_zero_weight": inp(RAW, 0, [(1, 1, UP), (2, 0, UP), (3, 1, UP)]),
     "raw_over": inp(RAW | MIN, 0, up(252)),
     "big_default_100": inp(BIG, 3, up(100), 10),
-    "big_tail_2": inp(BIG, 2, [(1, 1, UP), (2, 2, UP)], 11),
+    "big_tail_2": inp(BIG, 2, [(1, 1, UP), (2, 2, UP)], 11),      # 131071
+    "range_2": inp(2, 12000, [(1, 1, UP), (2, 2, UP)], 12),
 }
 
 
