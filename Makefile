@@ -32,12 +32,19 @@ KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/g
 INSTALL_MOD_PATH ?= $(DESTDIR)
 INSTALL_MOD_DIR := updates
 DEPMOD ?= /sbin/depmod
-MODDIR = $(INSTALL_MOD_PATH)/lib/modules/$(KVER)
+# uninstall needs no kernel tree (the headers may be gone by then): the release given (KVER,
+# or KDIR's), else the running kernel's, which is what install defaults to on an LB host.
+ifneq ($(filter command environment,$(firstword $(origin KVER)) $(firstword $(origin KDIR))),)
+UNINSTALL_KVER = $(KVER)
+else
+UNINSTALL_KVER = $(shell uname -r)
+endif
+MODDIR = $(INSTALL_MOD_PATH)/lib/modules/$(UNINSTALL_KVER)
 USRSRC ?= /usr/src
 DKMS ?= dkms
 
 .PHONY: all kmod userland check demo bench bench-table bench-health generate clean install \
-	install-kmod install-userland uninstall uninstall-kmod uninstall-userland install-dkms \
+	install-kmod install-kmod-check install-userland uninstall uninstall-kmod uninstall-userland install-dkms \
 	install-dkms-src uninstall-dkms
 
 all: kmod userland
@@ -72,12 +79,23 @@ install: install-kmod install-userland
 # modules_install, which signs and compresses it as the kernel's config says, to
 # updates/kmod/kmaglev.ko: updates/ wins over the kernel's own tree and DKMS's updates/dkms/
 # is left alone. KERNELRELEASE: Debian's headers would otherwise say 6.1.192.
+# Not the 6.12 test kernel that `make` falls back to on a machine without the running kernel's
+# headers: install for the running kernel, or for the KDIR given. (A prerequisite, so that it
+# runs before install-kmod's recipe expands KDIR.)
+install-kmod-check:
+	@if [ -z "$(filter command environment,$(firstword $(origin KDIR)))" ] && \
+	    [ ! -f /lib/modules/$$(uname -r)/build/Makefile ]; then \
+		echo "install: no headers for the running kernel at /lib/modules/$$(uname -r)/build:" \
+			"apt-get install linux-headers-$$(uname -r), or give KDIR=" >&2; \
+		exit 1; \
+	fi
+
 # Signed only if the tree holds its signing key (a self-built kernel's certs/signing_key.pem):
 # Debian's headers have CONFIG_MODULE_SIG_ALL but no key, and sign-file would print SSL errors.
 # (Secure Boot hosts: DKMS signs with its MOK key instead.)
 SIGKEY = $(shell sed -n 's/^CONFIG_MODULE_SIG_KEY="\(.*\)"/\1/p' $(KDIR)/.config 2>/dev/null)
 NOSIGN = $(if $(filter pkcs11:%,$(SIGKEY)),,$(if $(wildcard $(KDIR)/$(SIGKEY) $(filter /%,$(SIGKEY))),,CONFIG_MODULE_SIG_ALL=))
-install-kmod:
+install-kmod: install-kmod-check
 	@[ -n "$(KVER)" ] || { echo "install: no kernel release in $(KDIR) (set KDIR or KVER)" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(TOP) KMAGLEV_ONLY=1 modules
 	$(MAKE) -C $(KDIR) M=$(TOP) KMAGLEV_ONLY=1 KERNELRELEASE=$(KVER) $(NOSIGN) \
@@ -93,15 +111,15 @@ install-userland:
 uninstall: uninstall-userland uninstall-kmod
 
 uninstall-kmod:
-	@[ -n "$(KVER)" ] || { echo "uninstall: no kernel release (set KDIR or KVER)" >&2; exit 1; }
+	@[ -n "$(UNINSTALL_KVER)" ] || { echo "uninstall: no kernel release (set KVER)" >&2; exit 1; }
 	rm -f $(MODDIR)/$(INSTALL_MOD_DIR)/kmod/kmaglev.ko $(MODDIR)/$(INSTALL_MOD_DIR)/kmod/kmaglev.ko.gz \
 		$(MODDIR)/$(INSTALL_MOD_DIR)/kmod/kmaglev.ko.xz $(MODDIR)/$(INSTALL_MOD_DIR)/kmod/kmaglev.ko.zst
 	@for d in $(MODDIR)/$(INSTALL_MOD_DIR)/kmod $(MODDIR)/$(INSTALL_MOD_DIR); do \
 		[ ! -d "$$d" ] || rmdir --ignore-fail-on-non-empty "$$d"; \
 	done
 	@if [ -d "$(MODDIR)" ]; then \
-		echo "$(DEPMOD) $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KVER)"; \
-		$(DEPMOD) $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KVER); \
+		echo "$(DEPMOD) $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(UNINSTALL_KVER)"; \
+		$(DEPMOD) $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(UNINSTALL_KVER); \
 	fi
 
 uninstall-userland:
