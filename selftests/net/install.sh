@@ -91,6 +91,9 @@ cleanup() {
 trap cleanup EXIT
 
 setup() {
+	# dkms uses <(...), which needs /dev/fd (udev makes it on a real host; the guest's devtmpfs
+	# has none, and `dkms remove --all` then finds no kernel and removes nothing, exit 0)
+	[[ -e /dev/fd ]] || ln -s /proc/self/fd /dev/fd || return 1
 	modprobe overlay || return 1
 	ovl /lib/modules && ovl /usr/local && ovl /etc && ovl /usr/src "$PREP/dkms/usr-src" || return 1
 	mkdir -p /var/lib/dkms && cp -a "$PREP/dkms/var-lib-dkms/." /var/lib/dkms/ || return 1
