@@ -30,7 +30,10 @@
 
 #include "kmaglev.h"
 
-/* Reassemble a fragment in place. 0: @skb is now the whole packet; else it was consumed. */
+/*
+ * Reassemble a fragment in place. 0: @skb is now the whole packet; else it was consumed:
+ * queued, or dropped and counted.
+ */
 static int kmg_defrag(struct kmg_net *kn, struct sk_buff *skb, u8 family)
 {
 	int err;
@@ -38,12 +41,14 @@ static int kmg_defrag(struct kmg_net *kn, struct sk_buff *skb, u8 family)
 	if (family == AF_INET) {
 		/* IPVS uses the same queue user; kmaglev and IPVS never balance the same VIP. */
 		err = ip_defrag(kn->net, skb, IP_DEFRAG_VS_IN);
+		/* an overlap, a bad length, no memory: ip_defrag() freed the fragment */
+		if (err && err != -EINPROGRESS)
+			kmg_count(kn, err == -ENOMEM ? KMG_C_DROP_NOMEM : KMG_C_DROP_MALFORMED);
 	} else {
 		err = nf_ct_frag6_gather(kn->net, skb, IP6_DEFRAG_LOCAL_DELIVER);
-		if (err && err != -EINPROGRESS) {
-			kmg_drop(kn, skb, KMG_C_DROP_MALFORMED, SKB_DROP_REASON_IP_INHDR);
-			return err;
-		}
+		if (err && err != -EINPROGRESS)
+			kmg_drop(kn, skb, err == -ENOMEM ? KMG_C_DROP_NOMEM : KMG_C_DROP_MALFORMED,
+				 SKB_DROP_REASON_IP_INHDR);
 	}
 	if (!err)
 		kmg_count(kn, KMG_C_FRAG_REASSEMBLED);
