@@ -31,8 +31,8 @@
 #include "kmaglev.h"
 
 /*
- * Reassemble a fragment in place. 0: @skb is now the whole packet; else it was consumed:
- * queued, or dropped and counted.
+ * Reassemble a fragment in place. 0: @skb is now the whole packet, or (IPv6) still the fragment
+ * it was (the caller checks); else it was consumed: queued, or dropped and counted.
  */
 static int kmg_defrag(struct kmg_net *kn, struct sk_buff *skb, u8 family)
 {
@@ -50,8 +50,6 @@ static int kmg_defrag(struct kmg_net *kn, struct sk_buff *skb, u8 family)
 			kmg_drop(kn, skb, err == -ENOMEM ? KMG_C_DROP_NOMEM : KMG_C_DROP_MALFORMED,
 				 SKB_DROP_REASON_IP_INHDR);
 	}
-	if (!err)
-		kmg_count(kn, KMG_C_FRAG_REASSEMBLED);
 	return err;
 }
 
@@ -163,6 +161,16 @@ unsigned int kmg_rcv(struct kmg_net *kn, struct sk_buff *skb, const struct nf_ho
 		res = family == AF_INET ? kmg_parse4(skb, &p) : kmg_parse6(skb, &p);
 		p.local = state->hook == NF_INET_LOCAL_OUT;
 		p.early = early;
+		/*
+		 * nf_ct_frag6_gather() returns some fragments as they came, which the stack would
+		 * drop: a first fragment without the whole header chain (RFC 8200 4.5), a
+		 * non-final one whose length is not a multiple of 8. Never balanced as they are.
+		 */
+		if (res == KMG_PARSE_OK && p.frag) {
+			kmg_drop(kn, skb, KMG_C_DROP_MALFORMED, SKB_DROP_REASON_IP_INHDR);
+			return NF_STOLEN;
+		}
+		kmg_count(kn, KMG_C_FRAG_REASSEMBLED);
 	}
 	if (res == KMG_PARSE_PASS)
 		return NF_ACCEPT;
