@@ -50,6 +50,9 @@ static int kmg_defrag(struct kmg_net *kn, struct sk_buff *skb, u8 family)
 			kmg_drop(kn, skb, err == -ENOMEM ? KMG_C_DROP_NOMEM : KMG_C_DROP_MALFORMED,
 				 SKB_DROP_REASON_IP_INHDR);
 	}
+	/* held in its queue (or a duplicate, dropped there) */
+	if (err == -EINPROGRESS)
+		kmg_count(kn, KMG_C_FRAG_QUEUED);
 	return err;
 }
 
