@@ -176,14 +176,14 @@ unsigned int kmg_rcv(struct kmg_net *kn, struct sk_buff *skb, const struct nf_ho
 		kmg_count(kn, KMG_C_FRAG_REASSEMBLED);
 	}
 	if (res == KMG_PARSE_PASS)
-		return NF_ACCEPT;
+		goto miss;
 	if (res == KMG_PARSE_DROP) {
 		kmg_drop(kn, skb, KMG_C_DROP_MALFORMED, SKB_DROP_REASON_PKT_TOO_SMALL);
 		return NF_STOLEN;
 	}
 	if (p.echo) {
 		if (!READ_ONCE(vip->echo))
-			return NF_ACCEPT;
+			goto miss;
 		kmg_icmp_echo_reply(kn, skb, &p);
 		return NF_STOLEN;
 	}
@@ -194,10 +194,7 @@ unsigned int kmg_rcv(struct kmg_net *kn, struct sk_buff *skb, const struct nf_ho
 			kmg_drop(kn, skb, KMG_C_ICMP_DROP, SKB_DROP_REASON_UNHANDLED_PROTO);
 			return NF_STOLEN;
 		}
-		/* counted once, at PRE_ROUTING, when the early path passes it on */
-		if (!early)
-			kmg_count(kn, KMG_C_VIP_MISS);
-		return NF_ACCEPT;
+		goto miss;
 	}
 	kmg_count_rx(kn, early);
 
@@ -224,6 +221,16 @@ xmit:
 	kmg_account(be->stats, skb->len, f.is_new);
 	kmg_xmit(kn, svc, be, skb, &p);
 	return NF_STOLEN;
+
+miss:
+	/*
+	 * No service takes it (informational ICMP, an echo request without the echo flag, no
+	 * matching service): the stack has it. Counted once, at PRE_ROUTING, when the early
+	 * path passes it on.
+	 */
+	if (!early)
+		kmg_count(kn, KMG_C_VIP_MISS);
+	return NF_ACCEPT;
 }
 
 /*
