@@ -3,7 +3,7 @@
 # Soak, SYN flood at 10x conn-max from many sources. With conn-max 2000 (KMAGLEV_FLOOD_CONN_MAX),
 # 40 long-lived TCP streams (every echo checked) and 4 slow HTTP downloads are opened through the
 # VIP; then selftests/tools/synflood sends 10 x conn-max SYNs from 5000 spoofed sources (4 ports
-# each), twice: with flood-rate 0 the table fills and every further SYN evicts a SYN-only entry
+# each; two senders at once, so both CPUs insert), twice: with flood-rate 0 the table fills and every further SYN evicts a SYN-only entry
 # (conn-evict-syn), never an established one; with flood-rate 500 the netns goes into flood mode
 # and new flows are forwarded untracked (conn-flood, conn-stateless). Throughout, a sampler reads
 # the table's entry count and kmaglev's memory (debugfs objects: live entries, conn_bytes). Checks:
@@ -81,8 +81,17 @@ bash -c '
 	done' sampler "$DP_TMP/mem.stop" "$KMAGLEV" "${DP_LB[1]}" "$DP_TMP/sleep" "$OBJ" >"$DP_TMP/mem" 2>&1 &
 SAMPLER=$!
 
+# flood A.B: NSYN SYNs from NSRC sources, by two senders at once (A.B.0.1 and A.B.128.1 up),
+# so that both CPUs insert entries at the same time, as RSS would spread a flood
 flood() {
-	ip netns exec "$DP_CL" "$SYNFLOOD" -d "$V" -p "$DP_STREAM_PORT" -s "$1" -n "$NSRC" -c "$NSYN" 2>&1
+	local rc=0
+	ip netns exec "$DP_CL" "$SYNFLOOD" -d "$V" -p "$DP_STREAM_PORT" -s "$1.0.1" \
+		-n $((NSRC / 2)) -c $((NSYN / 2)) >"$DP_TMP/flood.1" 2>&1 &
+	ip netns exec "$DP_CL" "$SYNFLOOD" -d "$V" -p "$DP_STREAM_PORT" -s "$1.128.1" \
+		-n $((NSRC / 2)) -c $((NSYN / 2)) >"$DP_TMP/flood.2" 2>&1 || rc=1
+	wait $! || rc=1
+	sed 's/^synflood: //' "$DP_TMP/flood.1" "$DP_TMP/flood.2" | paste -sd';' | sed 's/;/; /'
+	return $rc
 }
 
 # reached G0 G1: the flood's SYNs that reached kmaglev between two dp_gstats outputs: each
@@ -107,16 +116,16 @@ sysctl -qw net.core.netdev_max_backlog=65536
 # --- flood 1: flood-rate 0, the table fills; SYN-only entries make room -----------------------------
 t0=$SECONDS
 g0=$(dp_gstats 1)
-out=$(flood 100.64.0.1)
+out=$(flood 100.64)
 rc=$?
 dp_sleep 2
 g1=$(dp_gstats 1)
 R1=$(reached "$g0" "$g1")
 F1=$(fdesc "$g0" "$g1")
 if [[ $rc -eq 0 && $R1 -ge $((NSYN / 2)) ]]; then
-	ktap_test_pass "flood 1 (flood-rate 0): ${out#synflood: }; $R1 reached kmaglev"
+	ktap_test_pass "flood 1 (flood-rate 0): $out; $R1 reached kmaglev"
 else
-	ktap_test_fail "flood 1 (flood-rate 0): ${out#synflood: }; $R1 reached kmaglev (want >= $((NSYN / 2)))"
+	ktap_test_fail "flood 1 (flood-rate 0): $out; $R1 reached kmaglev (want >= $((NSYN / 2)))"
 fi
 if [[ $(dp_gdelta "$g0" "$g1" conn-new) -ge $((CMAX - 100)) &&
       $(dp_gdelta "$g0" "$g1" conn-evict-syn) -ge $((R1 / 2)) ]]; then
@@ -128,16 +137,16 @@ fi
 # --- flood 2: flood-rate 500, flood mode ------------------------------------------------------------
 dp_km 1 config set flood-rate $FRATE
 g1=$(dp_gstats 1)
-out=$(flood 100.65.0.1)
+out=$(flood 100.65)
 rc=$?
 dp_sleep 2
 g2=$(dp_gstats 1)
 R2=$(reached "$g1" "$g2")
 F2=$(fdesc "$g1" "$g2")
 if [[ $rc -eq 0 && $R2 -ge $((NSYN / 2)) ]]; then
-	ktap_test_pass "flood 2 (flood-rate $FRATE): ${out#synflood: }; $R2 reached kmaglev"
+	ktap_test_pass "flood 2 (flood-rate $FRATE): $out; $R2 reached kmaglev"
 else
-	ktap_test_fail "flood 2 (flood-rate $FRATE): ${out#synflood: }; $R2 reached kmaglev (want >= $((NSYN / 2)))"
+	ktap_test_fail "flood 2 (flood-rate $FRATE): $out; $R2 reached kmaglev (want >= $((NSYN / 2)))"
 fi
 fl=$(dp_gdelta "$g1" "$g2" conn-flood)
 sl=$(dp_gdelta "$g1" "$g2" conn-stateless)
@@ -193,9 +202,11 @@ fi
 dp_http "$V" --count 30 --parallel 4 >"$DP_TMP/new" 2>&1
 dp_sleep 1
 g4=$(dp_gstats 1)
+# (new-flows, not conn-new: a client port that an earlier connection to the VIP used gets that
+# closed connection's entry, Documentation/dataplane.rst)
 untr=$(($(dp_gdelta "$g3" "$g4" conn-flood) + $(dp_gdelta "$g3" "$g4" conn-table-full) + $(dp_gdelta "$g3" "$g4" conn-stateless)))
-msg="conn-new +$(dp_gdelta "$g3" "$g4" conn-new), conn-flood + conn-table-full + conn-stateless +$untr"
-if dp_all_answered "$DP_TMP/new" 30 && [[ $(dp_gdelta "$g3" "$g4" conn-new) -ge 30 && $untr -eq 0 ]]; then
+msg="new-flows +$(dp_gdelta "$g3" "$g4" new-flows), conn-new +$(dp_gdelta "$g3" "$g4" conn-new), conn-flood + conn-table-full + conn-stateless +$untr"
+if dp_all_answered "$DP_TMP/new" 30 && [[ $(dp_gdelta "$g3" "$g4" new-flows) -ge 30 && $untr -eq 0 ]]; then
 	ktap_test_pass "after the flood: 30 new flows answered and tracked: $msg"
 else
 	ktap_test_fail "after the flood: 30 new flows answered and tracked: $msg"
