@@ -213,12 +213,12 @@ EOF
 	t2=$SECONDS
 	# the flooders' 96 flows (32 each) all have entries within a second of the hooks; the
 	# packets counted since the module came show that they are still flowing
-	for n in 1 2 3 4 5 6 7 8 9 10; do
-		sleep 1
+	for n in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
 		out=$(printf 'config show\nstats\n' | K -b -)
 		n=$(grep -m1 -oE '\bconns [0-9]+' <<<"$out" | awk '{ print $2 }')
 		rx=$(awk '$1 == "global" { g = 1 } g { for (i = 1; i < NF; i++) if ($i == "rx-packets") { print $(i + 1); exit } }' <<<"$out")
 		[[ ${n:-0} -ge 90 && ${rx:-0} -gt 0 ]] && break
+		sleep 0.5
 	done
 	[[ ${n:-0} -ge 90 && ${rx:-0} -gt 0 ]] ||
 		{ echo "round $i: $n entries, rx-packets $rx: is traffic flowing?"; return 1; }
