@@ -5,14 +5,16 @@
  * through libmnl, with the family's uapi header; no fork or exec per namespace.
  *
  *   nscycle cycles [-n CYCLES] [-j WORKERS] [-f FLOWS] [-t TABLE_SIZE]
- *	CYCLES times (shared among WORKERS processes, 1 by default): unshare(CLONE_NEWNET) (which leaves the previous netns, held by nothing
- *	else, to the kernel's cleanup_net), lo up with fd00::1/64, then over netlink: config set,
+ *	CYCLES times, shared among WORKERS processes (1 by default): unshare(CLONE_NEWNET) (which
+ *	leaves the previous netns, held by nothing else, to the kernel's cleanup_net), lo up with
+ *	fd00::1/64, then over netlink: config set,
  *	three services (UDP 127.0.0.5:53 with an IPIP backend to 127.0.0.2 and a 4in6 one to ::1;
  *	TCP 127.0.0.6:80 with a keyed GRE backend; UDP [fd00::5]:53 with a 6in6 and a 6in4
  *	backend), a backend added, drained and weighted, a service's seed changed (table rebuilt),
  *	then FLOWS UDP datagrams from FLOWS ports to each UDP VIP and FLOWS/2 TCP SYNs to the TCP
  *	VIP (balanced by kmaglev's LOCAL_OUT hook: one connection entry each), then the entry count
- *	(config get), the service dump and the stats checked. Prints the time per cycle.
+ *	(config get), the service dump and the stats checked. Prints the time per cycle. The
+ *	last netns goes when the process exits.
  *
  *   nscycle flood [-r PPS] [-f FLOWS] ADDR PORT
  *	UDP datagrams to ADDR:PORT from FLOWS source ports, about PPS a second, until killed.
