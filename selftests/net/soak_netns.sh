@@ -124,8 +124,13 @@ c4=$(slab "$r4")
 c6=$(slab "$r6")
 # SLUB counts the objects of the per-CPU slabs as in use, and a merged cache holds others'
 # objects too: a few slabs' worth of slack, against $NNS times the entries of one netns.
+# Under KASAN (the debug kernel, which has kmemleak) freed objects wait in its quarantine,
+# still counted in use: there the figures are shown, and kmemleak and the object counters
+# decide.
 sl="kmaglev_conn4 (in $r4) $c40 -> $c4, kmaglev_conn6 (in $r6) $c60 -> $c6 objects in use"
-if [[ $c4 -le $((c40 + 1024)) && $c6 -le $((c60 + 1024)) ]]; then
+if [[ -w $LEAK ]]; then
+	ktap_test_pass "connection slabs: $sl (KASAN's quarantine holds freed objects)"
+elif [[ $c4 -le $((c40 + 1024)) && $c6 -le $((c60 + 1024)) ]]; then
 	ktap_test_pass "connection slabs back to baseline: $sl"
 else
 	ktap_test_fail "connection slabs back to baseline: $sl"
@@ -234,7 +239,8 @@ KO=/tmp/kmaglev-soak.ko
 objcopy --strip-debug "$(kmg_module_path)" "$KO" 2>/dev/null || cp "$(kmg_module_path)" "$KO"
 nets0=$(obj netns)
 rmmod kmaglev
-leak0=$(leaks)
+# kmemleak's baseline: its count after part 1 (a scan takes minutes under emulation)
+[[ $leak0 == none ]] || leak0=$leak1
 t0=$SECONDS
 ENTRIES=0
 ok=0
