@@ -68,7 +68,7 @@ for b in $ALL; do PRESENT[$b]=1; STATE[$b]=up; WEIGHT[$b]=1; done
 
 # --- streams: 20 on the stable backends, then 20 over all six ----------------------------------
 dp_stream_start A "$V" 20 --interval 0.5
-if dp_stream_wait A 60 && ! awk '$2 != "b1" && $2 != "b2" { exit 1 }' "$DP_TMP/A.info"; then
+if dp_stream_wait A 180 && ! awk '$2 != "b1" && $2 != "b2" { exit 1 }' "$DP_TMP/A.info"; then
 	ktap_test_fail "20 streams on the stable backends: $(dp_tally "$DP_TMP/A.info" | tr '\n' ' ')"
 elif [[ -f $DP_TMP/A.info ]]; then
 	ktap_test_pass "20 streams on the stable backends: $(dp_tally "$DP_TMP/A.info" | tr '\n' ' ')"
@@ -77,7 +77,7 @@ else
 fi
 dp_km 1 service set "$ST" $(for b in $ALL; do echo -n "backend $(B $b) "; done)
 dp_stream_start B "$V" 20 --interval 0.5
-if dp_stream_wait B 60; then
+if dp_stream_wait B 180; then
 	nb=$(awk '$2 != "b1" && $2 != "b2"' "$DP_TMP/B.info" | wc -l)
 	ktap_test_pass "20 more streams, $nb of them on churned backends: $(dp_tally "$DP_TMP/B.info" | tr '\n' ' ')"
 else
