@@ -5,6 +5,8 @@
 #   make KDIR=...     build the module against any prepared kernel tree
 #   make C=1          also run sparse over the module
 #   make check        the whole test suite (see README.md)
+#   make fuzz         the fuzzers, longer: libFuzzer targets 10 min each, 1M netlink messages
+#                     and 1M packets on the debug kernel (selftests/fuzz.sh)
 #   make demo         the load balancer, end to end, in a VM
 #   make bench        packet-rate benchmark against plain forwarding and IPVS
 #   make bench-table  Maglev table build benchmark
@@ -43,7 +45,7 @@ MODDIR = $(INSTALL_MOD_PATH)/lib/modules/$(UNINSTALL_KVER)
 USRSRC ?= /usr/src
 DKMS ?= dkms
 
-.PHONY: all kmod userland check demo bench bench-table bench-health generate clean install \
+.PHONY: all kmod userland check fuzz demo bench bench-table bench-health generate clean install \
 	install-kmod install-kmod-check install-userland uninstall uninstall-kmod uninstall-userland install-dkms \
 	install-dkms-src uninstall-dkms
 
@@ -57,6 +59,9 @@ userland:
 
 check:
 	$(TOP)/selftests/check.sh
+
+fuzz:
+	$(TOP)/selftests/fuzz.sh
 
 demo:
 	$(TOP)/selftests/demo.sh

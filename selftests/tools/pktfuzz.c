@@ -39,7 +39,6 @@
  * Output: "class NAME PACKETS" for each class, then "total PACKETS errors ERRORS seconds S
  * rate PPS". Exit status 0 when every packet was sent.
  */
-#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>

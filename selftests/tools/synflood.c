@@ -9,7 +9,6 @@
  *
  * Prints "synflood: N SYNs sent ..." and exits 0 when every SYN was handed to the stack.
  */
-#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
