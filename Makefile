@@ -5,18 +5,49 @@
 #   make KDIR=...     build the module against any prepared kernel tree
 #   make C=1          also run sparse over the module
 #   make check        the whole test suite (see README.md)
+#   make fuzz         the fuzzers, longer: libFuzzer targets 10 min each, 1M netlink messages
+#                     and 1M packets on the debug kernel (selftests/fuzz.sh)
 #   make demo         the load balancer, end to end, in a VM
 #   make bench        packet-rate benchmark against plain forwarding and IPVS
 #   make bench-table  Maglev table build benchmark
 #   make bench-health health checks at scale: 10,000 tcp/http probes a second, daemon CPU
 #   make generate     regenerate the netlink uAPI/policy code from the YNL spec
+#   make install      kmaglev.ko under /lib/modules/KVER/updates (then depmod), the CLI, its
+#                     man page, completion and systemd unit (see Documentation/install.rst)
+#   make uninstall    removes what install put there
+#   make install-dkms the module's source in /usr/src/kmaglev-VERSION, registered with DKMS and
+#                     built and installed for the running kernel (and each new one after)
+#   make uninstall-dkms  dkms remove for every kernel, and the source
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
-KVER := $(shell uname -r)
+# The release, for DKMS's /usr/src/kmaglev-VERSION; the module and the CLI read it too.
+VERSION := $(shell cat $(TOP)/VERSION)
 # A real LB host builds against its running kernel; elsewhere use the cached 6.12 test kernel.
-KDIR ?= $(if $(wildcard /lib/modules/$(KVER)/build/Makefile),/lib/modules/$(KVER)/build,$(shell $(TOP)/selftests/vm/kernel.sh test))
+KDIR ?= $(if $(wildcard /lib/modules/$(shell uname -r)/build/Makefile),/lib/modules/$(shell uname -r)/build,$(shell $(TOP)/selftests/vm/kernel.sh test))
+# The release of the kernel KDIR builds for, which install targets: its UTS_RELEASE, not
+# `make kernelrelease` (Debian's headers answer 6.1.192 for 6.1.0-57-amd64).
+KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 
-.PHONY: all kmod userland check demo bench bench-table bench-health generate clean install
+# Installation. DESTDIR (packaging) or INSTALL_MOD_PATH (kbuild's name) is a staging root;
+# depmod then runs on that root (-b), as kbuild's modules_install does, and DEPMOD=: skips it
+# (a package runs depmod in its postinst instead).
+INSTALL_MOD_PATH ?= $(DESTDIR)
+INSTALL_MOD_DIR := updates
+DEPMOD ?= /sbin/depmod
+# uninstall needs no kernel tree (the headers may be gone by then): the release given (KVER,
+# or KDIR's), else the running kernel's, which is what install defaults to on an LB host.
+ifneq ($(filter command environment,$(firstword $(origin KVER)) $(firstword $(origin KDIR))),)
+UNINSTALL_KVER = $(KVER)
+else
+UNINSTALL_KVER = $(shell uname -r)
+endif
+MODDIR = $(INSTALL_MOD_PATH)/lib/modules/$(UNINSTALL_KVER)
+USRSRC ?= /usr/src
+DKMS ?= dkms
+
+.PHONY: all kmod userland check fuzz demo bench bench-table bench-health generate clean install \
+	install-kmod install-kmod-check install-userland uninstall uninstall-kmod uninstall-userland install-dkms \
+	install-dkms-src uninstall-dkms
 
 all: kmod userland
 
@@ -28,6 +59,9 @@ userland:
 
 check:
 	$(TOP)/selftests/check.sh
+
+fuzz:
+	$(TOP)/selftests/fuzz.sh
 
 demo:
 	$(TOP)/selftests/demo.sh
@@ -44,9 +78,77 @@ bench-health:
 generate:
 	$(TOP)/selftests/ynl.sh generate
 
-install: all
-	$(MAKE) -C $(KDIR) M=$(TOP) modules_install
-	$(MAKE) -C $(TOP)/userland install
+install: install-kmod install-userland
+
+# kmaglev.ko alone (KMAGLEV_ONLY=1: not the benchmark and test modules), by kbuild's
+# modules_install, which signs and compresses it as the kernel's config says, to
+# updates/kmod/kmaglev.ko: updates/ wins over the kernel's own tree and DKMS's updates/dkms/
+# is left alone. KERNELRELEASE: Debian's headers would otherwise say 6.1.192.
+# Not the 6.12 test kernel that `make` falls back to on a machine without the running kernel's
+# headers: install for the running kernel, or for the KDIR given. (A prerequisite, so that it
+# runs before install-kmod's recipe expands KDIR.)
+install-kmod-check:
+	@if [ -z "$(filter command environment,$(firstword $(origin KDIR)))" ] && \
+	    [ ! -f /lib/modules/$$(uname -r)/build/Makefile ]; then \
+		echo "install: no headers for the running kernel at /lib/modules/$$(uname -r)/build:" \
+			"apt-get install linux-headers-$$(uname -r), or give KDIR=" >&2; \
+		exit 1; \
+	fi
+
+# Signed only if the tree holds its signing key (a self-built kernel's certs/signing_key.pem):
+# Debian's headers have CONFIG_MODULE_SIG_ALL but no key, and sign-file would print SSL errors.
+# (Secure Boot hosts: DKMS signs with its MOK key instead.)
+SIGKEY = $(shell sed -n 's/^CONFIG_MODULE_SIG_KEY="\(.*\)"/\1/p' $(KDIR)/.config 2>/dev/null)
+NOSIGN = $(if $(filter pkcs11:%,$(SIGKEY)),,$(if $(wildcard $(KDIR)/$(SIGKEY) $(filter /%,$(SIGKEY))),,CONFIG_MODULE_SIG_ALL=))
+install-kmod: install-kmod-check
+	@[ -n "$(KVER)" ] || { echo "install: no kernel release in $(KDIR) (set KDIR or KVER)" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(TOP) KMAGLEV_ONLY=1 modules
+	$(MAKE) -C $(KDIR) M=$(TOP) KMAGLEV_ONLY=1 KERNELRELEASE=$(KVER) $(NOSIGN) \
+		INSTALL_MOD_PATH=$(INSTALL_MOD_PATH) INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
+		DEPMOD=true modules_install
+	$(DEPMOD) $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KVER)
+
+install-userland:
+	$(MAKE) -C $(TOP)/userland all install
+
+# The service first (a running daemon keeps the binary), then the module's file and depmod. A
+# loaded kmaglev.ko stays loaded (and forwarding) until `modprobe -r kmaglev` or a reboot.
+uninstall: uninstall-userland uninstall-kmod
+
+uninstall-kmod:
+	@[ -n "$(UNINSTALL_KVER)" ] || { echo "uninstall: no kernel release (set KVER)" >&2; exit 1; }
+	rm -f $(MODDIR)/$(INSTALL_MOD_DIR)/kmod/kmaglev.ko $(MODDIR)/$(INSTALL_MOD_DIR)/kmod/kmaglev.ko.gz \
+		$(MODDIR)/$(INSTALL_MOD_DIR)/kmod/kmaglev.ko.xz $(MODDIR)/$(INSTALL_MOD_DIR)/kmod/kmaglev.ko.zst
+	@for d in $(MODDIR)/$(INSTALL_MOD_DIR)/kmod $(MODDIR)/$(INSTALL_MOD_DIR); do \
+		[ ! -d "$$d" ] || rmdir --ignore-fail-on-non-empty "$$d"; \
+	done
+	@if [ -d "$(MODDIR)" ]; then \
+		echo "$(DEPMOD) $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(UNINSTALL_KVER)"; \
+		$(DEPMOD) $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(UNINSTALL_KVER); \
+	fi
+
+uninstall-userland:
+	$(MAKE) -C $(TOP)/userland uninstall
+
+# DKMS: the module's source alone (what dkms.conf builds) as USRSRC/kmaglev-VERSION, then
+# `dkms install`, which adds and builds it for the running kernel; AUTOINSTALL rebuilds it for
+# each kernel installed later. Copying, not `dkms add .`: that would copy the whole tree.
+DKMS_SRC := $(DESTDIR)$(USRSRC)/kmaglev-$(VERSION)
+install-dkms-src:
+	rm -rf $(DKMS_SRC)
+	install -d $(DKMS_SRC)/kmod/tests $(DKMS_SRC)/uapi/linux
+	install -m 0644 $(TOP)/dkms.conf $(TOP)/Kbuild $(TOP)/VERSION $(DKMS_SRC)/
+	install -m 0644 $(TOP)/kmod/Kbuild $(TOP)/kmod/*.[ch] $(DKMS_SRC)/kmod/
+	install -m 0644 $(TOP)/kmod/tests/*.[ch] $(DKMS_SRC)/kmod/tests/
+	install -m 0644 $(TOP)/uapi/linux/*.h $(DKMS_SRC)/uapi/linux/
+	rm -f $(DKMS_SRC)/kmod/*.mod.c
+
+install-dkms: install-dkms-src
+	$(DKMS) install kmaglev/$(VERSION)
+
+uninstall-dkms:
+	-$(DKMS) remove kmaglev/$(VERSION) --all
+	rm -rf $(DESTDIR)$(USRSRC)/kmaglev-$(VERSION)
 
 clean:
 	$(MAKE) -C $(TOP)/userland clean

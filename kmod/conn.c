@@ -494,6 +494,20 @@ struct kmg_conn *kmg_conn_insert(struct kmg_net *kn, struct kmg_service *svc,
 		return old;
 	}
 	this_cpu_inc(kmg_conn_live);
+	/*
+	 * CPUs that found room for the last entry at the same time have each inserted one, and
+	 * the table holds more than conn-max (seen with a SYN flood on two CPUs). Each takes its
+	 * own entry out again at once, so the table stays at conn-max (both may: the last room
+	 * is then left for the next flow) and the flow goes untracked. If another CPU removed the
+	 * entry first (an eviction) and counted that, it is counted as created too.
+	 */
+	if (unlikely(kmg_conn_count(kn) > max)) {
+		*why = KMG_C_CONN_TABLE_FULL;
+		if (kmg_conn_unlink(kn, c))
+			return NULL;
+		kmg_count(kn, KMG_C_CONN_NEW);
+		return NULL;
+	}
 	kmg_count(kn, KMG_C_CONN_NEW);
 	return c;
 }

@@ -30,7 +30,10 @@
 
 #include "kmaglev.h"
 
-/* Reassemble a fragment in place. 0: @skb is now the whole packet; else it was consumed. */
+/*
+ * Reassemble a fragment in place. 0: @skb is now the whole packet, or (IPv6) still the fragment
+ * it was (the caller checks); else it was consumed: queued, or dropped and counted.
+ */
 static int kmg_defrag(struct kmg_net *kn, struct sk_buff *skb, u8 family)
 {
 	int err;
@@ -38,15 +41,18 @@ static int kmg_defrag(struct kmg_net *kn, struct sk_buff *skb, u8 family)
 	if (family == AF_INET) {
 		/* IPVS uses the same queue user; kmaglev and IPVS never balance the same VIP. */
 		err = ip_defrag(kn->net, skb, IP_DEFRAG_VS_IN);
+		/* an overlap, a bad length, no memory: ip_defrag() freed the fragment */
+		if (err && err != -EINPROGRESS)
+			kmg_count(kn, err == -ENOMEM ? KMG_C_DROP_NOMEM : KMG_C_DROP_MALFORMED);
 	} else {
 		err = nf_ct_frag6_gather(kn->net, skb, IP6_DEFRAG_LOCAL_DELIVER);
-		if (err && err != -EINPROGRESS) {
-			kmg_drop(kn, skb, KMG_C_DROP_MALFORMED, SKB_DROP_REASON_IP_INHDR);
-			return err;
-		}
+		if (err && err != -EINPROGRESS)
+			kmg_drop(kn, skb, err == -ENOMEM ? KMG_C_DROP_NOMEM : KMG_C_DROP_MALFORMED,
+				 SKB_DROP_REASON_IP_INHDR);
 	}
-	if (!err)
-		kmg_count(kn, KMG_C_FRAG_REASSEMBLED);
+	/* held in its queue (or a duplicate, dropped there) */
+	if (err == -EINPROGRESS)
+		kmg_count(kn, KMG_C_FRAG_QUEUED);
 	return err;
 }
 
@@ -158,16 +164,26 @@ unsigned int kmg_rcv(struct kmg_net *kn, struct sk_buff *skb, const struct nf_ho
 		res = family == AF_INET ? kmg_parse4(skb, &p) : kmg_parse6(skb, &p);
 		p.local = state->hook == NF_INET_LOCAL_OUT;
 		p.early = early;
+		/*
+		 * nf_ct_frag6_gather() returns some fragments as they came, which the stack would
+		 * drop: a first fragment without the whole header chain (RFC 8200 4.5), a
+		 * non-final one whose length is not a multiple of 8. Never balanced as they are.
+		 */
+		if (res == KMG_PARSE_OK && p.frag) {
+			kmg_drop(kn, skb, KMG_C_DROP_MALFORMED, SKB_DROP_REASON_IP_INHDR);
+			return NF_STOLEN;
+		}
+		kmg_count(kn, KMG_C_FRAG_REASSEMBLED);
 	}
 	if (res == KMG_PARSE_PASS)
-		return NF_ACCEPT;
+		goto miss;
 	if (res == KMG_PARSE_DROP) {
 		kmg_drop(kn, skb, KMG_C_DROP_MALFORMED, SKB_DROP_REASON_PKT_TOO_SMALL);
 		return NF_STOLEN;
 	}
 	if (p.echo) {
 		if (!READ_ONCE(vip->echo))
-			return NF_ACCEPT;
+			goto miss;
 		kmg_icmp_echo_reply(kn, skb, &p);
 		return NF_STOLEN;
 	}
@@ -178,10 +194,7 @@ unsigned int kmg_rcv(struct kmg_net *kn, struct sk_buff *skb, const struct nf_ho
 			kmg_drop(kn, skb, KMG_C_ICMP_DROP, SKB_DROP_REASON_UNHANDLED_PROTO);
 			return NF_STOLEN;
 		}
-		/* counted once, at PRE_ROUTING, when the early path passes it on */
-		if (!early)
-			kmg_count(kn, KMG_C_VIP_MISS);
-		return NF_ACCEPT;
+		goto miss;
 	}
 	kmg_count_rx(kn, early);
 
@@ -208,6 +221,16 @@ xmit:
 	kmg_account(be->stats, skb->len, f.is_new);
 	kmg_xmit(kn, svc, be, skb, &p);
 	return NF_STOLEN;
+
+miss:
+	/*
+	 * No service takes it (informational ICMP, an echo request without the echo flag, no
+	 * matching service): the stack has it. Counted once, at PRE_ROUTING, when the early
+	 * path passes it on.
+	 */
+	if (!early)
+		kmg_count(kn, KMG_C_VIP_MISS);
+	return NF_ACCEPT;
 }
 
 /*

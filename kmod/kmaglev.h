@@ -45,6 +45,7 @@
 #include <net/netns/generic.h>
 
 #include "maglev.h"
+#include "parse.h"
 
 #define KMG_DEFAULT_MAX_SERVICES	65536
 #define KMG_DEFAULT_MAX_BACKENDS	BIT(20)
@@ -89,34 +90,6 @@ struct kmg_vip_key {
 	u8 addr[16];
 	u8 family;
 	u8 pad[3];
-};
-
-/* A packet to a VIP, parsed: the flow it belongs to (client -> VIP). */
-union kmg_inaddr {
-	__be32 v4;
-	struct in6_addr v6;
-};
-
-struct kmg_pkt {
-	u8 family;
-	u8 proto;		/* of the flow; for ICMP errors, of the quoted packet */
-	u8 tcp_flags;
-	bool frag;		/* a fragment, not reassembled */
-	bool echo;		/* an echo request */
-	bool icmp_err;		/* an ICMP error; the flow is the quoted one, reversed */
-	bool local;		/* locally generated (LOCAL_OUT), not forwarded for a client */
-	bool early;		/* taken at the ingress hook (ingress.c), before ip_rcv */
-	unsigned int l4off;
-	union kmg_inaddr saddr;
-	union kmg_inaddr daddr;
-	__be16 sport;
-	__be16 dport;
-};
-
-enum kmg_parse {
-	KMG_PARSE_OK,
-	KMG_PARSE_PASS,		/* not for us (e.g. neighbour discovery to a VIP) */
-	KMG_PARSE_DROP,		/* truncated or malformed */
 };
 
 /* A VIP's services, most specific first, for VIPs with few (published by RCU). */
@@ -332,6 +305,7 @@ enum kmg_counter {
 	KMG_C_PROBE,
 	KMG_C_DROP_PROBE_MISMATCH,
 	KMG_C_RX_INGRESS,	/* its attribute follows global-stats' pad (netlink.c) */
+	KMG_C_FRAG_QUEUED,
 	KMG_C_MAX
 };
 
@@ -643,10 +617,6 @@ struct kmg_backend *kmg_conn_backend(const struct kmg_conn *c);
 void kmg_conn_refresh(struct kmg_net *kn, struct kmg_conn *c, const struct kmg_pkt *p);
 void kmg_conn_set_backend(struct kmg_net *kn, struct kmg_conn *c, struct kmg_backend *be,
 			  const struct kmg_pkt *p, bool is_new);
-
-/* parse.c */
-enum kmg_parse kmg_parse4(struct sk_buff *skb, struct kmg_pkt *p);
-enum kmg_parse kmg_parse6(struct sk_buff *skb, struct kmg_pkt *p);
 
 /* select.c: the per-flow decision of one packet */
 struct kmg_flow {

@@ -157,3 +157,6 @@ module_exit(kmg_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("kmaglev: Maglev L4 load balancer with encapsulated direct server return");
 MODULE_ALIAS_GENL_FAMILY(KMAGLEV_FAMILY_NAME);
+#ifdef KMAGLEV_VERSION
+MODULE_VERSION(KMAGLEV_VERSION);
+#endif

@@ -840,6 +840,17 @@ static struct kmg_net *kmg_info_kn(struct genl_info *info)
 	return kmg_pernet(genl_info_net(info));
 }
 
+/*
+ * Every rejection carries a message: an allocation that fails deep in a change (a backend, a
+ * probe id, the service's hooks) returns -ENOMEM without one.
+ */
+static int kmg_nl_nomem(struct genl_info *info, int err)
+{
+	if (err == -ENOMEM && !info->extack->_msg)
+		NL_SET_ERR_MSG(info->extack, "out of memory");
+	return err;
+}
+
 /* Parse the SERVICE nest of a request into @tb (required). */
 static int kmg_nl_svc_tb(struct genl_info *info, struct nlattr **tb, u64 allowed)
 {
@@ -885,7 +896,7 @@ int kmaglev_nl_service_new_doit(struct sk_buff *skb, struct genl_info *info)
 		return err;
 	err = kmg_nl_backend_list(info, &bcfg, &nb);
 	if (err)
-		return err;
+		return kmg_nl_nomem(info, err);
 
 	mutex_lock(&kn->lock);
 	err = kmg_service_create(kn, &key, &cfg, bcfg, nb, &svc, info->extack);
@@ -895,7 +906,7 @@ int kmaglev_nl_service_new_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	mutex_unlock(&kn->lock);
 	kvfree(bcfg);
-	return err;
+	return kmg_nl_nomem(info, err);
 }
 
 int kmaglev_nl_service_set_doit(struct sk_buff *skb, struct genl_info *info)
@@ -914,7 +925,7 @@ int kmaglev_nl_service_set_doit(struct sk_buff *skb, struct genl_info *info)
 		return err;
 	err = kmg_nl_backend_list(info, &bcfg, &nb);
 	if (err)
-		return err;
+		return kmg_nl_nomem(info, err);
 	replace = nb || tb[KMAGLEV_A_SERVICE_REPLACE_BACKENDS];
 
 	mutex_lock(&kn->lock);
@@ -936,7 +947,7 @@ int kmaglev_nl_service_set_doit(struct sk_buff *skb, struct genl_info *info)
 out:
 	mutex_unlock(&kn->lock);
 	kvfree(bcfg);
-	return err;
+	return kmg_nl_nomem(info, err);
 }
 
 int kmaglev_nl_service_del_doit(struct sk_buff *skb, struct genl_info *info)
@@ -1096,7 +1107,7 @@ static int kmg_nl_backend_apply(struct genl_info *info, bool add)
 		kmg_notify_table_req(svc, info);
 out:
 	mutex_unlock(&kn->lock);
-	return err;
+	return kmg_nl_nomem(info, err);
 }
 
 int kmaglev_nl_backend_new_doit(struct sk_buff *skb, struct genl_info *info)
@@ -1136,7 +1147,7 @@ int kmaglev_nl_backend_del_doit(struct sk_buff *skb, struct genl_info *info)
 	kmg_backend_put(be);
 out:
 	mutex_unlock(&kn->lock);
-	return err;
+	return kmg_nl_nomem(info, err);
 }
 
 int kmaglev_nl_backend_set_doit(struct sk_buff *skb, struct genl_info *info)

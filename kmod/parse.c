@@ -13,6 +13,8 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/skbuff.h>
+#include <linux/socket.h>
+#include <linux/string.h>
 #include <linux/tcp.h>
 #include <linux/udp.h>
 #include <net/ip.h>
@@ -21,7 +23,7 @@
 
 #include <kunit/visibility.h>
 
-#include "kmaglev.h"
+#include "parse.h"
 
 /* The ports of a TCP or UDP header at @off. */
 static int kmg_parse_ports(struct sk_buff *skb, unsigned int off, u8 proto, __be16 *sport,
@@ -115,10 +117,11 @@ enum kmg_parse kmg_parse4(struct sk_buff *skb, struct kmg_pkt *p)
 	if (!pskb_may_pull(skb, sizeof(*iph)))
 		return KMG_PARSE_DROP;
 	iph = ip_hdr(skb);
-	if (iph->version != 4 || iph->ihl < 5 || !pskb_may_pull(skb, iph->ihl * 4) ||
-	    ntohs(iph->tot_len) < iph->ihl * 4)
+	if (iph->version != 4 || iph->ihl < 5 || !pskb_may_pull(skb, iph->ihl * 4))
 		return KMG_PARSE_DROP;
-	iph = ip_hdr(skb);
+	iph = ip_hdr(skb);	/* the pull may have moved the header */
+	if (ntohs(iph->tot_len) < iph->ihl * 4)
+		return KMG_PARSE_DROP;
 	p->saddr.v4 = iph->saddr;
 	p->daddr.v4 = iph->daddr;
 	p->proto = iph->protocol;

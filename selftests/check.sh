@@ -88,8 +88,21 @@ vm_results() {
 	echo "     $desc: $p passed, $f failed, $s skipped"
 }
 
+# The hardening figures: every "# reliability: SCENARIO | LOAD | DURATION | FAULTS | RESULT"
+# line the tests printed (Documentation/reliability.rst has the table of a full run).
+reliability() {
+	local lines
+	lines=$(grep -h '# reliability:' "$OUT"/*.log 2>/dev/null | sed 's/^.*# reliability: *//')
+	[[ -n $lines ]] || return 0
+	echo
+	echo "reliability (scenario | load | duration | faults | result):"
+	awk -F' *[|] *' '{ printf "  %-34s %-40s %-10s %-22s %s\n", $1, $2, $3, $4, $5 }' \
+		<<<"$lines" | tee "$OUT/reliability.txt"
+}
+
 summary() {
 	local i
+	reliability
 	echo
 	printf '%-18s %7s %7s %7s %7s\n' phase seconds passed failed skipped
 	for i in "${!T_NAME[@]}"; do
@@ -164,17 +177,26 @@ step "checkpatch --strict clean (kmod/, uapi/)" "$OUT/checkpatch.log" \
 	--file $(find kmod uapi -name '*.[ch]' ! -name '*.mod.c' -exec grep -L 'YNL-GEN' {} + | sort)
 step "generated netlink code matches the YNL spec" "$OUT/ynl.log" "$TOP/selftests/ynl.sh" verify
 step "CLI builds (-Werror)" "$OUT/userland.log" make -C userland -j"$(nproc)"
+# The hardening tests' programs (fuzzers, fault injector, soak drivers): the guests see the
+# host root read-only, so they are built here.
+step "test tools build (-Werror, selftests/tools)" "$OUT/tools.log" make -C selftests/tools -j"$(nproc)"
+# install.sh's host half: dkms add/build and make for the stock kernel into .build/install,
+# in a private mount namespace (the host's /lib/modules, /var/lib/dkms and /usr stay as they
+# are); the guest runs dkms install, make install and uninstall on an overlay.
+step "DKMS tree and make-install tree for the stock kernel (selftests/install-prep.sh)" \
+	"$OUT/install-prep.log" "$TOP/selftests/install-prep.sh"
 phase_end
 
 # --- userland unit tests ----------------------------------------------------------------
 phase unit
 make -C userland -s check >"$OUT/unit.log" 2>&1
 vm_results "userland unit tests" "$OUT/unit.log" $?
-# The BGP message parser under libFuzzer (clang's -fsanitize=fuzzer,address,undefined), from
-# the committed corpus, for a bounded time: a crash or a sanitizer report fails it.
-step "BGP parser fuzzed ${KMAGLEV_FUZZ_SECONDS:-30}s: no crash (userland/fuzz)" "$OUT/fuzz.log" \
+# The BGP message parser, kmod/parse.c and kmod/maglev.c under libFuzzer (clang's
+# -fsanitize=fuzzer,address,undefined), each from its committed corpus for a bounded time: a
+# crash or a sanitizer report fails it.
+step "parsers fuzzed ${KMAGLEV_FUZZ_SECONDS:-30}s each: BGP, packet, Maglev (userland/fuzz)" "$OUT/fuzz.log" \
 	make -C userland -s fuzz FUZZ_SECONDS="${KMAGLEV_FUZZ_SECONDS:-30}" &&
-	grep -E '^(Done|#[0-9]+ +DONE)' "$OUT/fuzz.log" | tail -n 1 | sed 's/^/     /'
+	grep -E '^fuzz_[a-z]+: ' "$OUT/fuzz.log" | sed 's/^/     /'
 phase_end
 
 # --- kselftests that need no kernel module, on the host ------------------------------------
@@ -215,9 +237,12 @@ STOCK_A_OTHER=dp_basic@ingress
 STOCK_B_OTHER=dp_badpkt@ingress
 # The daemon's BGP against real peers and ECMP failover: userland's work, on the stock kernel.
 BGP_VM="bgp bgp_ecmp"
+# The hardening suite (issue 13): fuzzers, fault injection and soaks, on the debug kernel
+# only, in a VM of its own.
+HARDEN_SET=${KMAGLEV_HARDEN_SET:-"faults fuzz_netlink fuzz_packets soak_netns soak_churn soak_flood"}
 # Shard B: every other kselftest (but those run on the host above).
 SHARD_B=$(cd "$TOP/selftests/net" && ls *.sh | sed 's/\.sh$//' |
-	grep -vxE "lib|dp_lib|bgp_lib|run_tests|${SHARD_A// /|}|${BGP_VM// /|}|${HOST_NET// /|}" |
+	grep -vxE "lib|dp_lib|bgp_lib|run_tests|${SHARD_A// /|}|${BGP_VM// /|}|${HOST_NET// /|}|${HARDEN_SET// /|}" |
 	tr '\n' ' ')
 DEBUG_SET=${KMAGLEV_DEBUG_SET:-"control_plane teardown"}
 
@@ -235,7 +260,7 @@ vm_job() {
 		echo "$? $((SECONDS - start))" >"$OUT/$name.rc"
 	) &
 }
-echo "=== KUnit and kselftests: 5 VMs side by side"
+echo "=== KUnit and kselftests: 6 VMs side by side"
 # How many netns teardown.sh creates and destroys with live flows (each costs a fork, an exec
 # and a netns under emulation, ten times more on the debug kernel), and the sizes of
 # control_plane's large cases there (still several dump messages each).
@@ -244,6 +269,10 @@ KMAGLEV_TEARDOWN_NETNS=20 KMAGLEV_TEARDOWN_ROUNDS=3 KMAGLEV_CP_STATS_BACKENDS=10
 KMAGLEV_CP_DUMP_BACKENDS=5000 KMAGLEV_CP_SERVICES=100 KMAGLEV_TEST_TIMEOUT=2400 \
 KMAGLEV_VM_TIMEOUT=3600 vm_job debug debug bash -c '"$1" "$2"; a=$?; shift 2; "$@"; b=$?; exit $((a | b))' - \
 	"$TOP/selftests/kunit.sh" "$TOP/.build/debug/kmod" "$TOP/selftests/net/run_tests.sh" $DEBUG_SET
+# The hardening suite on the debug kernel: every allocation failed in turn, 100k netlink
+# messages and 100k malformed packets, churn, flood, netns and unload soaks.
+KMAGLEV_TEST_TIMEOUT=2400 KMAGLEV_VM_TIMEOUT=3600 vm_job hardening debug \
+	"$TOP/selftests/net/run_tests.sh" $HARDEN_SET
 # Per test, 1800 s rather than run_tests.sh's 900: control_plane.sh (83 cases) took over 900 s
 # on the stock kernel with these five VMs and another one on the host.
 export KMAGLEV_TEST_TIMEOUT=${KMAGLEV_TEST_TIMEOUT:-1800}
@@ -256,6 +285,7 @@ KMAGLEV_TEARDOWN_NETNS=50 KMAGLEV_DP_HOOK=$HOOK_TEST vm_job kselftest-test-a tes
 KMAGLEV_DP_HOOK=$HOOK_TEST vm_job kselftest-test-b test "$TOP/selftests/net/run_tests.sh" $SHARD_B
 wait
 for job in debug:"KUnit and kselftests on debug kernel ($DEBUG_SET)" \
+	hardening:"hardening kselftests on debug kernel ($HARDEN_SET)" \
 	kselftest-stock-a:"kselftests on stock kernel, dp_* in mode $HOOK_STOCK ($SHARD_A $STOCK_A_OTHER)" \
 	kselftest-stock-b:"kselftests on stock kernel, dp_* in mode $HOOK_STOCK ($SHARD_B $STOCK_B_OTHER $BGP_VM)" \
 	kselftest-test-a:"kselftests on test kernel, dp_* in mode $HOOK_TEST ($SHARD_A_TEST)" \

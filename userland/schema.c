@@ -254,6 +254,8 @@ static const struct kmg_attr_desc global_stats_attrs[KMAGLEV_A_GLOBAL_STATS_MAX 
 		.type = KMG_AT_U64, .max = UINT64_MAX },
 	[KMAGLEV_A_GLOBAL_STATS_RX_INGRESS] = { .name = "rx-ingress", .type = KMG_AT_U64,
 		.max = UINT64_MAX },
+	[KMAGLEV_A_GLOBAL_STATS_FRAG_QUEUED] = { .name = "frag-queued", .type = KMG_AT_U64,
+		.max = UINT64_MAX },
 };
 
 const struct kmg_attr_set kmg_schema_global_stats = {

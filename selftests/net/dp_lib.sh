@@ -1222,7 +1222,7 @@ def stream(a):
             print('stream: connect from port %d: %s' % (lp, e), flush=True)
             return 2
         conns.append({'s': s, 'lport': s.getsockname()[1], 'buf': b'', 'name': None,
-                      'seq': 0, 'acked': 0, 'sent_at': None, 'connected': False})
+                      'seq': 0, 'acked': 0, 'bytes': 0, 'sent_at': None, 'connected': False})
     # connect and read the hello lines
     pending = list(conns)
     while pending:
@@ -1313,19 +1313,21 @@ def stream(a):
                     rc = 1
                     break
                 c['acked'] += 1
+                c['bytes'] += len(line) + 1
                 c['sent_at'] = None
             if rc:
                 break
         if rc:
             break
     total = sum(c['acked'] for c in conns)
+    nbytes = sum(c['bytes'] for c in conns)
     for c in conns:
         c['s'].close()
     by = {}
     for c in conns:
         by[c['name']] = by.get(c['name'], 0) + 1
-    print('stream: %d streams (%s), %d lines echoed in %.1fs: %s'
-          % (len(conns), ' '.join('%s:%d' % kv for kv in sorted(by.items())), total,
+    print('stream: %d streams (%s), %d lines (%d bytes) echoed in %.1fs: %s'
+          % (len(conns), ' '.join('%s:%d' % kv for kv in sorted(by.items())), total, nbytes,
              time.monotonic() - start, 'ok' if rc == 0 else 'FAILED'), flush=True)
     return rc
 

@@ -3,7 +3,7 @@
 # Run kmaglev kselftests (all of selftests/net/*.sh, or those named) and print KTAP: each script
 # is one top-level test, with its own KTAP indented beneath it. Exit 0 only if none failed.
 #
-# NAME@MODE runs a data-plane test (dp_*.sh) with kmaglev's hook in MODE (prerouting or
+# NAME@MODE runs a data-plane test (dp_*.sh, soak_*.sh) with kmaglev's hook in MODE (prerouting or
 # ingress: KMAGLEV_DP_HOOK, see dp_lib.sh), whatever KMAGLEV_DP_HOOK says for the others:
 #   run_tests.sh dp_basic dp_basic@ingress
 cd "$(dirname "$0")" || exit 1
@@ -24,7 +24,7 @@ for t in "${tests[@]}"; do
 	t=${t%.sh}.sh
 	name=$t
 	# (dp_acl.sh runs in both modes whatever it is given)
-	[[ $t == dp_* && $t != dp_acl.sh && -n $hook ]] && name+=" (hook $hook)"
+	[[ ($t == dp_* || $t == soak_*) && $t != dp_acl.sh && -n $hook ]] && name+=" (hook $hook)"
 	start=$SECONDS
 	echo "# selftests: kmaglev: $name"
 	KMAGLEV_DP_HOOK=$hook timeout -s KILL "${KMAGLEV_TEST_TIMEOUT:-900}" ./"$t" 2>&1 |

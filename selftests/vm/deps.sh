@@ -20,6 +20,8 @@ PKGS=(
 	bird2 frr gobgpd ethtool tcpdump bash-completion jq
 	# operator ACLs in front of kmaglev (dp_acl.sh), perf for profiling the data path
 	nftables linux-perf
+	# DKMS: the module rebuilt for each new kernel (dkms.conf; selftests/net/install.sh)
+	dkms
 	# fuzzing the BGP message parser (libFuzzer)
 	clang libclang-rt-14-dev
 	# promtool checks the daemon's /metrics

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The socket buffer model and the IPv6 extension header walkers behind kshim.h. The walkers
+ * follow net/ipv6/exthdrs_core.c's semantics and bounds (what each one reads, with which
+ * length, and what it returns for each malformed chain), so parse.c sees what it would see in
+ * the kernel.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <linux/ipv6.h>
+#include <net/ipv6.h>
+
+#include "kshim.h"
+
+static void *kshim_alloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		__builtin_trap();
+	return p;
+}
+
+struct sk_buff *kshim_skb_new(const u8 *bytes, unsigned int len, unsigned int headlen)
+{
+	struct sk_buff *skb = kshim_alloc(sizeof(*skb));
+
+	if (headlen > len)
+		headlen = len;
+	memset(skb, 0, sizeof(*skb));
+	/* exactly headlen bytes (malloc(0) is still a distinct 0-byte block to ASan) */
+	skb->head = malloc(headlen);
+	if (!skb->head && headlen)
+		__builtin_trap();
+	memcpy(skb->head, bytes, headlen);
+	skb->data = skb->head;
+	skb->frag = kshim_alloc(len - headlen);
+	memcpy(skb->frag, bytes + headlen, len - headlen);
+	skb->len = len;
+	skb->data_len = len - headlen;
+	return skb;
+}
+
+void kshim_skb_free(struct sk_buff *skb)
+{
+	free(skb->head);
+	free(skb->frag);
+	free(skb);
+}
+
+bool kshim_pull_tail(struct sk_buff *skb, unsigned int len)
+{
+	unsigned int hl = skb_headlen(skb), delta = len - hl;
+	unsigned char *head, *frag;
+
+	/* a new head of exactly len bytes: the old one, and pointers into it, are gone */
+	head = kshim_alloc(len);
+	memcpy(head, skb->data, hl);
+	memcpy(head + hl, skb->frag, delta);
+	frag = kshim_alloc(skb->data_len - delta);
+	memcpy(frag, skb->frag + delta, skb->data_len - delta);
+	free(skb->head);
+	free(skb->frag);
+	skb->head = head;
+	skb->data = head;
+	skb->frag = frag;
+	skb->data_len -= delta;
+	skb->pulls++;
+	return true;
+}
+
+int skb_copy_bits(const struct sk_buff *skb, int offset, void *to, int len)
+{
+	unsigned int hl = skb_headlen(skb), lin;
+
+	if (offset > (int)skb->len - len)
+		return -EFAULT;
+	/* the kernel would copy from the headroom: parse.c never asks that */
+	if (offset < 0 || len < 0)
+		__builtin_trap();
+	lin = (unsigned int)offset < hl ? hl - offset : 0;
+	if (lin > (unsigned int)len)
+		lin = len;
+	memcpy(to, skb->data + offset, lin);
+	memcpy((u8 *)to + lin, skb->frag + (offset + lin - hl), len - lin);
+	return 0;
+}
+
+bool ipv6_ext_hdr(u8 nexthdr)
+{
+	switch (nexthdr) {
+	case NEXTHDR_HOP:
+	case NEXTHDR_ROUTING:
+	case NEXTHDR_FRAGMENT:
+	case NEXTHDR_AUTH:
+	case NEXTHDR_NONE:
+	case NEXTHDR_DEST:
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The offset of the header after the extension headers from @start on, its type in
+ * *@nexthdrp. Stops at a fragment header with a non-zero offset. The last fragment header's
+ * frag_off field, as is, in *@frag_offp. -1 at "no next header" or a header not in the packet;
+ * an extension header's length is not checked against the packet.
+ */
+int ipv6_skip_exthdr(const struct sk_buff *skb, int start, u8 *nexthdrp, __be16 *frag_offp)
+{
+	u8 type = *nexthdrp;
+
+	*frag_offp = 0;
+	for (; ipv6_ext_hdr(type); ) {
+		struct ipv6_opt_hdr hbuf, *h;
+		__be16 fbuf, *f;
+		int skip;
+
+		if (type == NEXTHDR_NONE)
+			return -1;
+		h = skb_header_pointer(skb, start, sizeof(hbuf), &hbuf);
+		if (!h)
+			return -1;
+		switch (type) {
+		case NEXTHDR_FRAGMENT:
+			f = skb_header_pointer(skb, start + offsetof(struct frag_hdr, frag_off),
+					       sizeof(fbuf), &fbuf);
+			if (!f)
+				return -1;
+			*frag_offp = *f;
+			if (ntohs(*f) & ~0x7) {
+				*nexthdrp = type;
+				return start;
+			}
+			skip = 8;
+			break;
+		case NEXTHDR_AUTH:
+			skip = ipv6_authlen(h);
+			break;
+		default:
+			skip = ipv6_optlen(h);
+		}
+		type = h->nexthdr;
+		start += skip;
+	}
+	*nexthdrp = type;
+	return start;
+}
+
+/*
+ * Only what parse.c uses is modelled: the outer header (*@offset 0), @target < 0 (the last
+ * header: transport, ESP or "no next header"), @fragoff NULL, no IP6_FH_F_AUTH or _SKIP_RH
+ * in *@flags; anything else traps. Returns the type, its offset in *@offset; -EBADMSG for a
+ * header not in the packet or an extension header longer than the packet, -ENOENT for a
+ * later fragment whose next header is another extension header. A fragment header sets
+ * IP6_FH_F_FRAG as soon as it is reached; a later fragment (non-zero offset) returns its
+ * next header, *@offset unchanged.
+ */
+int ipv6_find_hdr(const struct sk_buff *skb, unsigned int *offset, int target,
+		  unsigned short *fragoff, int *flags)
+{
+	unsigned int at = skb_network_offset(skb) + sizeof(struct ipv6hdr);
+	u8 type = ipv6_hdr(skb)->nexthdr;
+
+	if (*offset || target >= 0 || fragoff || !flags ||
+	    (*flags & (IP6_FH_F_AUTH | IP6_FH_F_SKIP_RH)))
+		__builtin_trap();
+	while (ipv6_ext_hdr(type) && type != NEXTHDR_NONE) {
+		struct ipv6_opt_hdr hbuf, *h;
+		struct ipv6_rt_hdr rbuf;
+		unsigned int skip;
+		__be16 fbuf, *f;
+
+		h = skb_header_pointer(skb, at, sizeof(hbuf), &hbuf);
+		if (!h)
+			return -EBADMSG;
+		if (type == NEXTHDR_ROUTING &&
+		    !skb_header_pointer(skb, at, sizeof(rbuf), &rbuf))
+			return -EBADMSG;
+		if (type == NEXTHDR_FRAGMENT) {
+			*flags |= IP6_FH_F_FRAG;
+			f = skb_header_pointer(skb, at + offsetof(struct frag_hdr, frag_off),
+					       sizeof(fbuf), &fbuf);
+			if (!f)
+				return -EBADMSG;
+			if (ntohs(*f) & ~0x7) {
+				/* a later fragment: the protocol is all there is */
+				if (!ipv6_ext_hdr(h->nexthdr) || h->nexthdr == NEXTHDR_NONE)
+					return h->nexthdr;
+				return -ENOENT;
+			}
+			skip = 8;
+		} else if (type == NEXTHDR_AUTH) {
+			skip = ipv6_authlen(h);
+		} else {
+			skip = ipv6_optlen(h);
+		}
+		if (skb->len - at < skip)
+			return -EBADMSG;
+		type = h->nexthdr;
+		at += skip;
+	}
+	*offset = at;
+	return type;
+}

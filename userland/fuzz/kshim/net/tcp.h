@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* (kshim.h) */
+#include <linux/tcp.h>
