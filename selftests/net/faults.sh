@@ -15,7 +15,8 @@
 #
 # Knobs: KMAGLEV_FAULTS_BACKENDS (200) backends of the big services; KMAGLEV_FAULTS_MODES
 # ("once,sticky"); KMAGLEV_FAULTS_ONLY (scenario name prefixes, space-separated; default all);
-# KMAGLEV_FAULTS_CLI (1: compare the CLI's output too; 0: the netlink dumps only).
+# KMAGLEV_FAULTS_CLI (1: compare the CLI's output too; 0: the netlink dumps only);
+# KMAGLEV_FAULTS_VERBOSE (1: a line per injected fault).
 source "$(dirname "$0")/lib.sh"
 
 kmg_require_root
@@ -67,7 +68,7 @@ spec_ops=$(awk '
 	ops && /^      flags:.*admin-perm/ && name != "" { print name }
 ' "$SPEC" | sort -u)
 covered=$("$TOOL" --list-ops | sort -u)
-missing=$(comm -23 <(echo "$spec_ops") <(echo "$covered"))
+missing=$(for op in $spec_ops; do grep -qxF "$op" <<<"$covered" || echo "$op"; done)
 if [[ -z $spec_ops ]]; then
 	ktap_test_fail "mutating operations of the spec: none found in $SPEC"
 elif [[ -n $missing ]]; then
@@ -80,7 +81,8 @@ fi
 # kmaglev's text: from its lowest text symbol to the next symbol after its highest one
 # (addresses are 16 hex digits: they compare as strings).
 echo 0 >/proc/sys/kernel/kptr_restrict 2>/dev/null
-read -r tstart thi tend < <(awk '
+# (no process substitution: the test VMs have no /dev/fd)
+read -r tstart thi tend <<<"$(awk '
 	$4 == "[kmaglev]" && ($2 == "t" || $2 == "T") {
 		if (lo == "" || $1 < lo) lo = $1
 		if ($1 > hi) hi = $1
@@ -90,7 +92,7 @@ read -r tstart thi tend < <(awk '
 		if (lo == "") exit
 		for (i in a) if (a[i] > hi && (next_ == "" || a[i] < next_)) next_ = a[i]
 		print "0x" lo, "0x" hi, "0x" next_
-	}' /proc/kallsyms)
+	}' /proc/kallsyms)"
 # no symbol above the last function: give it 64 KiB
 [[ -n $thi && $tend == 0x ]] && tend=$(printf '0x%x' $((thi + 65536)))
 if [[ -z $tstart || -z $tend || $tstart == 0x0000000000000000 ]]; then
@@ -147,21 +149,21 @@ ip -n "$NS" route add 198.51.100.0/24 dev fi0
 # ---- the requests ----------------------------------------------------------------------
 args=(--backends "$BACKENDS" --modes "$MODES")
 [[ ${KMAGLEV_FAULTS_CLI:-1} == 1 ]] && args+=(--cli "$KMAGLEV")
+[[ ${KMAGLEV_FAULTS_VERBOSE:-0} == 1 ]] && args+=(-v)
 out=$KMG_TOP/.vm/faults.$$.out
 mkdir -p "$(dirname "$out")"
 start=$SECONDS
-ip netns exec "$NS" "$TOOL" "${args[@]}" $scens >"$out" 2>&1
-rc=$?
+# its diagnostics as they come (a slow scenario shows where it is), its results below
+ip netns exec "$NS" "$TOOL" "${args[@]}" $scens 2>&1 | tee "$out" |
+	grep --line-buffered -v '^RESULT' | sed -u 's/^\([^#]\)/# \1/'
+rc=${PIPESTATUS[0]}
 took=$((SECONDS - start))
 fi_reset
 
 declare -A op_faults op_scens op_fail
 tot_faults=0 tot_err=0 tot_tol=0 tot_fail=0 results=0
 while read -r line; do
-	if [[ $line != RESULT* ]]; then
-		echo "$line" | sed 's/^\([^#]\)/# \1/'
-		continue
-	fi
+	[[ $line == RESULT* ]] || continue
 	read -r _ res name mode rest <<<"$line"
 	results=$((results + 1))
 	op=${name%%/*}
