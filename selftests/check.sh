@@ -278,6 +278,11 @@ KMAGLEV_VM_TIMEOUT=3600 vm_job debug debug bash -c '"$1" "$2"; a=$?; shift 2; "$
 # (every allocation of every config op failed in turn) with the packet fuzzer (100k packets).
 KMAGLEV_SOAK_NETNS=50 KMAGLEV_SOAK_UNLOADS=3 KMAGLEV_TEST_TIMEOUT=2400 KMAGLEV_VM_TIMEOUT=3600 \
 	vm_job hardening debug "$TOP/selftests/net/run_tests.sh" fuzz_netlink soak_netns
+# Fault injection here covers one scenario of each mutating op (failnth's table has 32; with
+# 200 backends and the sticky mode too, `make fuzz` length), failing each allocation once.
+KMAGLEV_FAULTS_BACKENDS=20 KMAGLEV_FAULTS_MODES=once KMAGLEV_FAULTS_ONLY="service-new/shared-vip \
+service-set/replace-set service-del/conns service-flush backend-new/ipv6 backend-set/weight \
+backend-del/conns config-set/everything config-set/hook-ingress-list" \
 KMAGLEV_TEST_TIMEOUT=2400 KMAGLEV_VM_TIMEOUT=3600 \
 	vm_job faults debug "$TOP/selftests/net/run_tests.sh" faults fuzz_packets
 # Per test, 1800 s rather than run_tests.sh's 900: control_plane.sh (83 cases) took over 900 s
