@@ -4,13 +4,15 @@
 # line "N passed, N failed". Exits non-zero if anything failed.
 #
 #   deps -> kernels -> build (module x {stock,test,debug}, sparse, -Wmaybe-uninitialized,
-#   checkpatch, CLI, generated code) -> userland unit tests and the BGP parser's fuzzer ->
-#   kselftests that need no module (BGP peers in namespaces) on the host -> KUnit and
-#   kselftests (5 VMs side by side: two shards of kselftests on the test kernel, two on the
-#   stock kernel (the BGP ones there only), KUnit and a subset of the kselftests on the debug
-#   kernel (KASAN, KMEMLEAK, UBSAN)). The data-plane kselftests run in both of kmaglev's
-#   modes: prerouting on the stock kernel, ingress on the test kernel, and dp_basic and
-#   dp_badpkt in mode ingress on the stock kernel too.
+#   checkpatch, CLI, generated code, the test tools, install.sh's DKMS tree) -> userland unit
+#   tests and the parsers' fuzzers (BGP, kmod/parse.c, kmod/maglev.c) -> kselftests that need
+#   no module (BGP peers in namespaces) on the host -> KUnit and kselftests (7 VMs side by
+#   side: two shards of kselftests on the test kernel, two on the stock kernel (the BGP ones
+#   there only), KUnit and a subset of the kselftests on the debug kernel (KASAN, KMEMLEAK,
+#   UBSAN), and the hardening suite in two more debug VMs). The data-plane kselftests run in
+#   both of kmaglev's modes: prerouting on the stock kernel, ingress on the test kernel, and
+#   dp_basic and dp_badpkt in mode ingress on the stock kernel too. Last, the hardening
+#   figures (Documentation/reliability.rst) and the line "N passed, N failed".
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
