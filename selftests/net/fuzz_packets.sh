@@ -74,14 +74,15 @@ setup() {
 	for i in $TUNNELS; do
 		dp_lb 1 ip link set "$i" up || return 1
 	done
-	# The fuzzer's sources (203.0.113.100-199, 2001:db8:c::1:0/112) are blackholed on the
-	# router: no address resolution that fails seconds later with an ICMP error to the VIP a
-	# backend answered from, which would reach kmaglev after the counters were read.
+	# The client's subnets are blackholed on the router, but for the client's own address:
+	# no address resolution that fails seconds later with an ICMP error to the VIP a backend
+	# answered from (the fuzzer's sources, 203.0.113.100-199 and 2001:db8:c::1:0/112, and
+	# any its byte flips make), which would reach kmaglev after its counters were read.
 	ip -n "$DP_RT" -b - <<-EOF || return 1
-		route add blackhole 203.0.113.96/27
-		route add blackhole 203.0.113.128/26
-		route add blackhole 203.0.113.192/29
-		route add blackhole 2001:db8:c::1:0/112
+		route replace blackhole 203.0.113.0/24
+		route add $DP_CL4/32 dev c0
+		route replace blackhole 2001:db8:c::/64
+		route add $DP_CL6/128 dev c0
 	EOF
 	for i in 1 2; do
 		dp_be "$i" nft -f - <<-EOF || return 1
