@@ -842,12 +842,17 @@ static struct kmg_net *kmg_info_kn(struct genl_info *info)
 
 /*
  * Every rejection carries a message: an allocation that fails deep in a change (a backend, a
- * probe id, the service's hooks) returns -ENOMEM without one.
+ * probe id, the service's hooks) returns -ENOMEM without one, and so do the netfilter core
+ * (-E2BIG, -EBUSY from nf_register_net_hooks()) and a busy hash table or id allocator.
  */
 static int kmg_nl_nomem(struct genl_info *info, int err)
 {
-	if (err == -ENOMEM && !info->extack->_msg)
+	if (err >= 0 || info->extack->_msg)
+		return err;
+	if (err == -ENOMEM)
 		NL_SET_ERR_MSG(info->extack, "out of memory");
+	else
+		NL_SET_ERR_MSG(info->extack, "the kernel refused the change (see the error code)");
 	return err;
 }
 

@@ -6,10 +6,10 @@
 #   deps -> kernels -> build (module x {stock,test,debug}, sparse, -Wmaybe-uninitialized,
 #   checkpatch, CLI, generated code, the test tools, install.sh's DKMS tree) -> userland unit
 #   tests and the parsers' fuzzers (BGP, kmod/parse.c, kmod/maglev.c) -> kselftests that need
-#   no module (BGP peers in namespaces) on the host -> KUnit and kselftests (7 VMs side by
+#   no module (BGP peers in namespaces) on the host -> KUnit and kselftests (8 VMs side by
 #   side: two shards of kselftests on the test kernel, two on the stock kernel (the BGP ones
 #   there only), KUnit and a subset of the kselftests on the debug kernel (KASAN, KMEMLEAK,
-#   UBSAN), and the hardening suite in two more debug VMs). The data-plane kselftests run in
+#   UBSAN), the hardening suite in two more debug VMs, install.sh in a stock VM). The data-plane kselftests run in
 #   both of kmaglev's modes: prerouting on the stock kernel, ingress on the test kernel, and
 #   dp_basic and dp_badpkt in mode ingress on the stock kernel too. Last, the hardening
 #   figures (Documentation/reliability.rst) and the line "N passed, N failed".
@@ -245,7 +245,7 @@ BGP_VM="bgp bgp_ecmp"
 # unloads) on the stock kernel; the SYN flood on the stock kernel and the backend churn on the
 # test kernel (lockdep, mode ingress).
 HARDEN_SET="faults fuzz_netlink fuzz_packets soak_netns"
-SOAKS="soak_netns soak_churn soak_flood"
+SOAKS="soak_netns soak_churn soak_flood install"
 # Shard B: every other kselftest (but those run on the host above).
 SHARD_B=$(cd "$TOP/selftests/net" && ls *.sh | sed 's/\.sh$//' |
 	grep -vxE "lib|dp_lib|bgp_lib|run_tests|${SHARD_A// /|}|${BGP_VM// /|}|${HOST_NET// /|}|${HARDEN_SET// /|}|${SOAKS// /|}" |
@@ -266,7 +266,7 @@ vm_job() {
 		echo "$? $((SECONDS - start))" >"$OUT/$name.rc"
 	) &
 }
-echo "=== KUnit and kselftests: 7 VMs side by side"
+echo "=== KUnit and kselftests: 8 VMs side by side"
 # How many netns teardown.sh creates and destroys with live flows (each costs a fork, an exec
 # and a netns under emulation, ten times more on the debug kernel), and the sizes of
 # control_plane's large cases there (still several dump messages each).
@@ -287,6 +287,10 @@ service-set/replace-set service-del/conns service-flush backend-new/ipv6 backend
 backend-del/conns config-set/everything config-set/hook-ingress-list" \
 KMAGLEV_TEST_TIMEOUT=2400 KMAGLEV_VM_TIMEOUT=3600 \
 	vm_job faults debug "$TOP/selftests/net/run_tests.sh" faults fuzz_packets
+# make install, make uninstall and DKMS on a writable overlay (the stock kernel; about 25 min
+# under TCG, mostly depmod over the stock kernel's modules and kbuild's no-op passes).
+KMAGLEV_TEST_TIMEOUT=3000 KMAGLEV_VM_TIMEOUT=3600 vm_job install stock \
+	"$TOP/selftests/net/run_tests.sh" install
 # Per test, 1800 s rather than run_tests.sh's 900: control_plane.sh (83 cases) took over 900 s
 # on the stock kernel with these five VMs and another one on the host.
 export KMAGLEV_TEST_TIMEOUT=${KMAGLEV_TEST_TIMEOUT:-1800}
@@ -301,6 +305,7 @@ wait
 for job in debug:"KUnit and kselftests on debug kernel ($DEBUG_SET)" \
 	hardening:"hardening kselftests on debug kernel (fuzz_netlink soak_netns)" \
 	faults:"hardening kselftests on debug kernel (faults fuzz_packets)" \
+	install:"make install and DKMS on stock kernel (install)" \
 	kselftest-stock-a:"kselftests on stock kernel, dp_* in mode $HOOK_STOCK ($SHARD_A $STOCK_A_OTHER)" \
 	kselftest-stock-b:"kselftests on stock kernel, dp_* in mode $HOOK_STOCK ($SHARD_B $STOCK_B_OTHER $BGP_VM soak_netns)" \
 	kselftest-test-a:"kselftests on test kernel, dp_* in mode $HOOK_TEST ($SHARD_A_TEST)" \
