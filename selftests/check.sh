@@ -278,7 +278,7 @@ KMAGLEV_VM_TIMEOUT=3600 vm_job debug debug bash -c '"$1" "$2"; a=$?; shift 2; "$
 # The hardening suite on the debug kernel, in two VMs: the netlink fuzzer (100k messages)
 # with the netns and unload soak (fewer rounds than on the stock kernel), and fault injection
 # (every allocation of every config op failed in turn) with the packet fuzzer (100k packets).
-KMAGLEV_SOAK_NETNS=50 KMAGLEV_SOAK_UNLOADS=3 KMAGLEV_TEST_TIMEOUT=2400 KMAGLEV_VM_TIMEOUT=3600 \
+KMAGLEV_SOAK_NETNS=50 KMAGLEV_SOAK_UNLOADS=3 KMAGLEV_SOAK_PPS=150 KMAGLEV_TEST_TIMEOUT=2400 KMAGLEV_VM_TIMEOUT=3600 \
 	vm_job hardening debug "$TOP/selftests/net/run_tests.sh" fuzz_netlink soak_netns
 # Fault injection here covers one scenario of each mutating op (failnth's table has 32; with
 # 200 backends and the sticky mode too, `make fuzz` length), failing each allocation once.
