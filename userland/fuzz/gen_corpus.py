@@ -5,8 +5,7 @@ from the RFC layouts, not made by the encoder under test. Run once; the outputs 
 
     python3 fuzz/gen_corpus.py [DIR]
 """
-import os
-import sys
+from seedwriter import write_seeds
 
 MARKER = b"\xff" * 16
 
@@ -84,12 +83,7 @@ SEEDS["stream"] = b"".join(SEEDS[k] for k in ("open_caps", "keepalive", "update_
 
 
 def main():
-    d = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__),
-                                                         "corpus", "bgp")
-    os.makedirs(d, exist_ok=True)
-    for name, data in SEEDS.items():
-        with open(os.path.join(d, name), "wb") as f:
-            f.write(data)
+    write_seeds(SEEDS, "bgp")
 
 
 if __name__ == "__main__":

@@ -6,9 +6,9 @@ Run once; the outputs are committed.
 
     python3 fuzz/gen_corpus_maglev.py [DIR]
 """
-import os
 import struct
-import sys
+
+from seedwriter import write_seeds
 
 SMALL, RANGE, BIG, MIN = 0, 1, 2 | 16, 3    # table size ranges
 RAW, EQUAL = 4, 8
@@ -64,12 +64,7 @@ SEEDS = {
 
 
 def main():
-    d = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__),
-                                                         "corpus", "maglev")
-    os.makedirs(d, exist_ok=True)
-    for name, data in SEEDS.items():
-        with open(os.path.join(d, name), "wb") as f:
-            f.write(data)
+    write_seeds(SEEDS, "maglev")
 
 
 if __name__ == "__main__":

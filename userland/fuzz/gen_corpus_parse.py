@@ -6,9 +6,9 @@ linear bytes, 127 all). Run once; the outputs are committed.
 
     python3 fuzz/gen_corpus_parse.py [DIR]
 """
-import os
 import struct
-import sys
+
+from seedwriter import write_seeds
 
 VIP4 = bytes([192, 0, 2, 10])
 CLI4 = bytes([198, 51, 100, 1])
@@ -154,12 +154,7 @@ SEEDS = {
 
 
 def main():
-    d = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__),
-                                                         "corpus", "parse")
-    os.makedirs(d, exist_ok=True)
-    for name, data in SEEDS.items():
-        with open(os.path.join(d, name), "wb") as f:
-            f.write(data)
+    write_seeds(SEEDS, "parse")
 
 
 if __name__ == "__main__":
