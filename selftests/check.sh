@@ -6,13 +6,13 @@
 #   deps -> kernels -> build (module x {stock,test,debug}, sparse, -Wmaybe-uninitialized,
 #   checkpatch, CLI, generated code, the test tools, install.sh's DKMS tree) -> userland unit
 #   tests and the parsers' fuzzers (BGP, kmod/parse.c, kmod/maglev.c) -> kselftests that need
-#   no module (BGP peers in namespaces) on the host -> KUnit and kselftests (8 VMs side by
-#   side: two shards of kselftests on the test kernel, two on the stock kernel (the BGP ones
-#   there only), KUnit and a subset of the kselftests on the debug kernel (KASAN, KMEMLEAK,
-#   UBSAN), the hardening suite in two more debug VMs, install.sh in a stock VM). The data-plane kselftests run in
-#   both of kmaglev's modes: prerouting on the stock kernel, ingress on the test kernel, and
-#   dp_basic and dp_badpkt in mode ingress on the stock kernel too. Last, the hardening
-#   figures (Documentation/reliability.rst) and the line "N passed, N failed".
+#   no module (BGP peers in namespaces) on the host -> KUnit and kselftests (eight VMs, three
+#   at a time: the kselftests on the stock kernel in two, the data-plane ones on the test kernel
+#   in two, KUnit and a subset of the kselftests on the debug kernel (KASAN, KMEMLEAK, UBSAN),
+#   the hardening suite in two more debug VMs, install.sh in a stock VM). The data-plane
+#   kselftests run in both of kmaglev's modes: prerouting on the stock kernel, ingress on the
+#   test kernel, and dp_basic and dp_badpkt in mode ingress on the stock kernel too. Last, the
+#   hardening figures (Documentation/reliability.rst) and the line "N passed, N failed".
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,7 +21,7 @@ OUT=$TOP/.build/check
 mkdir -p "$OUT"
 cd "$TOP" || exit 1
 
-declare -a T_NAME T_SECS T_PASS T_FAIL T_SKIP
+declare -a T_NAME T_SECS T_CPU T_PASS T_FAIL T_SKIP
 TOTAL_PASS=0
 TOTAL_FAIL=0
 
@@ -47,9 +47,10 @@ phase() {
 	PH_NAME=$1 PH_START=$SECONDS PH_P=0 PH_F=0 PH_S=0
 	echo "=== $PH_NAME"
 }
-# phase_end [SECONDS]: the phase's time, measured here unless given
+# phase_end [SECONDS [CPU-SECONDS]]: the phase's time, measured here unless given, and for a
+# VM the CPU time it used
 phase_end() {
-	T_NAME+=("$PH_NAME"); T_SECS+=("${1:-$((SECONDS - PH_START))}")
+	T_NAME+=("$PH_NAME"); T_SECS+=("${1:-$((SECONDS - PH_START))}"); T_CPU+=("${2:--}")
 	T_PASS+=("$PH_P"); T_FAIL+=("$PH_F"); T_SKIP+=("$PH_S")
 	TOTAL_PASS=$((TOTAL_PASS + PH_P)); TOTAL_FAIL=$((TOTAL_FAIL + PH_F))
 }
@@ -106,10 +107,10 @@ summary() {
 	local i
 	reliability
 	echo
-	printf '%-18s %7s %7s %7s %7s\n' phase seconds passed failed skipped
+	printf '%-18s %7s %7s %7s %7s %7s\n' phase seconds cpu passed failed skipped
 	for i in "${!T_NAME[@]}"; do
-		printf '%-18s %7d %7d %7d %7d\n' "${T_NAME[$i]}" "${T_SECS[$i]}" "${T_PASS[$i]}" \
-			"${T_FAIL[$i]}" "${T_SKIP[$i]}"
+		printf '%-18s %7d %7s %7d %7d %7d\n' "${T_NAME[$i]}" "${T_SECS[$i]}" "${T_CPU[$i]}" \
+			"${T_PASS[$i]}" "${T_FAIL[$i]}" "${T_SKIP[$i]}"
 	done
 	printf '%-18s %7d\n' total "$SECONDS"
 	echo "$TOTAL_PASS passed, $TOTAL_FAIL failed"
@@ -214,107 +215,108 @@ for t in $HOST_NET; do
 done
 phase_end
 
-# --- tests in VMs: KUnit and the kselftests, side by side ------------------------------
-# Five VMs at once: the kselftests on the stock kernel and on the test kernel (lockdep, about
-# twice as slow), each in two shards, and on the debug kernel (KASAN, KMEMLEAK, UBSAN,
-# lockdep, full preemption; about ten times slower than stock) KUnit and the kselftests that
-# churn objects the most: netlink requests and their error paths, netns and module teardown
-# under traffic (userns.sh runs on the other kernels). A kmemleak scan ends the debug VM. The guests spend
-# much of their time waiting (long-lived streams, timeouts, sleeps), so running them together
-# nearly halves the wall time on two cores. Each is one row of the table.
-SHARD_A="module_load control_plane dp_basic dp_badpkt teardown daemon"
-# The test kernel's shard A leaves out the daemon's farm (userland's logic; its netlink use is
-# control_plane's on that kernel too): that VM came within minutes of its time limit.
-SHARD_A_TEST="${SHARD_A/ daemon/} soak_churn"
-# Modes (KMAGLEV_DP_HOOK, read by dp_lib.sh): the stock kernel's shards run the dp_*.sh tests
-# in mode prerouting, the test kernel's in mode ingress (lockdep over the early path), so each
-# runs in both; dp_basic and dp_badpkt also run in mode ingress on the stock kernel (6.1's
-# netdev hooks, the compat build), one in each stock shard: about 190 s and 85 s on a loaded
-# machine; with dp_acl.sh (both modes itself; 150 s) in shard B and teardown's and
-# control_plane's mode-ingress cases (about 140 s and 120 s) in shard A, the stock shards grow
-# by about 450 s and 230 s (from 1576 s and 1758 s), about as long as the debug VM (2022 s).
+# --- tests in VMs: KUnit and the kselftests, a few VMs at a time --------------------------
+# TCG is CPU-bound: every guest vCPU is a host thread. KMAGLEV_CHECK_VMS VMs run at once
+# (default 3: the stock kernel's guests spend part of their time waiting, the debug kernel's
+# hardly ever), the longest first, so that each VM gets most of a core and its time limits
+# keep their meaning (eight at once on two cores starved them all past an hour). Each job's
+# wall time and the CPU time its QEMU used are in the table.
+#
+# What runs where:
+# - debug kernel (KASAN, KMEMLEAK, UBSAN, lockdep, full preemption; about ten times slower than
+#   stock): KUnit, control_plane and teardown; the netlink fuzzer (100,000 messages) with the
+#   netns and unload soak at debug sizes; fault injection and the packet fuzzer (100,000
+#   frames). The harness fails a VM on any splat in its console or kernel log and asks
+#   kmemleak for a scan at its end.
+# - stock kernel (Debian's 6.1): every functional kselftest, the dp_*.sh ones in mode
+#   prerouting, dp_basic and dp_badpkt in mode ingress too (6.1's netdev hooks, the compat
+#   build); the SYN flood; the netns and unload soak at full size (1,000 namespaces, 50
+#   unloads); make install and DKMS.
+# - test kernel (6.12, lockdep): the dp_*.sh tests in mode ingress, and the backend churn
+#   soak. 6.12's control plane runs on the debug kernel.
+VM_SLOTS=${KMAGLEV_CHECK_VMS:-3}
 HOOK_STOCK=prerouting
 HOOK_TEST=ingress
-STOCK_A_OTHER="dp_basic@ingress soak_flood"
-STOCK_B_OTHER=dp_badpkt@ingress
-# The daemon's BGP against real peers and ECMP failover: userland's work, on the stock kernel.
-BGP_VM="bgp bgp_ecmp"
-# The hardening suite (issue 13). On the debug kernel, in a VM of its own: fault injection,
-# the netlink and packet fuzzers, and the netns and unload soak (fewer rounds: the debug
-# kernel is about ten times slower). The same soak at full size (1,000 namespaces, 50
-# unloads) on the stock kernel; the SYN flood on the stock kernel and the backend churn on the
-# test kernel (lockdep, mode ingress).
-HARDEN_SET="faults fuzz_netlink fuzz_packets soak_netns"
-SOAKS="soak_netns soak_churn soak_flood install"
-# Shard B: every other kselftest (but those run on the host above).
-SHARD_B=$(cd "$TOP/selftests/net" && ls *.sh | sed 's/\.sh$//' |
-	grep -vxE "lib|dp_lib|bgp_lib|run_tests|${SHARD_A// /|}|${BGP_VM// /|}|${HOST_NET// /|}|${HARDEN_SET// /|}|${SOAKS// /|}" |
+HOST_NET="bgp_lib_selftest bgp_snippets"
+DP_ALL=$(cd "$TOP/selftests/net" && ls dp_*.sh | sed 's/\.sh$//' | grep -vx dp_lib | tr '\n' ' ')
+# The kselftests on the stock kernel, in two shards (each VM about as long as a debug one).
+STOCK_A="module_load control_plane dp_basic dp_badpkt teardown daemon dp_basic@ingress soak_flood"
+STOCK_B=$(cd "$TOP/selftests/net" && ls *.sh | sed 's/\.sh$//' |
+	grep -vxE "lib|dp_lib|bgp_lib|run_tests|${STOCK_A// /|}|${HOST_NET// /|}|faults|fuzz_netlink|fuzz_packets|soak_netns|soak_churn|install" |
 	tr '\n' ' ')
+STOCK_B+="dp_badpkt@ingress soak_netns"
+# The test kernel: the dp_*.sh tests, halved, and the churn soak with the shorter half.
+TEST_A="dp_basic dp_badpkt dp_acl dp_conntable soak_churn"
+TEST_B=$(tr ' ' '\n' <<<"$DP_ALL" | grep -vxE "${TEST_A// /|}" | tr '\n' ' ')
 DEBUG_SET=${KMAGLEV_DEBUG_SET:-"control_plane teardown"}
 
-# vm_job NAME KERNEL CMD...: run CMD in a VM in the background; its log in $OUT/NAME.log,
-# "EXIT SECONDS" in $OUT/NAME.rc.
+declare -a J_NAME J_DESC
+# vm_job NAME KERNEL DESC CMD...: run CMD in a VM in the background once fewer than VM_SLOTS
+# run; its log in $OUT/NAME.log, "EXIT WALL-SECONDS CPU-SECONDS" in $OUT/NAME.rc.
 vm_job() {
-	local name=$1 k=$2
-	shift 2
+	local name=$1 k=$2 desc=$3
+	shift 3
 	rm -f "$OUT/$name.rc"
+	J_NAME+=("$name") J_DESC+=("$desc")
+	while [[ $(jobs -rp | wc -l) -ge $VM_SLOTS ]]; do wait -n; done
+	echo "     $(date +%T) $name: $desc"
 	(
 		start=$SECONDS
 		KMAGLEV_VM_TIMEOUT=${KMAGLEV_VM_TIMEOUT:-3600} \
 			KMAGLEV_KO=$TOP/.build/$k/kmod/kmaglev.ko "$VM/run" --kernel "$k" -- "$@" \
 			>"$OUT/$name.log" 2>&1
-		echo "$? $((SECONDS - start))" >"$OUT/$name.rc"
+		rc=$?
+		# the children's user and system time: QEMU's, all of it the guest's
+		times >"$OUT/$name.times"	# not in a pipe: a subshell's children are not ours
+		cpu=$(awk 'NR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } printf "%d", s }' "$OUT/$name.times")
+		echo "$rc $((SECONDS - start)) $cpu" >"$OUT/$name.rc"
 	) &
 }
-echo "=== KUnit and kselftests: 8 VMs side by side"
-# How many netns teardown.sh creates and destroys with live flows (each costs a fork, an exec
-# and a netns under emulation, ten times more on the debug kernel), and the sizes of
-# control_plane's large cases there (still several dump messages each).
-# The debug VM takes longest: it gets more time per test (control_plane.sh has 83 cases).
+echo "=== KUnit and kselftests: VMs $VM_SLOTS at a time"
+# Sizes on the debug kernel. teardown.sh: how many netns it creates and destroys with live
+# flows (each a fork, an exec and a netns under emulation); control_plane.sh: its large cases
+# (still several dump messages each). The netns soak there: 50 namespaces and 3 unloads at
+# 150 packets/s (at 1,200 no round finished in 10 min). Fault injection fails each
+# allocation of two scenarios in turn (a weight change that rebuilds a 20-backend table, and
+# hooking a list of devices): the whole table of failnth (32 scenarios) takes hours there.
+KMAGLEV_FUZZ_MSGS=100000 KMAGLEV_SOAK_NETNS=50 KMAGLEV_SOAK_UNLOADS=3 KMAGLEV_SOAK_PPS=150 \
+KMAGLEV_TEST_TIMEOUT=2400 \
+	vm_job hardening debug "hardening kselftests on debug kernel (fuzz_netlink soak_netns)" \
+	"$TOP/selftests/net/run_tests.sh" fuzz_netlink soak_netns
 KMAGLEV_TEARDOWN_NETNS=20 KMAGLEV_TEARDOWN_ROUNDS=3 KMAGLEV_CP_STATS_BACKENDS=1000 \
 KMAGLEV_CP_DUMP_BACKENDS=5000 KMAGLEV_CP_SERVICES=100 KMAGLEV_TEST_TIMEOUT=2400 \
-KMAGLEV_VM_TIMEOUT=3600 vm_job debug debug bash -c '"$1" "$2"; a=$?; shift 2; "$@"; b=$?; exit $((a | b))' - \
+	vm_job debug debug "KUnit and kselftests on debug kernel ($DEBUG_SET)" \
+	bash -c '"$1" "$2"; a=$?; shift 2; "$@"; b=$?; exit $((a | b))' - \
 	"$TOP/selftests/kunit.sh" "$TOP/.build/debug/kmod" "$TOP/selftests/net/run_tests.sh" $DEBUG_SET
-# The hardening suite on the debug kernel, in two VMs, at sizes that fit its time under TCG
-# beside the other VMs (`make fuzz` runs the fuzzers at 1,000,000): the netlink fuzzer (20,000
-# messages with its side load; about 92 a second there) with the netns and unload soak (fewer
-# rounds than on the stock kernel), and fault injection with the packet fuzzer (20,000
-# frames). Fault injection fails each allocation of two scenarios in turn (a weight change
-# that rebuilds a 20-backend table, and hooking a list of devices): one scenario of each op
-# took over 25 minutes there, and the whole table of failnth (32) takes hours.
-KMAGLEV_FUZZ_MSGS=20000 KMAGLEV_SOAK_NETNS=50 KMAGLEV_SOAK_UNLOADS=3 KMAGLEV_SOAK_PPS=150 \
-KMAGLEV_TEST_TIMEOUT=2400 KMAGLEV_VM_TIMEOUT=3600 \
-	vm_job hardening debug "$TOP/selftests/net/run_tests.sh" fuzz_netlink soak_netns
 KMAGLEV_FAULTS_BACKENDS=20 KMAGLEV_FAULTS_MODES=once \
-KMAGLEV_FAULTS_ONLY="backend-set/weight config-set/hook-ingress-list" KMAGLEV_FUZZ_PKTS=20000 \
-KMAGLEV_TEST_TIMEOUT=2400 KMAGLEV_VM_TIMEOUT=3600 \
-	vm_job faults debug "$TOP/selftests/net/run_tests.sh" faults fuzz_packets
-# make install, make uninstall and DKMS on a writable overlay (the stock kernel; about 25 min
-# under TCG, mostly depmod over the stock kernel's modules and kbuild's no-op passes).
-KMAGLEV_TEST_TIMEOUT=3000 KMAGLEV_VM_TIMEOUT=3600 vm_job install stock \
-	"$TOP/selftests/net/run_tests.sh" install
-# Per test, 1800 s rather than run_tests.sh's 900: control_plane.sh (83 cases) took over 900 s
-# on the stock kernel with these five VMs and another one on the host.
+KMAGLEV_FAULTS_ONLY="backend-set/weight config-set/hook-ingress-list" KMAGLEV_FUZZ_PKTS=100000 \
+KMAGLEV_TEST_TIMEOUT=2400 \
+	vm_job faults debug "hardening kselftests on debug kernel (faults fuzz_packets)" \
+	"$TOP/selftests/net/run_tests.sh" faults fuzz_packets
+# Per test on the stock and test kernels, 1800 s rather than run_tests.sh's 900.
 export KMAGLEV_TEST_TIMEOUT=${KMAGLEV_TEST_TIMEOUT:-1800}
-KMAGLEV_TEARDOWN_NETNS=200 KMAGLEV_DP_HOOK=$HOOK_STOCK vm_job kselftest-stock-a stock \
-	"$TOP/selftests/net/run_tests.sh" $SHARD_A $STOCK_A_OTHER
-KMAGLEV_DP_HOOK=$HOOK_STOCK vm_job kselftest-stock-b stock \
-	"$TOP/selftests/net/run_tests.sh" $SHARD_B $STOCK_B_OTHER $BGP_VM soak_netns
-KMAGLEV_TEARDOWN_NETNS=50 KMAGLEV_DP_HOOK=$HOOK_TEST vm_job kselftest-test-a test \
-	"$TOP/selftests/net/run_tests.sh" $SHARD_A_TEST
-KMAGLEV_DP_HOOK=$HOOK_TEST vm_job kselftest-test-b test "$TOP/selftests/net/run_tests.sh" $SHARD_B
+KMAGLEV_TEARDOWN_NETNS=200 KMAGLEV_DP_HOOK=$HOOK_STOCK \
+	vm_job kselftest-stock-a stock "kselftests on stock kernel, dp_* in mode $HOOK_STOCK ($STOCK_A)" \
+	"$TOP/selftests/net/run_tests.sh" $STOCK_A
+KMAGLEV_DP_HOOK=$HOOK_STOCK \
+	vm_job kselftest-stock-b stock "kselftests on stock kernel, dp_* in mode $HOOK_STOCK ($STOCK_B)" \
+	"$TOP/selftests/net/run_tests.sh" $STOCK_B
+KMAGLEV_DP_HOOK=$HOOK_TEST \
+	vm_job kselftest-test-a test "kselftests on test kernel, dp_* in mode $HOOK_TEST ($TEST_A)" \
+	"$TOP/selftests/net/run_tests.sh" $TEST_A
+KMAGLEV_DP_HOOK=$HOOK_TEST \
+	vm_job kselftest-test-b test "kselftests on test kernel, dp_* in mode $HOOK_TEST ($TEST_B)" \
+	"$TOP/selftests/net/run_tests.sh" $TEST_B
+# make install, make uninstall and DKMS on a writable overlay (mostly depmod over the stock
+# kernel's modules and kbuild's no-op passes).
+KMAGLEV_TEST_TIMEOUT=3000 \
+	vm_job install stock "make install and DKMS on stock kernel (install)" \
+	"$TOP/selftests/net/run_tests.sh" install
 wait
-for job in debug:"KUnit and kselftests on debug kernel ($DEBUG_SET)" \
-	hardening:"hardening kselftests on debug kernel (fuzz_netlink soak_netns)" \
-	faults:"hardening kselftests on debug kernel (faults fuzz_packets)" \
-	install:"make install and DKMS on stock kernel (install)" \
-	kselftest-stock-a:"kselftests on stock kernel, dp_* in mode $HOOK_STOCK ($SHARD_A $STOCK_A_OTHER)" \
-	kselftest-stock-b:"kselftests on stock kernel, dp_* in mode $HOOK_STOCK ($SHARD_B $STOCK_B_OTHER $BGP_VM soak_netns)" \
-	kselftest-test-a:"kselftests on test kernel, dp_* in mode $HOOK_TEST ($SHARD_A_TEST)" \
-	kselftest-test-b:"kselftests on test kernel, dp_* in mode $HOOK_TEST ($SHARD_B)"; do
-	name=${job%%:*}
+for i in "${!J_NAME[@]}"; do
+	name=${J_NAME[$i]}
 	phase "$name"
-	read -r rc secs <"$OUT/$name.rc" 2>/dev/null || { rc=1 secs=0; }
-	vm_results "${job#*:}" "$OUT/$name.log" "$rc"
-	phase_end "$secs"
+	read -r rc secs cpu <"$OUT/$name.rc" 2>/dev/null || { rc=1 secs=0 cpu=0; }
+	vm_results "${J_DESC[$i]}" "$OUT/$name.log" "$rc"
+	phase_end "$secs" "$cpu"
 done

@@ -198,14 +198,34 @@ deltas() {
 OUTCOMES="tx-packets drop-malformed drop-frag drop-no-backend drop-client-limit drop-no-route
 drop-nomem drop-too-big drop-probe-mismatch icmp-drop icmp-echo vip-miss frag-queued"
 
+# verdicts GSTATS: the OUTCOMES lines of a dp_gstats output (gauges such as the connection
+# count move on their own)
+verdicts() { grep -E "^($(echo $OUTCOMES | tr ' ' '|')) " <<<"$1"; }
+
+# counters_at_rest GVAR NVAR: kmaglev's global counters and the nft counters, read twice in a
+# row with the same values, so that no packet (a late one of the HTTP and UDP checks, on a
+# guest starved of CPU) falls between the two reads and is counted on one side only
+counters_at_rest() {
+	local -n __g=$1 __n=$2
+	local i g n
+	for ((i = 0; i < 30; i++)); do
+		__g=$(dp_gstats 1)
+		__n=$(nft_counters)
+		g=$(dp_gstats 1)
+		n=$(nft_counters)
+		[[ $(verdicts "$g") == "$(verdicts "$__g")" && $n == "$__n" ]] && return 0
+		dp_sleep 1
+	done
+	ktap_print_msg "the counters did not come to rest in 30 s"
+}
+
 # fuzz MODE [CLASSES]: one mode's run (pktfuzz's classes CLASSES, default all) and its checks
 # (four results)
 fuzz() {
 	local mode=$1 classes=${2:-} ncls=10 out g0 g1 n0 n1 e0 e1 seen sum c d= tun=0 i t0 took sent rx be
 	local -A B=() A=() G=() N=() E=()
 	dp_sleep 1
-	g0=$(dp_gstats 1)
-	n0=$(nft_counters)
+	counters_at_rest g0 n0
 	e0=$(backend_errs)
 	dp_snap_all B
 	t0=$SECONDS
@@ -216,8 +236,7 @@ fuzz() {
 		--udp-port "$DP_UDP_PORT" ${classes:+--classes "$classes"} 2>&1)
 	took=$((SECONDS - t0))
 	dp_sleep 2
-	g1=$(dp_gstats 1)
-	n1=$(nft_counters)
+	counters_at_rest g1 n1
 	e1=$(backend_errs)
 	dp_snap_all A
 	deltas G "$g0" "$g1"
