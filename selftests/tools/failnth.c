@@ -758,6 +758,21 @@ static int count_prev(void)
 }
 
 /*
+ * A change with window 0 ends its migration in a work item soon after the request: wait
+ * (5 s at most) until no more than @want services have a previous table; the number left.
+ */
+static int prev_settle(int want)
+{
+	int n = count_prev();
+
+	for (int i = 0; i < 500 && n > want; i++) {
+		msleep(10);
+		n = count_prev();
+	}
+	return n;
+}
+
+/*
  * Build configuration @st from scratch:
  *  ST_EMPTY    no service (baseline settings);
  *  ST_BASE     A 192.0.2.1:80/tcp, nbe backends, table 16411, with SYN-only entries;
@@ -1142,12 +1157,14 @@ static int run_scen(const struct scen *s, bool sticky)
 	char buf[512];
 	double t0 = now();
 	unsigned int n;
+	int ref_prev;
 	bool fresh;
 
 	cur_scen = s;
 	printf("# %s (%s)...\n", s->name, mode);
 	/* the request without faults: it works, and gives the reference configuration */
 	setup(s->st);
+	ref_prev = count_prev();
 	run_op(s->build(), 0, false, &r);
 	if (r.err) {
 		fail(&t, s, mode, 0, "the request fails without faults: %s",
@@ -1155,6 +1172,7 @@ static int run_scen(const struct scen *s, bool sticky)
 				   sizeof(buf)));
 		goto out;
 	}
+	ref_prev = prev_settle(ref_prev);
 	snapshot(&ref, LOOSE);
 	fresh = false;
 	for (n = 1; n <= max_n; n++) {
@@ -1181,6 +1199,7 @@ static int run_scen(const struct scen *s, bool sticky)
 				fail(&t, s, mode, n, "no fault injected, but the request failed: %s",
 				     strerrorname_np(-r.err));
 			} else {
+				prev_settle(ref_prev);
 				snapshot(&post, LOOSE);
 				if (strcmp(sb_str(&ref), sb_str(&post))) {
 					sb_diff("the configuration (against a run without faults)",
