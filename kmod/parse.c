@@ -195,6 +195,15 @@ enum kmg_parse kmg_parse6(struct sk_buff *skb, struct kmg_pkt *p)
 	/* Walks the extension headers, refusing broken chains. */
 	proto = ipv6_find_hdr(skb, &off, -1, NULL, &fflags);
 	if (fflags & IP6_FH_F_FRAG) {
+		unsigned int foff = 0;
+
+		/*
+		 * The walk flags a fragment header it could not read whole; reassembly would
+		 * refuse it as -ENOMEM (nf_ct_frag6_gather()), a malformed packet here.
+		 */
+		if (ipv6_find_hdr(skb, &foff, NEXTHDR_FRAGMENT, NULL, NULL) < 0 ||
+		    !pskb_may_pull(skb, foff + sizeof(struct frag_hdr)))
+			return KMG_PARSE_DROP;
 		p->frag = true;
 		return KMG_PARSE_OK;
 	}

@@ -223,6 +223,20 @@ static void kmg_test_v6_fragment(struct kunit *test)
 	pkt.frag.frag_off = htons(IP6_MF);
 	KUNIT_ASSERT_EQ(test, kmg_parse6(kmg_skb(test, &pkt, sizeof(pkt)), &p), KMG_PARSE_OK);
 	KUNIT_EXPECT_TRUE(test, p.frag);
+
+	/*
+	 * A fragment header cut short is malformed, first fragment or later one (reassembly
+	 * would refuse it as if memory had run out).
+	 */
+	pkt.frag.frag_off = htons(IP6_MF);
+	KUNIT_EXPECT_EQ(test, kmg_parse6(kmg_skb(test, &pkt, sizeof(pkt.ip6) + 6), &p),
+			KMG_PARSE_DROP);
+	pkt.frag.frag_off = htons(185 << 3);
+	KUNIT_EXPECT_EQ(test, kmg_parse6(kmg_skb(test, &pkt, sizeof(pkt.ip6) + 6), &p),
+			KMG_PARSE_DROP);
+	KUNIT_ASSERT_EQ(test, kmg_parse6(kmg_skb(test, &pkt, sizeof(pkt.ip6) + 8), &p),
+			KMG_PARSE_OK);
+	KUNIT_EXPECT_TRUE(test, p.frag);
 }
 
 static void kmg_test_v6_icmp(struct kunit *test)

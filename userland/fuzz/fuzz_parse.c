@@ -138,7 +138,7 @@ static unsigned int ext_len(const u8 *b, u8 t, unsigned int at)
 
 static enum kmg_parse ref6(const u8 *b, unsigned int len, struct kmg_pkt *p)
 {
-	unsigned int at = 40, q, skip;
+	unsigned int at = 40, q, skip, fat = 0;
 	bool frag = false;
 	__be16 qfrag = 0;
 	int l4;
@@ -161,6 +161,8 @@ static enum kmg_parse ref6(const u8 *b, unsigned int len, struct kmg_pkt *p)
 		if (at + 2 > len || (t == 43 && at + 4 > len))
 			break;
 		if (t == 44) {
+			if (!frag)
+				fat = at;	/* reassembly reads the first one */
 			frag = true;
 			if (at + 4 > len)
 				break;
@@ -174,6 +176,9 @@ static enum kmg_parse ref6(const u8 *b, unsigned int len, struct kmg_pkt *p)
 		at += skip;
 	}
 	if (frag) {
+		/* the first fragment header cut short: malformed */
+		if (fat + 8 > len)
+			return KMG_PARSE_DROP;
 		/* kmg_parse6() does not look further: a fragment, whatever follows */
 		memset(p, 0, sizeof(*p));
 		p->family = AF_INET6;

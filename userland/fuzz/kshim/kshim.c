@@ -149,29 +149,37 @@ int ipv6_skip_exthdr(const struct sk_buff *skb, int start, u8 *nexthdrp, __be16 
 }
 
 /*
- * Only what parse.c uses is modelled: the outer header (*@offset 0), @target < 0 (the last
- * header: transport, ESP or "no next header"), @fragoff NULL, no IP6_FH_F_AUTH or _SKIP_RH
- * in *@flags; anything else traps. Returns the type, its offset in *@offset; -EBADMSG for a
- * header not in the packet or an extension header longer than the packet, -ENOENT for a
- * later fragment whose next header is another extension header. A fragment header sets
- * IP6_FH_F_FRAG as soon as it is reached; a later fragment (non-zero offset) returns its
- * next header, *@offset unchanged.
+ * Only what parse.c uses is modelled: the outer header (*@offset 0), @fragoff NULL, no
+ * IP6_FH_F_AUTH or _SKIP_RH in *@flags; anything else traps. @target < 0: the last header
+ * (transport, ESP or "no next header"); @target >= 0: the first header of that type,
+ * -ENOENT if the chain ends (or a later fragment stops it) first. Returns the type, its
+ * offset in *@offset; -EBADMSG for a header not in the packet or an extension header longer
+ * than the packet, -ENOENT for a later fragment whose next header is another extension
+ * header. A fragment header sets IP6_FH_F_FRAG as soon as it is reached; a later fragment
+ * (non-zero offset) returns its next header with @target < 0, *@offset unchanged.
  */
 int ipv6_find_hdr(const struct sk_buff *skb, unsigned int *offset, int target,
 		  unsigned short *fragoff, int *flags)
 {
 	unsigned int at = skb_network_offset(skb) + sizeof(struct ipv6hdr);
 	u8 type = ipv6_hdr(skb)->nexthdr;
+	bool found;
 
-	if (*offset || target >= 0 || fragoff || !flags ||
-	    (*flags & (IP6_FH_F_AUTH | IP6_FH_F_SKIP_RH)))
+	if (*offset || fragoff || (target < 0 && !flags) ||
+	    (flags && (*flags & (IP6_FH_F_AUTH | IP6_FH_F_SKIP_RH))))
 		__builtin_trap();
-	while (ipv6_ext_hdr(type) && type != NEXTHDR_NONE) {
+	do {
 		struct ipv6_opt_hdr hbuf, *h;
 		struct ipv6_rt_hdr rbuf;
 		unsigned int skip;
 		__be16 fbuf, *f;
 
+		found = type == target;
+		if (!ipv6_ext_hdr(type) || type == NEXTHDR_NONE) {
+			if (target < 0 || found)
+				break;
+			return -ENOENT;
+		}
 		h = skb_header_pointer(skb, at, sizeof(hbuf), &hbuf);
 		if (!h)
 			return -EBADMSG;
@@ -179,16 +187,20 @@ int ipv6_find_hdr(const struct sk_buff *skb, unsigned int *offset, int target,
 		    !skb_header_pointer(skb, at, sizeof(rbuf), &rbuf))
 			return -EBADMSG;
 		if (type == NEXTHDR_FRAGMENT) {
-			*flags |= IP6_FH_F_FRAG;
+			if (flags)
+				*flags |= IP6_FH_F_FRAG;
 			f = skb_header_pointer(skb, at + offsetof(struct frag_hdr, frag_off),
 					       sizeof(fbuf), &fbuf);
 			if (!f)
 				return -EBADMSG;
 			if (ntohs(*f) & ~0x7) {
 				/* a later fragment: the protocol is all there is */
-				if (!ipv6_ext_hdr(h->nexthdr) || h->nexthdr == NEXTHDR_NONE)
+				if (target < 0 &&
+				    (!ipv6_ext_hdr(h->nexthdr) || h->nexthdr == NEXTHDR_NONE))
 					return h->nexthdr;
-				return -ENOENT;
+				if (!found)
+					return -ENOENT;
+				break;
 			}
 			skip = 8;
 		} else if (type == NEXTHDR_AUTH) {
@@ -196,11 +208,13 @@ int ipv6_find_hdr(const struct sk_buff *skb, unsigned int *offset, int target,
 		} else {
 			skip = ipv6_optlen(h);
 		}
-		if (skb->len - at < skip)
-			return -EBADMSG;
-		type = h->nexthdr;
-		at += skip;
-	}
+		if (!found) {
+			if (skb->len - at < skip)
+				return -EBADMSG;
+			type = h->nexthdr;
+			at += skip;
+		}
+	} while (!found);
 	*offset = at;
 	return type;
 }
