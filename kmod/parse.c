@@ -120,7 +120,8 @@ enum kmg_parse kmg_parse4(struct sk_buff *skb, struct kmg_pkt *p)
 	if (iph->version != 4 || iph->ihl < 5 || !pskb_may_pull(skb, iph->ihl * 4))
 		return KMG_PARSE_DROP;
 	iph = ip_hdr(skb);	/* the pull may have moved the header */
-	if (ntohs(iph->tot_len) < iph->ihl * 4)
+	/* a BIG TCP aggregate (gro_ipv4_max_size above 64 KiB) has 0 there: its skb's length */
+	if (iph_totlen(skb, iph) < iph->ihl * 4)
 		return KMG_PARSE_DROP;
 	p->saddr.v4 = iph->saddr;
 	p->daddr.v4 = iph->daddr;

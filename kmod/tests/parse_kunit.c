@@ -80,6 +80,25 @@ static void kmg_test_v4_tcp(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, p.icmp_err);
 }
 
+/* A BIG TCP aggregate has no length in its IPv4 header; any other packet needs one. */
+static void kmg_test_v4_big_tcp(struct kunit *test)
+{
+	struct kmg_v4_tcp pkt = {};
+	struct sk_buff *skb;
+	struct kmg_pkt p;
+
+	kmg_fill_v4(&pkt.ip, IPPROTO_TCP, 0);
+	pkt.tcp.source = htons(40000);
+	pkt.tcp.dest = htons(80);
+	pkt.tcp.doff = 5;
+	KUNIT_EXPECT_EQ(test, kmg_parse4(kmg_skb(test, &pkt, sizeof(pkt)), &p), KMG_PARSE_DROP);
+	skb = kmg_skb(test, &pkt, sizeof(pkt));
+	skb_shinfo(skb)->gso_size = 1448;
+	skb_shinfo(skb)->gso_type = SKB_GSO_TCPV4;
+	KUNIT_ASSERT_EQ(test, kmg_parse4(skb, &p), KMG_PARSE_OK);
+	KUNIT_EXPECT_EQ(test, ntohs(p.dport), 80);
+}
+
 static void kmg_test_v4_malformed(struct kunit *test)
 {
 	struct kmg_v4_tcp pkt = {};
@@ -302,6 +321,7 @@ static void kmg_test_flow_hash(struct kunit *test)
 
 static struct kunit_case kmg_parse_cases[] = {
 	KUNIT_CASE(kmg_test_v4_tcp),
+	KUNIT_CASE(kmg_test_v4_big_tcp),
 	KUNIT_CASE(kmg_test_v4_malformed),
 	KUNIT_CASE(kmg_test_v4_fragment),
 	KUNIT_CASE(kmg_test_v4_icmp_error),

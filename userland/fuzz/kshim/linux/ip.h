@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The uapi struct iphdr, and ip_hdr() (kshim.h). */
+/* The uapi struct iphdr, ip_hdr() and iph_totlen() (kshim.h). */
 #ifndef KSHIM_LINUX_IP_H
 #define KSHIM_LINUX_IP_H
 
@@ -9,6 +9,12 @@
 static inline struct iphdr *ip_hdr(const struct sk_buff *skb)
 {
 	return (struct iphdr *)skb_network_header(skb);
+}
+
+/* The stand-in buffers are never GSO aggregates: the header's length is the length. */
+static inline unsigned int iph_totlen(const struct sk_buff *skb, const struct iphdr *iph)
+{
+	return ntohs(iph->tot_len);
 }
 
 #endif
