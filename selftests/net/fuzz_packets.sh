@@ -22,7 +22,8 @@
 #    priority -300 (kmaglev's hook is at -290); in mode ingress a netdev ingress chain at
 #    priority 0 (kmaglev's is at 10) on eth0 and the LB's tunnel devices, less the IPv6 packets
 #    with hop-by-hop options or a zero payload length, which the early path leaves to the stack,
-#    plus those of them a prerouting chain sees;
+#    plus those of them a prerouting chain sees; in both modes plus the LB's own packets to a
+#    VIP (an output chain at -300), which kmaglev's LOCAL_OUT hook sees;
 #  - b1 and b2 (TCP and UDP services) received no packet with a header kmaglev checks broken:
 #    their stacks found no truncated packet (InTruncatedPkts, Ip6InTruncatedPkts +0), and no
 #    more IP header errors (IpInHdrErrors, Ip6InHdrErrors) than they received packets with
@@ -103,9 +104,16 @@ setup() {
 			counter pre4 { }
 			counter pre6 { }
 			counter preh { }
+			counter out4 { }
+			counter out6 { }
 			chain pre {
 				type filter hook prerouting priority -300; policy accept;
 				$(nft_rules pre)
+			}
+			chain out {
+				type filter hook output priority -300; policy accept;
+				ip daddr @v4 counter name out4
+				ip6 daddr @v6 counter name out6
 			}
 		}
 	EOF
@@ -262,6 +270,10 @@ fuzz() {
 		seen=$((N[in4] + N[in6] - N[inh] + N[preh]))
 		ktap_print_msg "$mode: ingress chain: IPv4 +${N[in4]} IPv6 +${N[in6]}, of them left to the stack +${N[inh]}, which the prerouting chain saw +${N[preh]}; prerouting chain in all: IPv4 +${N[pre4]} IPv6 +${N[pre6]}"
 	fi
+	# The LB's own packets to a VIP (ICMP errors its stack sends to a VIP source), which
+	# kmaglev's LOCAL_OUT hook counts. No VIP is an address of the LB: none comes back.
+	seen=$((seen + N[out4] + N[out6]))
+	ktap_print_msg "$mode: output chain: IPv4 +${N[out4]} IPv6 +${N[out6]}"
 	sum=0
 	for c in $OUTCOMES; do
 		sum=$((sum + ${G[$c]:-0}))
