@@ -234,7 +234,7 @@ static bool kmg_neigh_out(struct kmg_net *kn, struct sk_buff *skb)
 	if (skb->protocol == htons(ETH_P_IP)) {
 		struct iphdr *iph = ip_hdr(skb);
 
-		iph_set_totlen(iph, skb->len);	/* 0 for a BIG TCP aggregate, as the stack does */
+		iph->tot_len = htons(skb->len);	/* direct: never above IP_MAX_MTU */
 		ip_send_check(iph);
 		neigh = ip_neigh_for_gw((struct rtable *)dst, skb, &is_v6gw);
 	} else {

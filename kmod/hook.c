@@ -112,6 +112,17 @@ static struct kmg_backend *kmg_probe_backend(struct kmg_net *kn, const struct km
 	return be;
 }
 
+/*
+ * A packet sent to an address of this host: the loopback device, or the VRF device for an
+ * address in a VRF, brings it back to PRE_ROUTING. (In a VRF, LOCAL_OUT also runs once with
+ * the VRF device as @out before the real device's pass.)
+ */
+static bool kmg_loops_back(const struct nf_hook_state *state)
+{
+	return state->hook == NF_INET_LOCAL_OUT && state->out &&
+	       ((state->out->flags & IFF_LOOPBACK) || netif_is_l3_master(state->out));
+}
+
 /* Probe marks are configured: locally generated packets take the full path. */
 static bool kmg_probing(struct kmg_net *kn, const struct nf_hook_state *state)
 {
@@ -225,10 +236,11 @@ xmit:
 miss:
 	/*
 	 * No service takes it (informational ICMP, an echo request without the echo flag, no
-	 * matching service): the stack has it. Counted once, at PRE_ROUTING, when the early
-	 * path passes it on.
+	 * matching service): the stack has it. Counted once: at PRE_ROUTING, not when the
+	 * early path passes it on, and not at LOCAL_OUT when loopback (or a VRF) brings it
+	 * back to PRE_ROUTING (a VIP that is an address of this host).
 	 */
-	if (!early)
+	if (!early && !kmg_loops_back(state))
 		kmg_count(kn, KMG_C_VIP_MISS);
 	return NF_ACCEPT;
 }

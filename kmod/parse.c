@@ -199,8 +199,9 @@ enum kmg_parse kmg_parse6(struct sk_buff *skb, struct kmg_pkt *p)
 		unsigned int foff = 0;
 
 		/*
-		 * The walk flags a fragment header it could not read whole; reassembly would
-		 * refuse it as -ENOMEM (nf_ct_frag6_gather()), a malformed packet here.
+		 * The walk flags a fragment header as soon as it reaches it, whole or not. One
+		 * cut short is malformed: reassembly (nf_ct_frag6_gather()) would refuse some
+		 * of those as -ENOMEM.
 		 */
 		if (ipv6_find_hdr(skb, &foff, NEXTHDR_FRAGMENT, NULL, NULL) < 0 ||
 		    !pskb_may_pull(skb, foff + sizeof(struct frag_hdr)))

@@ -97,6 +97,11 @@ static void kmg_test_v4_big_tcp(struct kunit *test)
 	skb_shinfo(skb)->gso_type = SKB_GSO_TCPV4;
 	KUNIT_ASSERT_EQ(test, kmg_parse4(skb, &p), KMG_PARSE_OK);
 	KUNIT_EXPECT_EQ(test, ntohs(p.dport), 80);
+	/* only TCP aggregates: the stack drops any other with length 0 */
+	skb = kmg_skb(test, &pkt, sizeof(pkt));
+	skb_shinfo(skb)->gso_size = 1448;
+	skb_shinfo(skb)->gso_type = SKB_GSO_UDP_L4;
+	KUNIT_EXPECT_EQ(test, kmg_parse4(skb, &p), KMG_PARSE_DROP);
 }
 
 static void kmg_test_v4_malformed(struct kunit *test)
@@ -243,11 +248,10 @@ static void kmg_test_v6_fragment(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kmg_parse6(kmg_skb(test, &pkt, sizeof(pkt)), &p), KMG_PARSE_OK);
 	KUNIT_EXPECT_TRUE(test, p.frag);
 
-	/*
-	 * A fragment header cut short is malformed, first fragment or later one (reassembly
-	 * would refuse it as if memory had run out).
-	 */
+	/* A fragment header cut short is malformed, first fragment or later one. */
 	pkt.frag.frag_off = htons(IP6_MF);
+	KUNIT_EXPECT_EQ(test, kmg_parse6(kmg_skb(test, &pkt, sizeof(pkt.ip6) + 2), &p),
+			KMG_PARSE_DROP);
 	KUNIT_EXPECT_EQ(test, kmg_parse6(kmg_skb(test, &pkt, sizeof(pkt.ip6) + 6), &p),
 			KMG_PARSE_DROP);
 	pkt.frag.frag_off = htons(185 << 3);

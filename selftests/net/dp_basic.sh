@@ -14,7 +14,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/dp_lib.sh"
 
-dp_test_start 22 1 3
+dp_test_start 24 1 3
 
 V4=$(dp_vip4 0)
 V6=$(dp_vip6 0)
@@ -150,6 +150,32 @@ if dp_need_kmaglev "service counters of $V4:$DP_UDP_PORT/udp"; then
 	ktap_test_result "service counters of $V4:$DP_UDP_PORT/udp: >= 610 new flows, backends 1 < 2 < 3" \
 		svc_check "$V4:$DP_UDP_PORT/udp" 610
 fi
+
+# --- a VIP that is an address of the LB itself --------------------------------------------------
+# What no service of it takes goes to the LB's stack and counts once under vip-miss: pings
+# from the LB to it (no echo flag) and their replies pass LOCAL_OUT, then loopback brings
+# them to PRE_ROUTING; counted there only.
+local_vip_check() {
+	local vip=$1 g0 g1 n
+	g0=$(dp_gstats 1)
+	dp_lb 1 ping -q -c 3 -i 0.2 -W 2 "$vip" >/dev/null || { echo "ping $vip failed"; return 1; }
+	g1=$(dp_gstats 1)
+	n=$(dp_gdelta "$g0" "$g1" vip-miss)
+	echo "vip-miss +$n"
+	[[ $n -eq 6 ]]
+}
+for v in "$(dp_vip4 5)" "$(dp_vip6 5)"; do
+	d="a VIP that is a local address ($v): 3 pings and their replies count 6 under vip-miss"
+	dp_need_kmaglev "$d" || continue
+	fam=4 nodad=
+	[[ $v == *:* ]] && fam=6 nodad=nodad
+	if dp_km 1 service add "$(dp_hostport "$v" "$DP_HTTP_PORT")/tcp" $(bes $fam 0) &&
+		dp_lb 1 ip addr add "$v" dev lo $nodad; then
+		ktap_test_result "$d" local_vip_check "$v"
+	else
+		ktap_test_fail "$d: configure it"
+	fi
+done
 
 # --- direct server return ----------------------------------------------------------------------
 dp_check_dsr "$V4"

@@ -39,6 +39,7 @@ FUZZ=$KMG_TOP/selftests/tools/pktfuzz
 TOTAL=${KMAGLEV_FUZZ_PKTS:-100000}
 PKTS=$((TOTAL / 2))	# in each mode
 SEED=${KMAGLEV_FUZZ_SEED:-1}
+CLASSES=${KMAGLEV_FUZZ_CLASSES:-}	# pktfuzz's classes, comma-separated (default all)
 PLAN=13
 
 kmg_require_root
@@ -306,7 +307,7 @@ fuzz() {
 	control "$mode, after"
 }
 
-fuzz prerouting
+fuzz prerouting "$CLASSES"
 P_TOOK=$FUZZ_TOOK P_SEEN=$FUZZ_SEEN P_SUM=$FUZZ_SUM P_DETAIL=$FUZZ_DETAIL
 
 if ! out=$(dp_km 1 config set hook ingress ingress-dev all 2>&1) ||
@@ -327,7 +328,7 @@ if ! out=$(dp_km 1 config set hook ingress ingress-dev all 2>&1) ||
 	dp_fail_rest "ingress: config set hook ingress, nft netdev chains" 1
 	dp_test_end
 fi
-fuzz ingress
+fuzz ingress "$CLASSES"
 
 n=$(($(splats) - SPLATS0))
 if [[ $n -eq 0 ]]; then
