@@ -26,12 +26,13 @@ TOTAL_PASS=0
 TOTAL_FAIL=0
 
 # Count KTAP/TAP results in a log: leaves count as pass/fail/skip; a failed parent whose
-# children all passed (a crashed script) counts as one failure.
+# children all passed (a crashed script) counts as one failure. "not ok ... # TODO" is a known
+# bug, open and documented (an expected failure): counted with the skipped, listed as XFAIL.
 ktap_count() {
 	awk '
 	/^ *(not )?ok [0-9]+/ {
 		match($0, /^ */); ind = RLENGTH
-		notok = ($0 ~ /^ *not ok/); skip = ($0 ~ /# SKIP/)
+		notok = ($0 ~ /^ *not ok/); skip = ($0 ~ /# (SKIP|TODO)/)
 		kids = 0; kidfail = 0
 		for (k in cnt) if (k + 0 > ind) { kids += cnt[k]; kidfail += fl[k]; delete cnt[k]; delete fl[k] }
 		if (kids == 0) { if (skip) S++; else if (notok) F++; else P++ }
@@ -76,7 +77,8 @@ vm_results() {
 	local desc=$1 log=$2 rc=$3 p f s
 	read -r p f s < <(ktap_count "$log")
 	add_counts "$p" "$f" "$s"
-	grep -E '^ *not ok' "$log" | grep -v '# SKIP' | sed 's/^ */    FAIL /'
+	grep -E '^ *not ok' "$log" | grep -vE '# (SKIP|TODO)' | sed 's/^ */    FAIL /'
+	grep -E '^ *not ok.*# TODO' "$log" | sed 's/^ */    XFAIL /'
 	if grep -q '^vm: kernel splat' "$log"; then
 		notok "$desc: kernel splat (log: ${log#"$TOP"/})"
 		sed -n '/^vm: kernel splat/,/^vm: end of splat/p' "$log" | head -n 45 | sed 's/^/    /'
@@ -273,40 +275,46 @@ vm_job() {
 	) &
 }
 echo "=== KUnit and kselftests: VMs $VM_SLOTS at a time"
+# Longest first (wall time in a full run with three at a time: stock B 45 min, debug 34,
+# stock A 33, test A 29, hardening 25, test B 22, faults 19, install 13).
+# Per test on the stock and test kernels, 1800 s rather than run_tests.sh's 900. The netns and
+# unload soak at full size but for the unloads: 20 here (the issue's 50 took 440 s under
+# load; KMAGLEV_SOAK_UNLOADS=50 runs them all).
+export KMAGLEV_TEST_TIMEOUT=${KMAGLEV_TEST_TIMEOUT:-1800}
+KMAGLEV_DP_HOOK=$HOOK_STOCK KMAGLEV_SOAK_UNLOADS=${KMAGLEV_SOAK_UNLOADS:-20} \
+	vm_job kselftest-stock-b stock "kselftests on stock kernel, dp_* in mode $HOOK_STOCK ($STOCK_B)" \
+	"$TOP/selftests/net/run_tests.sh" $STOCK_B
 # Sizes on the debug kernel. teardown.sh: how many netns it creates and destroys with live
-# flows (each a fork, an exec and a netns under emulation); control_plane.sh: its large cases
-# (still several dump messages each). The netns soak there: 50 namespaces and 3 unloads at
-# 150 packets/s (at 1,200 no round finished in 10 min). Fault injection fails each
-# allocation of two scenarios in turn (a weight change that rebuilds a 20-backend table, and
-# hooking a list of devices): the whole table of failnth (32 scenarios) takes hours there.
-KMAGLEV_FUZZ_MSGS=100000 KMAGLEV_SOAK_NETNS=50 KMAGLEV_SOAK_UNLOADS=3 KMAGLEV_SOAK_PPS=150 \
-KMAGLEV_TEST_TIMEOUT=2400 \
-	vm_job hardening debug "hardening kselftests on debug kernel (fuzz_netlink soak_netns)" \
-	"$TOP/selftests/net/run_tests.sh" fuzz_netlink soak_netns
-KMAGLEV_TEARDOWN_NETNS=20 KMAGLEV_TEARDOWN_ROUNDS=3 KMAGLEV_CP_STATS_BACKENDS=1000 \
+# flows (each a fork, an exec and a netns under emulation), in how many rounds;
+# control_plane.sh: its large cases (still several dump messages each).
+KMAGLEV_TEARDOWN_NETNS=20 KMAGLEV_TEARDOWN_ROUNDS=2 KMAGLEV_CP_STATS_BACKENDS=1000 \
 KMAGLEV_CP_DUMP_BACKENDS=5000 KMAGLEV_CP_SERVICES=100 KMAGLEV_TEST_TIMEOUT=2400 \
 	vm_job debug debug "KUnit and kselftests on debug kernel ($DEBUG_SET)" \
 	bash -c '"$1" "$2"; a=$?; shift 2; "$@"; b=$?; exit $((a | b))' - \
 	"$TOP/selftests/kunit.sh" "$TOP/.build/debug/kmod" "$TOP/selftests/net/run_tests.sh" $DEBUG_SET
+KMAGLEV_TEARDOWN_NETNS=100 KMAGLEV_DP_HOOK=$HOOK_STOCK \
+	vm_job kselftest-stock-a stock "kselftests on stock kernel, dp_* in mode $HOOK_STOCK ($STOCK_A)" \
+	"$TOP/selftests/net/run_tests.sh" $STOCK_A
+KMAGLEV_DP_HOOK=$HOOK_TEST \
+	vm_job kselftest-test-a test "kselftests on test kernel, dp_* in mode $HOOK_TEST ($TEST_A)" \
+	"$TOP/selftests/net/run_tests.sh" $TEST_A
+# The hardening suite on the debug kernel: the netlink fuzzer (100,000 messages) with the netns
+# and unload soak at debug sizes (50 namespaces and 3 unloads at 150 packets/s: at 1,200 no
+# round finished in 10 min); fault injection, each allocation of two scenarios failed in turn
+# (a weight change that rebuilds a 20-backend table, and hooking a list of devices: the whole
+# table of failnth, 32 scenarios, takes hours there), with the packet fuzzer (100,000 frames).
+KMAGLEV_FUZZ_MSGS=100000 KMAGLEV_SOAK_NETNS=50 KMAGLEV_SOAK_UNLOADS=3 KMAGLEV_SOAK_PPS=150 \
+KMAGLEV_TEST_TIMEOUT=2400 \
+	vm_job hardening debug "hardening kselftests on debug kernel (fuzz_netlink soak_netns)" \
+	"$TOP/selftests/net/run_tests.sh" fuzz_netlink soak_netns
+KMAGLEV_DP_HOOK=$HOOK_TEST \
+	vm_job kselftest-test-b test "kselftests on test kernel, dp_* in mode $HOOK_TEST ($TEST_B)" \
+	"$TOP/selftests/net/run_tests.sh" $TEST_B
 KMAGLEV_FAULTS_BACKENDS=20 KMAGLEV_FAULTS_MODES=once \
 KMAGLEV_FAULTS_ONLY="backend-set/weight config-set/hook-ingress-list" KMAGLEV_FUZZ_PKTS=100000 \
 KMAGLEV_TEST_TIMEOUT=2400 \
 	vm_job faults debug "hardening kselftests on debug kernel (faults fuzz_packets)" \
 	"$TOP/selftests/net/run_tests.sh" faults fuzz_packets
-# Per test on the stock and test kernels, 1800 s rather than run_tests.sh's 900.
-export KMAGLEV_TEST_TIMEOUT=${KMAGLEV_TEST_TIMEOUT:-1800}
-KMAGLEV_TEARDOWN_NETNS=200 KMAGLEV_DP_HOOK=$HOOK_STOCK \
-	vm_job kselftest-stock-a stock "kselftests on stock kernel, dp_* in mode $HOOK_STOCK ($STOCK_A)" \
-	"$TOP/selftests/net/run_tests.sh" $STOCK_A
-KMAGLEV_DP_HOOK=$HOOK_STOCK \
-	vm_job kselftest-stock-b stock "kselftests on stock kernel, dp_* in mode $HOOK_STOCK ($STOCK_B)" \
-	"$TOP/selftests/net/run_tests.sh" $STOCK_B
-KMAGLEV_DP_HOOK=$HOOK_TEST \
-	vm_job kselftest-test-a test "kselftests on test kernel, dp_* in mode $HOOK_TEST ($TEST_A)" \
-	"$TOP/selftests/net/run_tests.sh" $TEST_A
-KMAGLEV_DP_HOOK=$HOOK_TEST \
-	vm_job kselftest-test-b test "kselftests on test kernel, dp_* in mode $HOOK_TEST ($TEST_B)" \
-	"$TOP/selftests/net/run_tests.sh" $TEST_B
 # make install, make uninstall and DKMS on a writable overlay (mostly depmod over the stock
 # kernel's modules and kbuild's no-op passes).
 KMAGLEV_TEST_TIMEOUT=3000 \
