@@ -230,5 +230,5 @@ for op in $(echo "${!op_scens[@]}" | tr ' ' '\n' | sort); do
 done
 r=pass
 [[ $tot_fail -gt 0 || $splats -gt 0 || $leaks -gt 0 ]] && r=FAIL
-ktap_print_msg "reliability: fault injection (fail-nth, every allocation of every config op) | ${#op_scens[@]} ops, $results scenario runs ($MODES), $BACKENDS backends | $took s | $tot_faults faults injected | $tot_err failed with extack, $tot_tol tolerated, $tot_fail failures, $leaks leaks, $splats splats: $r"
+ktap_print_msg "reliability: fault injection (fail-nth, each allocation of a config op in turn) | ${#op_scens[@]} ops, $results scenario runs ($MODES), $BACKENDS backends | $took s | $tot_faults faults injected | $tot_err failed with extack, $tot_tol tolerated, $tot_fail failures, $leaks leaks, $splats splats: $r"
 ktap_finished
