@@ -810,9 +810,7 @@ static void setup(int st)
 	must(nlh, "C");
 	svc_req(KMAGLEV_CMD_SERVICE_NEW, &SVC_D, opts_d, false, 4, 2, BE_DEFAULT, "D");
 	/* the tables A, C and D replaced go once their window (0) has passed */
-	for (i = 0; i < 500 && count_prev() > 1; i++)
-		msleep(10);
-	if (count_prev() != 1)
+	if (prev_settle(1) != 1)
 		die("setup: the previous tables of A, C and D are not retired, or B has none");
 	traffic(SVC_A.addr, IPPROTO_TCP, SVC_A.port, 16);
 	traffic(SVC_B.addr, IPPROTO_UDP, 0, 32);
