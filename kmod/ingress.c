@@ -10,7 +10,8 @@
  * What ip_rcv() would check is checked here first, for packets to a possible VIP: version,
  * header length, header checksum, total length against the buffer (padding trimmed), and for
  * IPv6 the payload length and the source address. A packet that fails is counted in
- * drop-malformed and dropped with the stack's drop reason. Packets to other addresses pass
+ * drop-malformed and dropped with the stack's drop reason if it is to a VIP (the filter also
+ * passes other addresses that share a VIP's bucket). Packets to other addresses pass
  * untouched, as do packets this path leaves to the stack, which kmaglev then handles at
  * PRE_ROUTING like mode prerouting does: fragments (reassembly needs the stack's setup),
  * IPv6 packets with hop-by-hop options (the stack parses those), and packets for another
@@ -55,11 +56,26 @@ struct kmg_ingress_hook {
 
 /* ---- the packet path ------------------------------------------------------------------- */
 
-static unsigned int kmg_ingress_bad(struct kmg_net *kn, struct sk_buff *skb,
-				    enum skb_drop_reason reason)
+/*
+ * Drop a packet this path cannot take, counted under @counter, if it is to a VIP. The VIP
+ * filter also passes other addresses that share a VIP's bucket (a flipped bit in an address
+ * does that more often than chance): such a packet is not kmaglev's to count or drop; it
+ * goes on to the stack, which drops it as it drops any other.
+ */
+static unsigned int kmg_ingress_drop(struct kmg_net *kn, struct sk_buff *skb, u8 family,
+				     const void *daddr, enum kmg_counter counter,
+				     enum skb_drop_reason reason)
 {
-	kmg_drop(kn, skb, KMG_C_DROP_MALFORMED, reason);
+	if (!kmg_vip_lookup_rcu(kn, family, daddr))
+		return NF_ACCEPT;
+	kmg_drop(kn, skb, counter, reason);
 	return NF_STOLEN;
+}
+
+static unsigned int kmg_ingress_bad(struct kmg_net *kn, struct sk_buff *skb, u8 family,
+				    const void *daddr, enum skb_drop_reason reason)
+{
+	return kmg_ingress_drop(kn, skb, family, daddr, KMG_C_DROP_MALFORMED, reason);
 }
 
 static unsigned int kmg_ingress4(struct kmg_net *kn, struct sk_buff *skb,
@@ -74,25 +90,24 @@ static unsigned int kmg_ingress4(struct kmg_net *kn, struct sk_buff *skb,
 	daddr = iph->daddr;
 	/* ip_rcv_core()'s checks */
 	if (iph->version != 4 || iph->ihl < 5)
-		return kmg_ingress_bad(kn, skb, SKB_DROP_REASON_IP_INHDR);
+		return kmg_ingress_bad(kn, skb, AF_INET, &daddr, SKB_DROP_REASON_IP_INHDR);
 	hlen = iph->ihl * 4;
 	if (!pskb_may_pull(skb, hlen))
-		return kmg_ingress_bad(kn, skb, SKB_DROP_REASON_IP_INHDR);
+		return kmg_ingress_bad(kn, skb, AF_INET, &daddr, SKB_DROP_REASON_IP_INHDR);
 	iph = ip_hdr(skb);
 	if (unlikely(ip_fast_csum((const u8 *)iph, iph->ihl)))
-		return kmg_ingress_bad(kn, skb, SKB_DROP_REASON_IP_CSUM);
+		return kmg_ingress_bad(kn, skb, AF_INET, &daddr, SKB_DROP_REASON_IP_CSUM);
 	len = ntohs(iph->tot_len);
 	/* a BIG TCP aggregate (6.3+) has no length in its header: the stack knows those */
 	if (!len && skb_is_gso(skb))
 		return NF_ACCEPT;
 	if (skb->len < len)
-		return kmg_ingress_bad(kn, skb, SKB_DROP_REASON_PKT_TOO_SMALL);
+		return kmg_ingress_bad(kn, skb, AF_INET, &daddr, SKB_DROP_REASON_PKT_TOO_SMALL);
 	if (len < hlen)
-		return kmg_ingress_bad(kn, skb, SKB_DROP_REASON_IP_INHDR);
-	if (pskb_trim_rcsum(skb, len)) {
-		kmg_drop(kn, skb, KMG_C_DROP_NOMEM, SKB_DROP_REASON_NOMEM);
-		return NF_STOLEN;
-	}
+		return kmg_ingress_bad(kn, skb, AF_INET, &daddr, SKB_DROP_REASON_IP_INHDR);
+	if (pskb_trim_rcsum(skb, len))
+		return kmg_ingress_drop(kn, skb, AF_INET, &daddr, KMG_C_DROP_NOMEM,
+					SKB_DROP_REASON_NOMEM);
 	skb_set_transport_header(skb, hlen);
 	/* icmp_send() reads the options of the packet it answers; the driver's cb is not ours */
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
@@ -114,23 +129,21 @@ static unsigned int kmg_ingress6(struct kmg_net *kn, struct sk_buff *skb,
 		return NF_ACCEPT;
 	/* the header is linear (kmg_ingress_maybe()); ipv6_rcv()'s checks */
 	ip6h = ipv6_hdr(skb);
+	daddr = ip6h->daddr;
 	if (ip6h->version != 6)
-		return kmg_ingress_bad(kn, skb, SKB_DROP_REASON_UNHANDLED_PROTO);
+		return kmg_ingress_bad(kn, skb, AF_INET6, &daddr, SKB_DROP_REASON_UNHANDLED_PROTO);
 	if (ipv6_addr_is_multicast(&ip6h->saddr) || ipv6_addr_loopback(&ip6h->saddr) ||
 	    ipv6_addr_v4mapped(&ip6h->saddr))
-		return kmg_ingress_bad(kn, skb, SKB_DROP_REASON_IP_INHDR);
+		return kmg_ingress_bad(kn, skb, AF_INET6, &daddr, SKB_DROP_REASON_IP_INHDR);
 	/* a jumbogram (payload length 0) or hop-by-hop options: the stack parses those */
 	if (!ip6h->payload_len || ip6h->nexthdr == NEXTHDR_HOP)
 		return NF_ACCEPT;
 	len = ntohs(ip6h->payload_len) + sizeof(*ip6h);
 	if (skb->len < len)
-		return kmg_ingress_bad(kn, skb, SKB_DROP_REASON_PKT_TOO_SMALL);
-	if (pskb_trim_rcsum(skb, len)) {
-		kmg_drop(kn, skb, KMG_C_DROP_NOMEM, SKB_DROP_REASON_NOMEM);
-		return NF_STOLEN;
-	}
-	ip6h = ipv6_hdr(skb);
-	daddr = ip6h->daddr;
+		return kmg_ingress_bad(kn, skb, AF_INET6, &daddr, SKB_DROP_REASON_PKT_TOO_SMALL);
+	if (pskb_trim_rcsum(skb, len))
+		return kmg_ingress_drop(kn, skb, AF_INET6, &daddr, KMG_C_DROP_NOMEM,
+					SKB_DROP_REASON_NOMEM);
 	skb_set_transport_header(skb, sizeof(*ip6h));
 	/* icmpv6_send() reads the incoming interface and header offsets from the cb */
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
