@@ -32,6 +32,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <kunit/visibility.h>
 #include <linux/if_ether.h>
 #include <linux/if_vlan.h>
 #include <linux/ip.h>
@@ -152,8 +153,9 @@ static unsigned int kmg_ingress6(struct kmg_net *kn, struct sk_buff *skb,
 	return kmg_rcv(kn, skb, state, AF_INET6, &daddr, true);
 }
 
-static unsigned int kmg_ingress_one(struct kmg_net *kn, struct sk_buff *skb,
-				    const struct nf_hook_state *state)
+/* A packet whose IP header is linear and whose address passed the VIP filter. */
+VISIBLE_IF_KUNIT unsigned int kmg_ingress_one(struct kmg_net *kn, struct sk_buff *skb,
+					      const struct nf_hook_state *state)
 {
 	if (skb->protocol == htons(ETH_P_IP))
 		return kmg_ingress4(kn, skb, state);
@@ -161,6 +163,7 @@ static unsigned int kmg_ingress_one(struct kmg_net *kn, struct sk_buff *skb,
 		return kmg_ingress6(kn, skb, state);
 	return NF_ACCEPT;
 }
+EXPORT_SYMBOL_IF_KUNIT(kmg_ingress_one);
 
 /*
  * May the packet be to a VIP? Its IP header is made linear first, unless someone else holds

@@ -679,6 +679,10 @@ void kmg_ingress_net_init(struct kmg_net *kn);
 void kmg_ingress_net_pre_exit(struct kmg_net *kn);
 int kmg_ingress_init(void);
 void kmg_ingress_exit(void);
+#if IS_ENABLED(CONFIG_KUNIT)
+unsigned int kmg_ingress_one(struct kmg_net *kn, struct sk_buff *skb,
+			     const struct nf_hook_state *state);
+#endif
 
 /* debugfs.c */
 void kmg_debugfs_init(void);
