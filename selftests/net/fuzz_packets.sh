@@ -287,12 +287,6 @@ fuzz() {
 	FUZZ_DETAIL=$d
 	if [[ $seen -eq $sum && $seen -gt 0 && -n ${G[frag-queued]} ]]; then
 		ktap_test_pass "$mode: every one of the $seen VIP packets kmaglev saw is counted once, under a verdict"
-	elif [[ $mode == ingress && $seen -gt 0 && $((sum - seen)) -eq 4 ]]; then
-		# An open bug (Documentation/reliability.rst, known gaps): in mode ingress kmaglev
-		# counts 4 more than nftables sees, in every run so far (stock and debug kernels,
-		# 10,000 to 100,000 frames), all from the byte-flip class. Still measured: any
-		# other difference fails.
-		ktap_test_xfail "$mode: $((sum - seen)) more VIP packets counted under a verdict ($sum) than seen in front of kmaglev ($seen): known bug, byte-flipped frames in mode ingress"
 	else
 		ktap_test_fail "$mode: $seen VIP packets seen, $sum counted under a verdict"
 	fi
@@ -348,7 +342,6 @@ fi
 reliability() {
 	local res=pass
 	[[ $3 -eq $4 && $__ktap_fail -eq 0 ]] || res=FAIL
-	[[ $res == FAIL && $__ktap_fail -eq 0 && $__ktap_xfail -gt 0 ]] && res="XFAIL ($(($4 - $3)) more counted: known bug)"
 	echo "# reliability: packet fuzzer (hook $1) | $PKTS pkts, 10 classes, seed $SEED | $2 s | $n splats | $3 VIP packets seen = $4 counted:${5}, $res"
 }
 reliability prerouting "$P_TOOK" "$P_SEEN" "$P_SUM" "$P_DETAIL"
