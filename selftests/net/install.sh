@@ -235,13 +235,15 @@ ktap_test_result "/lib/modules/$KVER, /usr/local, /etc as before dkms install" s
 ktap_print_msg "make install in a copy of the tree built on the host for $KVER"
 SRC=$PREP/src
 ktap_test_result "make install" logged make-install make -C "$SRC" install
-ktap_test_result "installed: module, CLI, man page, completion, unit, example configuration" bash -c "
+ktap_test_result "installed: module, CLI, daemon, man page, completion, unit, example configuration" bash -c "
 	[[ \$(modinfo -n kmaglev) == /lib/modules/$KVER/updates/kmod/kmaglev.ko ]] &&
-	[[ -x /usr/local/sbin/kmaglev ]] && [[ -f /usr/local/share/man/man8/kmaglev.8 ]] &&
+	[[ -x /usr/local/sbin/kmaglev && -x /usr/local/sbin/kmaglevd ]] &&
+	[[ -f /usr/local/share/man/man8/kmaglev.8 ]] &&
 	[[ -f /usr/local/share/bash-completion/completions/kmaglev ]] &&
 	grep -qx 'ExecStart=/usr/local/sbin/kmaglev daemon' /usr/local/lib/systemd/system/kmaglev.service &&
 	cmp $SRC/Documentation/examples/kmaglev.yaml /etc/kmaglev/kmaglev.yaml.example &&
-	/usr/local/sbin/kmaglev --version | grep -F 'kmaglev $VERSION '"
+	/usr/local/sbin/kmaglev --version | grep -F 'kmaglev $VERSION ' &&
+	/usr/local/sbin/kmaglev daemon --check /etc/kmaglev/kmaglev.yaml.example"
 ktap_test_result "the installed CLI loads the module by itself (genetlink family alias)" bash -c "
 	/usr/local/sbin/kmaglev family && [[ -d /sys/module/kmaglev ]]"
 ktap_test_result "modprobe -r kmaglev" unload
@@ -260,6 +262,7 @@ keep_edited() {
 		echo "# edited" >>"$st/etc/kmaglev/kmaglev.yaml.example" &&
 		make -C "$SRC" -s uninstall-userland DESTDIR="$st" &&
 		[[ -f $st/etc/kmaglev/kmaglev.yaml.example && ! -e $st/usr/local/sbin/kmaglev ]] &&
+		[[ ! -e $st/usr/local/sbin/kmaglevd ]] &&
 		[[ -z $(find "$st" -mindepth 1 ! -path "$st/etc" ! -path "$st/etc/kmaglev*" \
 			! -path "$st/usr" ! -path "$st/usr/local" ! -path "$st/usr/local/sbin" \
 			! -path "$st/usr/local/share" ! -path "$st/usr/local/share/man" \

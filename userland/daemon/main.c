@@ -22,16 +22,6 @@
 #include "daemon/reconcile.h"
 #include "daemon/state.h"
 
-
-void kmg_usage_daemon(FILE *f)
-{
-	fprintf(f,
-		"Usage: kmaglev daemon [ -c FILE ]        run: health checks, reconcile, metrics\n"
-		"       kmaglev daemon --check [ FILE ]   validate a config; touch nothing\n"
-		"       kmaglev daemon --flush [ -c FILE ] delete every service the daemon owns\n"
-		"FILE defaults to $KMAGLEV_CONFIG, else " KMD_CONFIG_DEFAULT ".\n");
-}
-
 /* Load @path, logging every error. NULL when it does not load. */
 static struct kmd_config *load(const char *path, char **errs)
 {
