@@ -58,25 +58,18 @@ struct kmg_ingress_hook {
 /* ---- the packet path ------------------------------------------------------------------- */
 
 /*
- * Drop a packet this path cannot take, counted under @counter, if it is to a VIP. The VIP
- * filter also passes other addresses that share a VIP's bucket (a flipped bit in an address
- * does that more often than chance): such a packet is not kmaglev's to count or drop; it
- * goes on to the stack, which drops it as it drops any other.
+ * A header the stack would refuse: dropped and counted in drop-malformed if the packet is to
+ * a VIP. The VIP filter also passes other addresses that share a VIP's bucket (a flipped bit
+ * in an address does that more often than chance): such a packet is not kmaglev's to count
+ * or drop; it goes on to the stack, which drops it as it drops any other.
  */
-static unsigned int kmg_ingress_drop(struct kmg_net *kn, struct sk_buff *skb, u8 family,
-				     const void *daddr, enum kmg_counter counter,
-				     enum skb_drop_reason reason)
-{
-	if (!kmg_vip_lookup_rcu(kn, family, daddr))
-		return NF_ACCEPT;
-	kmg_drop(kn, skb, counter, reason);
-	return NF_STOLEN;
-}
-
 static unsigned int kmg_ingress_bad(struct kmg_net *kn, struct sk_buff *skb, u8 family,
 				    const void *daddr, enum skb_drop_reason reason)
 {
-	return kmg_ingress_drop(kn, skb, family, daddr, KMG_C_DROP_MALFORMED, reason);
+	if (!kmg_vip_lookup_rcu(kn, family, daddr))
+		return NF_ACCEPT;
+	kmg_drop(kn, skb, KMG_C_DROP_MALFORMED, reason);
+	return NF_STOLEN;
 }
 
 static unsigned int kmg_ingress4(struct kmg_net *kn, struct sk_buff *skb,
@@ -106,9 +99,16 @@ static unsigned int kmg_ingress4(struct kmg_net *kn, struct sk_buff *skb,
 		return kmg_ingress_bad(kn, skb, AF_INET, &daddr, SKB_DROP_REASON_PKT_TOO_SMALL);
 	if (len < hlen)
 		return kmg_ingress_bad(kn, skb, AF_INET, &daddr, SKB_DROP_REASON_IP_INHDR);
-	if (pskb_trim_rcsum(skb, len))
-		return kmg_ingress_drop(kn, skb, AF_INET, &daddr, KMG_C_DROP_NOMEM,
-					SKB_DROP_REASON_NOMEM);
+	/*
+	 * Padding of a packet to an address that is not a VIP is the stack's to trim: a trim
+	 * that fails has already taken the padding out of skb->csum.
+	 */
+	if (skb->len > len && !kmg_vip_lookup_rcu(kn, AF_INET, &daddr))
+		return NF_ACCEPT;
+	if (pskb_trim_rcsum(skb, len)) {
+		kmg_drop(kn, skb, KMG_C_DROP_NOMEM, SKB_DROP_REASON_NOMEM);
+		return NF_STOLEN;
+	}
 	skb_set_transport_header(skb, hlen);
 	/* icmp_send() reads the options of the packet it answers; the driver's cb is not ours */
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
@@ -142,9 +142,13 @@ static unsigned int kmg_ingress6(struct kmg_net *kn, struct sk_buff *skb,
 	len = ntohs(ip6h->payload_len) + sizeof(*ip6h);
 	if (skb->len < len)
 		return kmg_ingress_bad(kn, skb, AF_INET6, &daddr, SKB_DROP_REASON_PKT_TOO_SMALL);
-	if (pskb_trim_rcsum(skb, len))
-		return kmg_ingress_drop(kn, skb, AF_INET6, &daddr, KMG_C_DROP_NOMEM,
-					SKB_DROP_REASON_NOMEM);
+	/* as in kmg_ingress4() */
+	if (skb->len > len && !kmg_vip_lookup_rcu(kn, AF_INET6, &daddr))
+		return NF_ACCEPT;
+	if (pskb_trim_rcsum(skb, len)) {
+		kmg_drop(kn, skb, KMG_C_DROP_NOMEM, SKB_DROP_REASON_NOMEM);
+		return NF_STOLEN;
+	}
 	skb_set_transport_header(skb, sizeof(*ip6h));
 	/* icmpv6_send() reads the incoming interface and header offsets from the cb */
 	memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));

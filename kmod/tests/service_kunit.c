@@ -33,6 +33,9 @@ static void kmg_svc_test_exit(struct kunit *test)
 {
 	struct kmg_net *kn = test->priv;
 
+	/* KUnit runs exit after an init that failed */
+	if (!kn)
+		return;
 	mutex_lock(&kn->lock);
 	kmg_service_flush(kn);
 	kn->max_backends = KMG_DEFAULT_MAX_BACKENDS;
