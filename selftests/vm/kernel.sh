@@ -101,7 +101,7 @@ build_kernel() {
 	echo "$out"
 }
 
-cmd_test() { build_kernel test "$HERE/config"; }
+cmd_test() { build_kernel test "$HERE/config" "$HERE/config-test"; }
 cmd_debug() { build_kernel debug "$HERE/config" "$HERE/config-debug"; }
 
 cmd_stock() {
