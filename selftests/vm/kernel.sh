@@ -3,7 +3,8 @@
 # Locate or build the kernels kmaglev is tested on; print what was asked for on stdout.
 #
 #   kernel.sh src           extracted Debian linux-source-6.12 tree (checkpatch, ynl-gen, kunit.py)
-#   kernel.sh test          build dir of the 6.12 test kernel (KDIR; bzImage in arch/x86/boot)
+#   kernel.sh test          build dir of the 6.12 test kernel (KDIR; bzImage in arch/x86/boot):
+#                           lockdep and kmemleak (config, config-test)
 #   kernel.sh debug         build dir of the 6.12 debug kernel: the test kernel plus KASAN,
 #                           KMEMLEAK, UBSAN, full preemption and fault injection
 #   kernel.sh stock         release string of Debian's stock kernel (linux-image-amd64)
