@@ -232,10 +232,11 @@ phase_end
 #   kmemleak for a scan at its end.
 # - stock kernel (Debian's 6.1): every functional kselftest, the dp_*.sh ones in mode
 #   prerouting, dp_basic and dp_badpkt in mode ingress too (6.1's netdev hooks, the compat
-#   build); the SYN flood; the netns and unload soak at full size (1,000 namespaces, 50
-#   unloads); make install and DKMS.
-# - test kernel (6.12, lockdep): the dp_*.sh tests in mode ingress, and the backend churn
-#   soak. 6.12's control plane runs on the debug kernel.
+#   build); the SYN flood; the netns soak (1,000 namespaces) and 10 unloads; make install
+#   and DKMS.
+# - test kernel (6.12, lockdep, kmemleak): the dp_*.sh tests in mode ingress, the backend
+#   churn soak, and the netns and unload soak at the issue's size with kmemleak scans
+#   (1,000 namespaces, 50 unloads). 6.12's control plane runs on the debug kernel.
 VM_SLOTS=${KMAGLEV_CHECK_VMS:-3}
 HOOK_STOCK=prerouting
 HOOK_TEST=ingress
@@ -247,9 +248,11 @@ STOCK_B=$(cd "$TOP/selftests/net" && ls *.sh | sed 's/\.sh$//' |
 	grep -vxE "lib|dp_lib|bgp_lib|run_tests|${STOCK_A// /|}|${HOST_NET// /|}|faults|fuzz_netlink|fuzz_packets|soak_netns|soak_churn|install" |
 	tr '\n' ' ')
 STOCK_B+="dp_badpkt@ingress soak_netns"
-# The test kernel: the dp_*.sh tests, halved, and the churn soak with the shorter half.
+# The test kernel: the dp_*.sh tests, halved, the churn soak with one half and the netns and
+# unload soak with the other.
 TEST_A="dp_basic dp_badpkt dp_acl dp_conntable soak_churn"
 TEST_B=$(tr ' ' '\n' <<<"$DP_ALL" | grep -vxE "${TEST_A// /|}" | tr '\n' ' ')
+TEST_B+="soak_netns"
 DEBUG_SET=${KMAGLEV_DEBUG_SET:-"control_plane teardown"}
 
 declare -a J_NAME J_DESC
@@ -277,11 +280,10 @@ vm_job() {
 echo "=== KUnit and kselftests: VMs $VM_SLOTS at a time"
 # Longest first (wall time in a full run with three at a time: stock B 45 min, debug 34,
 # stock A 33, test A 29, hardening 25, test B 22, faults 19, install 13).
-# Per test on the stock and test kernels, 1800 s rather than run_tests.sh's 900. The netns and
-# unload soak at full size but for the unloads: 20 here (the issue's 50 took 440 s under
-# load; KMAGLEV_SOAK_UNLOADS=50 runs them all).
+# Per test on the stock and test kernels, 1800 s rather than run_tests.sh's 900. The netns
+# soak at full size and 10 unloads here; the test kernel runs the 50, with kmemleak.
 export KMAGLEV_TEST_TIMEOUT=${KMAGLEV_TEST_TIMEOUT:-1800}
-KMAGLEV_DP_HOOK=$HOOK_STOCK KMAGLEV_SOAK_UNLOADS=${KMAGLEV_SOAK_UNLOADS:-20} \
+KMAGLEV_DP_HOOK=$HOOK_STOCK KMAGLEV_SOAK_UNLOADS=10 \
 	vm_job kselftest-stock-b stock "kselftests on stock kernel, dp_* in mode $HOOK_STOCK ($STOCK_B)" \
 	"$TOP/selftests/net/run_tests.sh" $STOCK_B
 # Sizes on the debug kernel. teardown.sh: how many netns it creates and destroys with live
@@ -300,18 +302,21 @@ KMAGLEV_DP_HOOK=$HOOK_TEST \
 	"$TOP/selftests/net/run_tests.sh" $TEST_A
 # The hardening suite on the debug kernel: the netlink fuzzer (100,000 messages) with the netns
 # and unload soak at debug sizes (50 namespaces and 3 unloads at 150 packets/s: at 1,200 no
-# round finished in 10 min); fault injection, each allocation of two scenarios failed in turn
-# (a weight change that rebuilds a 20-backend table, and hooking a list of devices: the whole
-# table of failnth, 32 scenarios, takes hours there), with the packet fuzzer (100,000 frames).
+# round finished in 10 min); fault injection, each allocation failed in turn in one scenario
+# of each config op (both of backend-new's), services of 10 backends, mode once (the whole
+# table of failnth, 32 scenarios with 200 backends and mode sticky too, takes hours there),
+# with the packet fuzzer (100,000 frames).
 KMAGLEV_FUZZ_MSGS=100000 KMAGLEV_SOAK_NETNS=50 KMAGLEV_SOAK_UNLOADS=3 KMAGLEV_SOAK_PPS=150 \
 KMAGLEV_TEST_TIMEOUT=2400 \
 	vm_job hardening debug "hardening kselftests on debug kernel (fuzz_netlink soak_netns)" \
 	"$TOP/selftests/net/run_tests.sh" fuzz_netlink soak_netns
-KMAGLEV_DP_HOOK=$HOOK_TEST \
+KMAGLEV_DP_HOOK=$HOOK_TEST KMAGLEV_SOAK_NETNS=1000 KMAGLEV_SOAK_UNLOADS=${KMAGLEV_SOAK_UNLOADS:-50} \
 	vm_job kselftest-test-b test "kselftests on test kernel, dp_* in mode $HOOK_TEST ($TEST_B)" \
 	"$TOP/selftests/net/run_tests.sh" $TEST_B
-KMAGLEV_FAULTS_BACKENDS=20 KMAGLEV_FAULTS_MODES=once \
-KMAGLEV_FAULTS_ONLY="backend-set/weight config-set/hook-ingress-list" KMAGLEV_FUZZ_PKTS=100000 \
+FAULTS_CI="service-new/first service-set/replace-set service-del/conns service-flush backend-new"
+FAULTS_CI+=" backend-set/weight backend-del/conns config-set/hook-ingress-list"
+KMAGLEV_FAULTS_BACKENDS=10 KMAGLEV_FAULTS_MODES=once KMAGLEV_FAULTS_ONLY=$FAULTS_CI \
+KMAGLEV_FUZZ_PKTS=100000 \
 KMAGLEV_TEST_TIMEOUT=2400 \
 	vm_job faults debug "hardening kselftests on debug kernel (faults fuzz_packets)" \
 	"$TOP/selftests/net/run_tests.sh" faults fuzz_packets
