@@ -17,6 +17,7 @@
 #include <net/net_namespace.h>
 
 #include "../kmaglev.h"
+#include "kunit.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
@@ -26,29 +27,6 @@ MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 static const struct in6_addr kmg_vip6 = {
 	.s6_addr = { 0x20, 0x01, 0x0d, 0xb8, 0, 0x0f, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10 },
 };
-
-/* The tests use the initial netns' real state, as the service suite does. */
-static int kmg_in_test_init(struct kunit *test)
-{
-	struct kmg_net *kn = kmg_pernet(&init_net);
-
-	if (kn->nservices)
-		return -EBUSY;
-	test->priv = kn;
-	return 0;
-}
-
-static void kmg_in_test_exit(struct kunit *test)
-{
-	struct kmg_net *kn = test->priv;
-
-	/* KUnit runs exit after an init that failed */
-	if (!kn)
-		return;
-	mutex_lock(&kn->lock);
-	kmg_service_flush(kn);
-	mutex_unlock(&kn->lock);
-}
 
 static void kmg_in_service(struct kunit *test, u8 family, const void *addr)
 {
@@ -111,6 +89,15 @@ static unsigned int kmg_in_run(struct kunit *test, __be16 proto, const void *hdr
 	return verdict;
 }
 
+/* @ip6 and 8 bytes of payload through the early path: the verdict */
+static unsigned int kmg_in_run6(struct kunit *test, const struct ipv6hdr *ip6)
+{
+	u8 buf[sizeof(*ip6) + 8] = { };
+
+	memcpy(buf, ip6, sizeof(*ip6));
+	return kmg_in_run(test, htons(ETH_P_IPV6), buf, sizeof(buf));
+}
+
 /* An IPv4 header with a wrong checksum: dropped if to the VIP, else the stack's. */
 static void kmg_test_bad4_filter_only(struct kunit *test)
 {
@@ -165,7 +152,6 @@ static void kmg_test_bad6_filter_only(struct kunit *test)
 	struct in6_addr other = kmg_vip6;
 	struct ipv6hdr ip6 = { .version = 2, .nexthdr = IPPROTO_TCP, .hop_limit = 64,
 			       .payload_len = htons(8) };
-	u8 buf[sizeof(ip6) + 8] = { };
 	struct inet6_dev *idev;
 	bool maybe, off;
 	u64 n0;
@@ -188,21 +174,17 @@ static void kmg_test_bad6_filter_only(struct kunit *test)
 	n0 = kmg_in_malformed(kn);
 
 	ip6.daddr = other;
-	memcpy(buf, &ip6, sizeof(ip6));
-	KUNIT_EXPECT_EQ(test, kmg_in_run(test, htons(ETH_P_IPV6), buf, sizeof(buf)), NF_ACCEPT);
+	KUNIT_EXPECT_EQ(test, kmg_in_run6(test, &ip6), NF_ACCEPT);
 	ip6.version = 6;
 	ip6.payload_len = htons(9);
-	memcpy(buf, &ip6, sizeof(ip6));
-	KUNIT_EXPECT_EQ(test, kmg_in_run(test, htons(ETH_P_IPV6), buf, sizeof(buf)), NF_ACCEPT);
+	KUNIT_EXPECT_EQ(test, kmg_in_run6(test, &ip6), NF_ACCEPT);
 	KUNIT_EXPECT_EQ(test, kmg_in_malformed(kn), n0);
 
 	ip6.daddr = kmg_vip6;
-	memcpy(buf, &ip6, sizeof(ip6));
-	KUNIT_EXPECT_EQ(test, kmg_in_run(test, htons(ETH_P_IPV6), buf, sizeof(buf)), NF_STOLEN);
+	KUNIT_EXPECT_EQ(test, kmg_in_run6(test, &ip6), NF_STOLEN);
 	ip6.version = 2;
 	ip6.payload_len = htons(8);
-	memcpy(buf, &ip6, sizeof(ip6));
-	KUNIT_EXPECT_EQ(test, kmg_in_run(test, htons(ETH_P_IPV6), buf, sizeof(buf)), NF_STOLEN);
+	KUNIT_EXPECT_EQ(test, kmg_in_run6(test, &ip6), NF_STOLEN);
 	KUNIT_EXPECT_EQ(test, kmg_in_malformed(kn), n0 + 2);
 }
 
@@ -214,8 +196,8 @@ static struct kunit_case kmg_ingress_cases[] = {
 
 static struct kunit_suite kmg_ingress_suite = {
 	.name = "kmaglev_ingress",
-	.init = kmg_in_test_init,
-	.exit = kmg_in_test_exit,
+	.init = kmg_kunit_netns_init,
+	.exit = kmg_kunit_netns_exit,
 	.test_cases = kmg_ingress_cases,
 };
 

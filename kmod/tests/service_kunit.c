@@ -11,37 +11,15 @@
 #include <net/net_namespace.h>
 
 #include "../kmaglev.h"
+#include "kunit.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 
 /*
  * The tests work on the initial netns' real state (the test VM has no other services), so
  * they also exercise hook registration with the first service and unregistration with the
- * last.
+ * last (kmg_kunit_netns_init(), tests/kunit.h).
  */
-static int kmg_svc_test_init(struct kunit *test)
-{
-	struct kmg_net *kn = kmg_pernet(&init_net);
-
-	if (kn->nservices)
-		return -EBUSY;
-	test->priv = kn;
-	return 0;
-}
-
-static void kmg_svc_test_exit(struct kunit *test)
-{
-	struct kmg_net *kn = test->priv;
-
-	/* KUnit runs exit after an init that failed */
-	if (!kn)
-		return;
-	mutex_lock(&kn->lock);
-	kmg_service_flush(kn);
-	kn->max_backends = KMG_DEFAULT_MAX_BACKENDS;
-	mutex_unlock(&kn->lock);
-}
-
 static struct kmg_net *kmg_kn(struct kunit *test)
 {
 	return test->priv;
@@ -480,8 +458,8 @@ static struct kunit_case kmg_service_cases[] = {
 
 static struct kunit_suite kmg_service_suite = {
 	.name = "kmaglev_service",
-	.init = kmg_svc_test_init,
-	.exit = kmg_svc_test_exit,
+	.init = kmg_kunit_netns_init,
+	.exit = kmg_kunit_netns_exit,
 	.test_cases = kmg_service_cases,
 };
 
