@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # kmaglev top-level Makefile.
 #
-#   make              build kmod/kmaglev.ko (against KDIR) and userland/kmaglev
+#   make              build kmod/kmaglev.ko (against KDIR), userland/kmaglev and userland/kmaglevd
 #   make KDIR=...     build the module against any prepared kernel tree
 #   make C=1          also run sparse over the module
 #   make check        the whole test suite (see README.md)

@@ -8,7 +8,8 @@
  * kmaglevd is looked for beside the running program (/proc/self/exe): the build tree and
  * `make install` both put the two side by side. It gets the same global options and the same
  * command line; -n NETNS was entered already, and exec keeps the network namespace, the
- * process ID and the environment (systemd's NOTIFY_SOCKET among it).
+ * process ID and the environment (systemd's NOTIFY_SOCKET among it). Not from a batch file:
+ * exec would drop the lines after it.
  */
 #include <errno.h>
 #include <limits.h>
@@ -22,7 +23,7 @@
 
 int kmg_cmd_daemon(struct kmg_ctx *ctx, int argc, char **argv)
 {
-	char path[PATH_MAX], *args[argc + 6], *slash;
+	char path[PATH_MAX], *args[argc + 5], *slash;
 	ssize_t n;
 	int i = 0, j;
 
@@ -48,7 +49,7 @@ int kmg_cmd_daemon(struct kmg_ctx *ctx, int argc, char **argv)
 	if (ctx->timestamp)
 		args[i++] = "-t";
 	if (ctx->secrets)
-		args[i++] = "-S";
+		args[i++] = "--show-secrets";
 	for (j = 0; j < argc; j++)
 		args[i++] = argv[j];
 	args[i] = NULL;
@@ -57,5 +58,6 @@ int kmg_cmd_daemon(struct kmg_ctx *ctx, int argc, char **argv)
 	fflush(stdout);
 	fflush(stderr);
 	execv(path, args);
-	return kmg_err(KMG_EFAIL, "daemon: cannot run %s: %s", path, strerror(errno));
+	return kmg_err(KMG_EFAIL, "daemon: cannot run %s: %s (make and make install put it beside kmaglev)",
+		       path, strerror(errno));
 }

@@ -17,9 +17,9 @@ PORT=${PORT:-8080}
 mkdir -p "$OUT"
 
 if [ "${1:-}" != --in-netns ]; then
-	make -s -C "$TOP/userland" -j2 kmaglev
+	make -s -C "$TOP/userland" -j2 libkmaglev.a
 	PKGS="libmnl json-c libsodium libcyaml yaml-0.1 libcurl libmicrohttpd libsystemd"
-	objs=$(ls "$TOP"/userland/*.o "$TOP"/userland/daemon/*.o | grep -v '/kmaglev\.o$')
+	objs=$TOP/userland/libkmaglev.a
 	# shellcheck disable=SC2046,SC2086
 	gcc -O2 -Wall -Wextra -Werror -Wno-unused-parameter -D_GNU_SOURCE -I"$TOP/uapi" \
 		-I"$TOP/userland" -I"$TOP/kmod" $(pkg-config --cflags $PKGS) \

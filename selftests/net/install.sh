@@ -243,6 +243,7 @@ ktap_test_result "installed: module, CLI, daemon, man page, completion, unit, ex
 	grep -qx 'ExecStart=/usr/local/sbin/kmaglev daemon' /usr/local/lib/systemd/system/kmaglev.service &&
 	cmp $SRC/Documentation/examples/kmaglev.yaml /etc/kmaglev/kmaglev.yaml.example &&
 	/usr/local/sbin/kmaglev --version | grep -F 'kmaglev $VERSION ' &&
+	/usr/local/sbin/kmaglevd --version | grep -F 'kmaglev $VERSION ' &&
 	/usr/local/sbin/kmaglev daemon --check /etc/kmaglev/kmaglev.yaml.example"
 ktap_test_result "the installed CLI loads the module by itself (genetlink family alias)" bash -c "
 	/usr/local/sbin/kmaglev family && [[ -d /sys/module/kmaglev ]]"
