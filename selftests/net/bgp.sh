@@ -13,8 +13,9 @@
 # check: always up); large community 65001:1:2 on both. Per peer kind:
 #   1. both sessions Established, at the peer and in `kmaglev bgp show -j` (and metrics)
 #   2. v4 and v6 routes with their attributes at the peer
-#   3. the backend dies: the route is withdrawn at the peer within 1 s of the daemon's
-#      verdict (the kernel's backend-change/service-change event); back when it recovers
+#   3. the backend dies: the withdrawal reaches the peer within 1 s of the daemon's verdict
+#      (the kernel's backend-change/service-change event to the UPDATE captured on the peer's
+#      link), the peer drops the route, and has it again when the backend recovers
 #   4. the peer frozen (SIGSTOP): the hold timer expires within hold + 2 s; back after SIGCONT
 #   5. graceful restart: `kmaglev graceful-restart`, a new daemon: the routes never leave
 #      the peer, the sessions come back
@@ -25,7 +26,7 @@
 source "$(dirname "$0")/lib.sh"
 
 kmg_require_root
-kmg_require_cmd ip socat jq curl
+kmg_require_cmd ip socat jq curl tcpdump
 
 KINDS=()
 command -v bird >/dev/null && command -v birdc >/dev/null && KINDS+=(bird)
@@ -318,26 +319,54 @@ c_routes() {
 # logged PATTERN TS: the time of the first line of the daemon's log after TS matching PATTERN
 logged() { awk -v t="$2" -v re="$1" '$1 > t && $0 ~ re { print $1; exit }' "$DLOG"; }
 
+# capture_start FILE: tcpdump on the peer's link, the daemon's BGP packets decoded (-v), a
+# line-buffered timestamp per packet; capture_stop FILE.
+capture_start() {
+	rm -f "$1" "$1.err"
+	ip netns exec "$RTR" tcpdump -i l0 -tt -n -v -l -U "src host $LB4 and tcp port 179" \
+		>"$1" 2>"$1.err" &
+	CAPPID=$!
+	bgp_wait 20 grep -q "listening on" "$1.err"
+}
+capture_stop() { kill "$CAPPID" 2>/dev/null; wait "$CAPPID" 2>/dev/null; }
+
+# wire_withdrawn FILE TS PREFIX: the capture time of the first packet after TS whose UPDATE
+# lists PREFIX among its withdrawn routes
+wire_withdrawn() {
+	awk -v t="$2" -v p="$3" '
+		/^[0-9]+\.[0-9]+ / { ts = $1; w = 0; next }
+		/Update Message/ { w = 0 }
+		/Withdrawn routes:/ { w = 1; next }
+		w && $1 == p && ts > t { print ts; exit }' "$1"
+}
+
+# The latency the daemon answers for: its verdict (the kernel's event) to the UPDATE on the
+# peer's link. The peer's own RIB is polled too, but a poll under TCG can take over a second,
+# so it only shows that the route went, not when.
 c_withdraw() {
-	local f=$T/wd.$KIND ts tg te tl lat ok=1 desc
-	watch_start "$f" 4 || { diag "watcher"; res_fail "withdrawal: the watcher did not start"; return; }
+	local f=$T/wd.$KIND c=$T/cap.$KIND ts tg tw te tl lat ok=1 desc
+	capture_start "$c" || { diag "tcpdump"; res_fail "withdrawal: the capture did not start"; return; }
+	watch_start "$f" 4 || { capture_stop; diag "watcher"; res_fail "withdrawal: the watcher did not start"; return; }
 	ts=$(now)
 	backend_stop
 	bgp_wait 20 eval '[[ -n $(awk -v t="$ts" '"'"'$1 > t && $3 == 0'"'"' "$f") ]]'
+	bgp_wait 10 eval '[[ -n $(wire_withdrawn "$c" "$ts" "$PFX4") ]]'
 	# the end of the first poll that found the route gone: the latest it can have gone
 	tg=$(awk -v t="$ts" '$1 > t && $3 == 0 { print $2; exit }' "$f")
+	tw=$(wire_withdrawn "$c" "$ts" "$PFX4")
 	te=$(event_after "$ts")
 	tl=$(logged "192.0.2.1/32 withdrawn" "$ts")
-	if [[ -z $tg || -z $te ]]; then
-		diag "withdrawal (route gone: ${tg:-no}, event: ${te:-none})"
+	if [[ -z $tg || -z $tw || -z $te ]]; then
+		diag "withdrawal (route gone: ${tg:-no}, UPDATE: ${tw:-none}, event: ${te:-none})"
 		tail -n 4 "$T/mon.log" | sed 's/^/#   mon: /'
 		ok=0
 		desc="the backend went down: the v4 route was not withdrawn (or no kernel event)"
 	else
-		lat=$(fsub "$tg" "$te")
-		desc="withdrawn ${lat}s after the backend went down (kernel event $(fsub "$te" "$ts")s after the kill, daemon's withdrawal +$(fsub "${tl:-$te}" "$te")s, polls of $(awk -v t="$ts" '$1 > t && $3 == 0 { printf "%.2f", $2 - $1; exit }' "$f")s)"
+		lat=$(fsub "$tw" "$te")
+		desc="withdrawal at the peer $(awk -v a="$tw" -v b="$te" 'BEGIN { printf "%.0f", (a - b) * 1000 }') ms after the backend went down (kernel event $(fsub "$te" "$ts")s after the kill, daemon's log +$(fsub "${tl:-$te}" "$te")s, route gone from the peer's RIB by +$(fsub "$tg" "$te")s with polls of $(awk -v t="$ts" '$1 > t && $3 == 0 { printf "%.2f", $2 - $1; exit }' "$f")s)"
 		fle "$lat" 1.0 || ok=0
 	fi
+	capture_stop
 	if [[ $(bgp_peer_routes "$RTR" "$KIND" v6) != "$WANT6" ]]; then
 		echo "# the v6 route went too"
 		ok=0
