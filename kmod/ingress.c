@@ -59,9 +59,9 @@ struct kmg_ingress_hook {
 
 /*
  * A header the stack would refuse: dropped and counted in drop-malformed if the packet is to
- * a VIP. The VIP filter also passes other addresses that share a VIP's bucket (a flipped bit
- * in an address does that more often than chance): such a packet is not kmaglev's to count
- * or drop; it goes on to the stack, which drops it as it drops any other.
+ * a VIP. The VIP filter also passes other addresses that share a VIP's bucket: such a
+ * packet is not kmaglev's to count or drop; it goes on to the stack, which drops it as it
+ * drops any other.
  */
 static unsigned int kmg_ingress_bad(struct kmg_net *kn, struct sk_buff *skb, u8 family,
 				    const void *daddr, enum skb_drop_reason reason)

@@ -25,6 +25,7 @@
 #include <linux/atomic.h>
 #include <linux/bits.h>
 #include <linux/hash.h>
+#include <linux/jhash.h>
 #include <linux/in6.h>
 #include <linux/kmaglev.h>
 #include <linux/socket.h>
@@ -365,10 +366,14 @@ static inline u32 kmg_vipf_hash4(__be32 addr)
 	return hash_32((__force u32)addr, KMG_VIPF_BITS);
 }
 
+/*
+ * jhash2 over the four words: a bit flipped in two words, or two words swapped, moves the
+ * address to another bucket (with the words' XOR, or any mix that XORs one half into the
+ * other, the same flip in both cancels out).
+ */
 static inline u32 kmg_vipf_hash6(const struct in6_addr *a)
 {
-	return hash_32((__force u32)(a->s6_addr32[0] ^ a->s6_addr32[1] ^ a->s6_addr32[2] ^
-				     a->s6_addr32[3]), KMG_VIPF_BITS);
+	return jhash2((__force const u32 *)a->s6_addr32, 4, 0) >> (32 - KMG_VIPF_BITS);
 }
 
 /*

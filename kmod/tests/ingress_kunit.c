@@ -142,9 +142,7 @@ static void kmg_test_bad4_filter_only(struct kunit *test)
 
 /*
  * IPv6 headers with version 2, and with a payload length past the packet: dropped if to the
- * VIP, else the stack's. The same bit flipped in two words of the VIP's address keeps its
- * filter bucket (the filter hashes the words' XOR): byte flips made 2001:db8:f::2:0:10 of
- * 2001:db8:f::12 that way in fuzz_packets.sh.
+ * VIP, else the stack's.
  */
 static void kmg_test_bad6_filter_only(struct kunit *test)
 {
@@ -155,6 +153,7 @@ static void kmg_test_bad6_filter_only(struct kunit *test)
 	struct inet6_dev *idev;
 	bool maybe, off;
 	u64 n0;
+	u32 i;
 
 	idev = in6_dev_get(init_net.loopback_dev);
 	off = !idev || READ_ONCE(idev->cnf.disable_ipv6);
@@ -163,8 +162,13 @@ static void kmg_test_bad6_filter_only(struct kunit *test)
 	if (off)
 		kunit_skip(test, "IPv6 is off on lo: the early path leaves IPv6 to the stack");
 	kmg_in_service(test, AF_INET6, &kmg_vip6);
-	other.s6_addr[5] ^= 0x02;
-	other.s6_addr[9] ^= 0x02;
+	/* an address in the VIP's filter bucket that is not a VIP */
+	for (i = 1; i; i++) {
+		other.s6_addr32[3] = kmg_vip6.s6_addr32[3] ^ htonl(i);
+		if (kmg_vipf_hash6(&other) == kmg_vipf_hash6(&kmg_vip6))
+			break;
+	}
+	KUNIT_ASSERT_NE(test, i, 0U);
 	rcu_read_lock();
 	maybe = kmg_vip_maybe(kn, kmg_vipf_hash6(&other));
 	rcu_read_unlock();
@@ -188,7 +192,40 @@ static void kmg_test_bad6_filter_only(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kmg_in_malformed(kn), n0 + 2);
 }
 
+/*
+ * The same bit flipped in two words of an address, or two words swapped, leaves the XOR of
+ * the words as it was: fuzz_packets.sh's byte flips made 2001:db8:f::2:0:10 of
+ * 2001:db8:f::12 that way, in the VIP's bucket when the filter hashed the XOR. Every bit in
+ * every pair of words, and each pair of neighbouring words swapped, must move the bucket.
+ */
+static void kmg_test_vipf_hash6_order(struct kunit *test)
+{
+	struct in6_addr b;
+	u32 h = kmg_vipf_hash6(&kmg_vip6);
+	int w, v, bit;
+
+	for (w = 0; w < 4; w++) {
+		for (v = w + 1; v < 4; v++) {
+			for (bit = 0; bit < 32; bit++) {
+				b = kmg_vip6;
+				b.s6_addr32[w] ^= htonl(1U << bit);
+				b.s6_addr32[v] ^= htonl(1U << bit);
+				KUNIT_EXPECT_NE_MSG(test, kmg_vipf_hash6(&b), h,
+						    "bit %d flipped in words %d and %d", bit, w, v);
+			}
+		}
+		if (w == 3)
+			break;
+		b = kmg_vip6;
+		swap(b.s6_addr32[w], b.s6_addr32[w + 1]);
+		if (!ipv6_addr_equal(&b, &kmg_vip6))
+			KUNIT_EXPECT_NE_MSG(test, kmg_vipf_hash6(&b), h, "words %d and %d swapped",
+					    w, w + 1);
+	}
+}
+
 static struct kunit_case kmg_ingress_cases[] = {
+	KUNIT_CASE(kmg_test_vipf_hash6_order),
 	KUNIT_CASE(kmg_test_bad4_filter_only),
 	KUNIT_CASE(kmg_test_bad6_filter_only),
 	{}
