@@ -280,8 +280,8 @@ vm_job() {
 echo "=== KUnit and kselftests: VMs $VM_SLOTS at a time"
 # The VMs are CPU-bound, so the phase takes about their CPU time (the table's column) over
 # the host's cores. The longest first (CPU seconds in the last full run, with the sizes
-# below: stock B ~1,250, hardening 1,064, faults 1,076, debug 864, stock A ~800, test B ~800,
-# test A 688, install 607), so that the last to start are short.
+# below: stock B 1,486, hardening 1,152, faults 1,113, debug 884, stock A 990, test B 924,
+# test A 757, install 793), so that the last to start are short.
 # Per test on the stock and test kernels, 1800 s rather than run_tests.sh's 900.
 export KMAGLEV_TEST_TIMEOUT=${KMAGLEV_TEST_TIMEOUT:-1800}
 # The netns soak (1,000 namespaces) and the 50 module unloads under traffic on 6.1,
