@@ -204,8 +204,8 @@ static void kmg_test_vipf_hash6_order(struct kunit *test)
 	u32 h = kmg_vipf_hash6(&kmg_vip6);
 	int w, v, bit;
 
-	for (w = 0; w < 4; w++) {
-		for (v = w + 1; v < 4; v++) {
+	for (w = 0; w < 4; w++)
+		for (v = w + 1; v < 4; v++)
 			for (bit = 0; bit < 32; bit++) {
 				b = kmg_vip6;
 				b.s6_addr32[w] ^= htonl(1U << bit);
@@ -213,9 +213,7 @@ static void kmg_test_vipf_hash6_order(struct kunit *test)
 				KUNIT_EXPECT_NE_MSG(test, kmg_vipf_hash6(&b), h,
 						    "bit %d flipped in words %d and %d", bit, w, v);
 			}
-		}
-		if (w == 3)
-			break;
+	for (w = 0; w < 3; w++) {
 		b = kmg_vip6;
 		swap(b.s6_addr32[w], b.s6_addr32[w + 1]);
 		if (!ipv6_addr_equal(&b, &kmg_vip6))
