@@ -6,13 +6,14 @@
 #   deps -> kernels -> build (module x {stock,test,debug}, sparse, -Wmaybe-uninitialized,
 #   checkpatch, CLI, generated code, the test tools, install.sh's DKMS tree) -> userland unit
 #   tests and the parsers' fuzzers (BGP, kmod/parse.c, kmod/maglev.c) -> kselftests that need
-#   no module (BGP peers in namespaces) on the host -> KUnit and kselftests (eight VMs, three
-#   at a time: the kselftests on the stock kernel in two, the data-plane ones on the test kernel
-#   in two, KUnit and a subset of the kselftests on the debug kernel (KASAN, KMEMLEAK, UBSAN),
-#   the hardening suite in two more debug VMs, install.sh in a stock VM). The data-plane
+#   no module (BGP peers in namespaces) on the host -> KUnit and kselftests (ten VMs, three
+#   at a time: on the stock kernel the functional kselftests, the data-plane ones and the soaks
+#   in three, install.sh in a fourth; on the test kernel the data-plane ones in two and the
+#   netns soak with kmemleak in one; on the debug kernel (KASAN, KMEMLEAK, UBSAN) KUnit and a
+#   subset of the kselftests in one and the hardening suite in two more). The data-plane
 #   kselftests run in both of kmaglev's modes: prerouting on the stock kernel, ingress on the
-#   test kernel, and dp_badpkt in mode ingress on the stock kernel too. Last, the
-#   hardening figures (Documentation/reliability.rst) and the line "N passed, N failed".
+#   test kernel, and dp_badpkt in mode ingress on the stock kernel too. Last, the hardening
+#   figures (Documentation/reliability.rst) and the line "N passed, N failed".
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -224,44 +225,55 @@ phase_end
 # keep their meaning (eight at once on two cores starved them all past an hour). Each job's
 # wall time and the CPU time its QEMU used are in the table.
 #
+# Two vCPUs where concurrency is what is tested: the data path on two CPUs at once (the SYN
+# flood soak found conn-max exceeded by one entry per CPU inserting at once), unloads with
+# packets in flight, the netlink fuzzer's workers beside netns churn and traffic, teardown and
+# KUnit under KASAN. One vCPU for the rest: under TCG on a loaded host, a guest's second vCPU
+# spins in IPIs and TLB shootdowns while its peer waits for a host core, and the same test
+# costs about half as much CPU again (control_plane.sh and userns.sh on the stock kernel,
+# three VMs at once: 316 s of CPU with two vCPUs, 220 s with one).
+#
 # What runs where:
 # - debug kernel (KASAN, KMEMLEAK, UBSAN, lockdep, full preemption; about ten times slower than
 #   stock): KUnit, control_plane and teardown; the netlink fuzzer (100,000 messages) with the
 #   netns and unload soak at debug sizes; fault injection and the packet fuzzer (100,000
-#   frames). The harness fails a VM on any splat in its console or kernel log and asks
-#   kmemleak for a scan at its end.
-# - stock kernel (Debian's 6.1): every functional kselftest, the dp_*.sh ones in mode
-#   prerouting, dp_badpkt in mode ingress too (6.1's netdev hooks, the compat build); the
-#   SYN flood; the netns soak (1,000 namespaces) and the module unloaded 50 times under
-#   traffic; make install and DKMS.
-# - test kernel (6.12, lockdep, kmemleak): the dp_*.sh tests in mode ingress, the backend
-#   churn soak, and the netns soak with kmemleak scans (1,000 namespaces, 10 unloads).
-#   6.12's control plane runs on the debug kernel.
+#   frames), one vCPU (each fault and each frame is one sequential path). The harness fails a
+#   VM on any splat in its console or kernel log and asks kmemleak for a scan at its end.
+# - stock kernel (Debian's 6.1): every functional kselftest, one vCPU; the dp_*.sh ones in
+#   mode prerouting and dp_badpkt in mode ingress too (6.1's netdev hooks, the compat build),
+#   one vCPU; the SYN flood and the netns soak (1,000 namespaces) with the module unloaded 50
+#   times under traffic, two vCPUs; make install and DKMS, one vCPU.
+# - test kernel (6.12, lockdep, kmemleak), two vCPUs: the dp_*.sh tests in mode ingress and the
+#   backend churn soak, with kmemleak off (kmemleak=off: it costs a fifth of their CPU and
+#   they ask it nothing; the debug kernel's VMs scan the same code); the netns soak with
+#   kmemleak scans (1,000 namespaces, 10 unloads). 6.12's control plane runs on the debug
+#   kernel.
 VM_SLOTS=${KMAGLEV_CHECK_VMS:-3}
 HOOK_STOCK=prerouting
 HOOK_TEST=ingress
-HOST_NET="bgp_lib_selftest bgp_snippets"
 DP_ALL=$(cd "$TOP/selftests/net" && ls dp_*.sh | sed 's/\.sh$//' | grep -vx dp_lib | tr '\n' ' ')
-# The kselftests on the stock kernel, in two shards (each VM about as long as a debug one).
-STOCK_A="module_load control_plane dp_basic dp_badpkt teardown daemon soak_flood"
-STOCK_B=$(cd "$TOP/selftests/net" && ls *.sh | sed 's/\.sh$//' |
-	grep -vxE "lib|dp_lib|bgp_lib|run_tests|${STOCK_A// /|}|${HOST_NET// /|}|faults|fuzz_netlink|fuzz_packets|soak_netns|soak_churn|install" |
+# The stock kernel's functional kselftests: every script that is not a data-plane test, a soak,
+# a hardening test of the debug kernel, install.sh or a host test.
+STOCK_CTL=$(cd "$TOP/selftests/net" && ls *.sh | sed 's/\.sh$//' |
+	grep -vxE "lib|dp_.*|bgp_lib|run_tests|bgp_lib_selftest|bgp_snippets|soak_.*|faults|fuzz_netlink|fuzz_packets|install" |
 	tr '\n' ' ')
-STOCK_B+="dp_badpkt@ingress soak_netns"
-# The test kernel: the dp_*.sh tests, halved, the churn soak with one half and the netns and
-# unload soak with the other.
+STOCK_DP="${DP_ALL}dp_badpkt@ingress"
+STOCK_SOAK="soak_flood soak_netns"
+# The test kernel: the dp_*.sh tests, halved, the churn soak with one half.
 TEST_A="dp_basic dp_badpkt dp_acl dp_conntable soak_churn"
 TEST_B=$(tr ' ' '\n' <<<"$DP_ALL" | grep -vxE "${TEST_A// /|}" | tr '\n' ' ')
-TEST_B+="soak_netns"
 DEBUG_SET=${KMAGLEV_DEBUG_SET:-"control_plane teardown"}
 
 declare -a J_NAME J_DESC
 # vm_job NAME KERNEL DESC CMD...: run CMD in a VM in the background once fewer than VM_SLOTS
-# run; its log in $OUT/NAME.log, "EXIT WALL-SECONDS CPU-SECONDS" in $OUT/NAME.rc.
+# run; its log in $OUT/NAME.log, "EXIT WALL-SECONDS CPU-SECONDS" in $OUT/NAME.rc. The VM's
+# vCPUs and extra kernel arguments: KMAGLEV_VM_CPUS and KMAGLEV_VM_APPEND (selftests/vm/run).
 vm_job() {
 	local name=$1 k=$2 desc=$3
 	shift 3
 	rm -f "$OUT/$name.rc"
+	desc+=", ${KMAGLEV_VM_CPUS:-2} vCPU"
+	[[ -n ${KMAGLEV_VM_APPEND:-} ]] && desc+=", $KMAGLEV_VM_APPEND"
 	J_NAME+=("$name") J_DESC+=("$desc")
 	while [[ $(jobs -rp | wc -l) -ge $VM_SLOTS ]]; do wait -n; done
 	echo "     $(date +%T) $name: $desc"
@@ -279,34 +291,16 @@ vm_job() {
 }
 echo "=== KUnit and kselftests: VMs $VM_SLOTS at a time"
 # The VMs are CPU-bound, so the phase takes about their CPU time (the table's column) over
-# the host's cores. The longest first (CPU seconds in the last full run, with the sizes
-# below: stock B 1,486, hardening 1,152, faults 1,113, debug 884, stock A 990, test B 924,
-# test A 757, install 793), so that the last to start are short.
+# the host's cores. The longest first, so that the last to start are short.
 # Per test on the stock and test kernels, 1800 s rather than run_tests.sh's 900.
 export KMAGLEV_TEST_TIMEOUT=${KMAGLEV_TEST_TIMEOUT:-1800}
-# The netns soak (1,000 namespaces) and the issue's 50 module unloads under traffic on 6.1,
-# where an unload takes a third of the test kernel's time; the test kernel's kmemleak scans
-# 1,000 namespaces and 10 unloads, the debug kernel's 50 and 3 (KASAN).
-KMAGLEV_DP_HOOK=$HOOK_STOCK KMAGLEV_SOAK_UNLOADS=${KMAGLEV_SOAK_UNLOADS:-50} \
-	vm_job kselftest-stock-b stock "kselftests on stock kernel, dp_* in mode $HOOK_STOCK ($STOCK_B)" \
-	"$TOP/selftests/net/run_tests.sh" $STOCK_B
 # The hardening suite on the debug kernel: the netlink fuzzer (100,000 messages) with the netns
 # and unload soak at debug sizes (50 namespaces and 3 unloads at 150 packets/s: at 1,200 no
-# round finished in 10 min); fault injection, each allocation failed in turn in one scenario
-# of each config op (both of backend-new's), services of 10 backends, mode once (the whole
-# table of failnth, 32 scenarios with 200 backends and mode sticky too, takes hours there),
-# with the packet fuzzer (100,000 frames).
+# round finished in 10 min).
 KMAGLEV_FUZZ_MSGS=100000 KMAGLEV_SOAK_NETNS=50 KMAGLEV_SOAK_UNLOADS=3 KMAGLEV_SOAK_PPS=150 \
 KMAGLEV_TEST_TIMEOUT=2400 \
 	vm_job hardening debug "hardening kselftests on debug kernel (fuzz_netlink soak_netns)" \
 	"$TOP/selftests/net/run_tests.sh" fuzz_netlink soak_netns
-FAULTS_CI="service-new/first service-set/replace-set service-del/conns service-flush backend-new"
-FAULTS_CI+=" backend-set/weight backend-del/conns config-set/hook-ingress-list"
-KMAGLEV_FAULTS_BACKENDS=10 KMAGLEV_FAULTS_MODES=once KMAGLEV_FAULTS_ONLY=$FAULTS_CI \
-KMAGLEV_FUZZ_PKTS=100000 \
-KMAGLEV_TEST_TIMEOUT=2400 \
-	vm_job faults debug "hardening kselftests on debug kernel (faults fuzz_packets)" \
-	"$TOP/selftests/net/run_tests.sh" faults fuzz_packets
 # Sizes on the debug kernel. teardown.sh: how many netns it creates and destroys with live
 # flows (each a fork, an exec and a netns under emulation), in how many rounds;
 # control_plane.sh: its large cases (still several dump messages each).
@@ -315,20 +309,43 @@ KMAGLEV_CP_DUMP_BACKENDS=5000 KMAGLEV_CP_SERVICES=100 KMAGLEV_TEST_TIMEOUT=2400 
 	vm_job debug debug "KUnit and kselftests on debug kernel ($DEBUG_SET)" \
 	bash -c '"$1" "$2"; a=$?; shift 2; "$@"; b=$?; exit $((a | b))' - \
 	"$TOP/selftests/kunit.sh" "$TOP/.build/debug/kmod" "$TOP/selftests/net/run_tests.sh" $DEBUG_SET
-KMAGLEV_TEARDOWN_NETNS=50 KMAGLEV_DP_HOOK=$HOOK_STOCK \
-	vm_job kselftest-stock-a stock "kselftests on stock kernel, dp_* in mode $HOOK_STOCK ($STOCK_A)" \
-	"$TOP/selftests/net/run_tests.sh" $STOCK_A
-KMAGLEV_DP_HOOK=$HOOK_TEST KMAGLEV_SOAK_NETNS=1000 KMAGLEV_SOAK_UNLOADS=10 \
-	vm_job kselftest-test-b test "kselftests on test kernel, dp_* in mode $HOOK_TEST ($TEST_B)" \
-	"$TOP/selftests/net/run_tests.sh" $TEST_B
-KMAGLEV_DP_HOOK=$HOOK_TEST \
+# Fault injection, each allocation failed in turn in one scenario of each config op (both of
+# backend-new's), services of 10 backends, mode once (the whole table of failnth, 32 scenarios
+# with 200 backends and mode sticky too, takes hours there), with the packet fuzzer (100,000
+# frames).
+FAULTS_CI="service-new/first service-set/replace-set service-del/conns service-flush backend-new"
+FAULTS_CI+=" backend-set/weight backend-del/conns config-set/hook-ingress-list"
+KMAGLEV_FAULTS_BACKENDS=10 KMAGLEV_FAULTS_MODES=once KMAGLEV_FAULTS_ONLY=$FAULTS_CI \
+KMAGLEV_FUZZ_PKTS=100000 KMAGLEV_TEST_TIMEOUT=2400 KMAGLEV_VM_CPUS=1 \
+	vm_job faults debug "hardening kselftests on debug kernel (faults fuzz_packets)" \
+	"$TOP/selftests/net/run_tests.sh" faults fuzz_packets
+KMAGLEV_TEARDOWN_NETNS=50 KMAGLEV_VM_CPUS=1 \
+	vm_job kselftest-stock-ctl stock "kselftests on stock kernel ($STOCK_CTL)" \
+	"$TOP/selftests/net/run_tests.sh" $STOCK_CTL
+KMAGLEV_DP_HOOK=$HOOK_STOCK KMAGLEV_VM_CPUS=1 \
+	vm_job kselftest-stock-dp stock "kselftests on stock kernel, dp_* in mode $HOOK_STOCK ($STOCK_DP)" \
+	"$TOP/selftests/net/run_tests.sh" $STOCK_DP
+KMAGLEV_DP_HOOK=$HOOK_TEST KMAGLEV_VM_APPEND=kmemleak=off \
 	vm_job kselftest-test-a test "kselftests on test kernel, dp_* in mode $HOOK_TEST ($TEST_A)" \
 	"$TOP/selftests/net/run_tests.sh" $TEST_A
 # make install, make uninstall and DKMS on a writable overlay (mostly depmod over the stock
 # kernel's modules and kbuild's no-op passes).
-KMAGLEV_TEST_TIMEOUT=3000 \
+KMAGLEV_TEST_TIMEOUT=3000 KMAGLEV_VM_CPUS=1 \
 	vm_job install stock "make install and DKMS on stock kernel (install)" \
 	"$TOP/selftests/net/run_tests.sh" install
+# The netns soak on the test kernel: 1,000 namespaces and 10 unloads, each followed by a
+# kmemleak scan.
+KMAGLEV_DP_HOOK=$HOOK_TEST KMAGLEV_SOAK_NETNS=1000 KMAGLEV_SOAK_UNLOADS=10 \
+	vm_job soak-test test "netns and unload soak on test kernel, mode $HOOK_TEST (soak_netns)" \
+	"$TOP/selftests/net/run_tests.sh" soak_netns
+# The SYN flood, and the issue's 50 module unloads under traffic after 1,000 namespaces, on
+# 6.1, where an unload takes a third of the test kernel's time.
+KMAGLEV_DP_HOOK=$HOOK_STOCK KMAGLEV_SOAK_NETNS=1000 KMAGLEV_SOAK_UNLOADS=${KMAGLEV_SOAK_UNLOADS:-50} \
+	vm_job soak-stock stock "soaks on stock kernel, mode $HOOK_STOCK ($STOCK_SOAK)" \
+	"$TOP/selftests/net/run_tests.sh" $STOCK_SOAK
+KMAGLEV_DP_HOOK=$HOOK_TEST KMAGLEV_VM_APPEND=kmemleak=off \
+	vm_job kselftest-test-b test "kselftests on test kernel, dp_* in mode $HOOK_TEST ($TEST_B)" \
+	"$TOP/selftests/net/run_tests.sh" $TEST_B
 wait
 for i in "${!J_NAME[@]}"; do
 	name=${J_NAME[$i]}
