@@ -130,7 +130,8 @@ phase_end
 phase kernels
 step "stock kernel and initrd" "$OUT/kernel-stock.log" "$VM/kernel.sh" stock-initrd
 for k in test debug; do
-	echo "     building or reusing the 6.12 $k kernel (cold: about 10 min)"
+	# cold on 2 cores: about 10 min (test), 18 min (debug: KASAN)
+	echo "     building or reusing the 6.12 $k kernel (cold: about $([[ $k == test ]] && echo 10 || echo 18) min)"
 	"$VM/kernel.sh" $k 2> >(tee "$OUT/kernel-$k.log" >&2) >/dev/null &&
 		ok "$k kernel $(basename "$("$VM/kernel.sh" $k)")" || notok "$k kernel build"
 done
