@@ -20,6 +20,8 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 VM=$TOP/selftests/vm
 OUT=$TOP/.build/check
 mkdir -p "$OUT"
+# A previous run's logs (jobs since renamed included) would add their figures to this run's.
+rm -f "$OUT"/*.log "$OUT"/*.rc "$OUT"/*.times "$OUT"/reliability.txt
 cd "$TOP" || exit 1
 
 declare -a T_NAME T_SECS T_CPU T_PASS T_FAIL T_SKIP
@@ -110,12 +112,12 @@ summary() {
 	local i
 	reliability
 	echo
-	printf '%-18s %7s %7s %7s %7s %7s\n' phase seconds cpu passed failed skipped
+	printf '%-20s %7s %7s %7s %7s %7s\n' phase seconds cpu passed failed skipped
 	for i in "${!T_NAME[@]}"; do
-		printf '%-18s %7d %7s %7d %7d %7d\n' "${T_NAME[$i]}" "${T_SECS[$i]}" "${T_CPU[$i]}" \
+		printf '%-20s %7d %7s %7d %7d %7d\n' "${T_NAME[$i]}" "${T_SECS[$i]}" "${T_CPU[$i]}" \
 			"${T_PASS[$i]}" "${T_FAIL[$i]}" "${T_SKIP[$i]}"
 	done
-	printf '%-18s %7d\n' total "$SECONDS"
+	printf '%-20s %7d\n' total "$SECONDS"
 	echo "$TOTAL_PASS passed, $TOTAL_FAIL failed"
 	[[ $TOTAL_FAIL -eq 0 ]]
 }
@@ -259,7 +261,8 @@ STOCK_CTL=$(cd "$TOP/selftests/net" && ls *.sh | sed 's/\.sh$//' |
 	grep -vxE "lib|dp_.*|bgp_lib|run_tests|bgp_lib_selftest|bgp_snippets|soak_.*|faults|fuzz_netlink|fuzz_packets|install" |
 	tr '\n' ' ')
 STOCK_DP="${DP_ALL}dp_badpkt@ingress"
-STOCK_SOAK="soak_flood soak_netns"
+# The soaks but the churn one (the test kernel's): the SYN flood, the netns and unload soak.
+STOCK_SOAK=$(cd "$TOP/selftests/net" && ls soak_*.sh | sed 's/\.sh$//' | grep -vx soak_churn | tr '\n' ' ')
 # The test kernel: the dp_*.sh tests, halved, the churn soak with one half.
 TEST_A="dp_basic dp_badpkt dp_acl dp_conntable soak_churn"
 TEST_B=$(tr ' ' '\n' <<<"$DP_ALL" | grep -vxE "${TEST_A// /|}" | tr '\n' ' ')
@@ -274,6 +277,7 @@ vm_job() {
 	shift 3
 	rm -f "$OUT/$name.rc"
 	desc+=", ${KMAGLEV_VM_CPUS:-2} vCPU"
+	[[ ${KMAGLEV_VM_CPUS:-2} == 1 ]] || desc+=s
 	[[ -n ${KMAGLEV_VM_APPEND:-} ]] && desc+=", $KMAGLEV_VM_APPEND"
 	J_NAME+=("$name") J_DESC+=("$desc")
 	while [[ $(jobs -rp | wc -l) -ge $VM_SLOTS ]]; do wait -n; done
@@ -323,12 +327,20 @@ KMAGLEV_FUZZ_PKTS=100000 KMAGLEV_TEST_TIMEOUT=2400 KMAGLEV_VM_CPUS=1 \
 KMAGLEV_TEARDOWN_NETNS=50 KMAGLEV_VM_CPUS=1 \
 	vm_job kselftest-stock-ctl stock "kselftests on stock kernel ($STOCK_CTL)" \
 	"$TOP/selftests/net/run_tests.sh" $STOCK_CTL
-KMAGLEV_DP_HOOK=$HOOK_STOCK KMAGLEV_VM_CPUS=1 \
-	vm_job kselftest-stock-dp stock "kselftests on stock kernel, dp_* in mode $HOOK_STOCK ($STOCK_DP)" \
-	"$TOP/selftests/net/run_tests.sh" $STOCK_DP
 KMAGLEV_DP_HOOK=$HOOK_TEST KMAGLEV_VM_APPEND=kmemleak=off \
 	vm_job kselftest-test-a test "kselftests on test kernel, dp_* in mode $HOOK_TEST ($TEST_A)" \
 	"$TOP/selftests/net/run_tests.sh" $TEST_A
+KMAGLEV_DP_HOOK=$HOOK_STOCK KMAGLEV_VM_CPUS=1 \
+	vm_job kselftest-stock-dp stock "kselftests on stock kernel, dp_* in mode $HOOK_STOCK ($STOCK_DP)" \
+	"$TOP/selftests/net/run_tests.sh" $STOCK_DP
+# The SYN flood, and the issue's 50 module unloads under traffic after 1,000 namespaces, on
+# 6.1, where an unload takes a third of the test kernel's time.
+KMAGLEV_DP_HOOK=$HOOK_STOCK KMAGLEV_SOAK_NETNS=${KMAGLEV_SOAK_NETNS:-1000} KMAGLEV_SOAK_UNLOADS=${KMAGLEV_SOAK_UNLOADS:-50} \
+	vm_job soak-stock stock "soaks on stock kernel, mode $HOOK_STOCK ($STOCK_SOAK)" \
+	"$TOP/selftests/net/run_tests.sh" $STOCK_SOAK
+KMAGLEV_DP_HOOK=$HOOK_TEST KMAGLEV_VM_APPEND=kmemleak=off \
+	vm_job kselftest-test-b test "kselftests on test kernel, dp_* in mode $HOOK_TEST ($TEST_B)" \
+	"$TOP/selftests/net/run_tests.sh" $TEST_B
 # make install, make uninstall and DKMS on a writable overlay (mostly depmod over the stock
 # kernel's modules and kbuild's no-op passes).
 KMAGLEV_TEST_TIMEOUT=3000 KMAGLEV_VM_CPUS=1 \
@@ -339,14 +351,6 @@ KMAGLEV_TEST_TIMEOUT=3000 KMAGLEV_VM_CPUS=1 \
 KMAGLEV_DP_HOOK=$HOOK_TEST KMAGLEV_SOAK_NETNS=1000 KMAGLEV_SOAK_UNLOADS=10 \
 	vm_job soak-test test "netns and unload soak on test kernel, mode $HOOK_TEST (soak_netns)" \
 	"$TOP/selftests/net/run_tests.sh" soak_netns
-# The SYN flood, and the issue's 50 module unloads under traffic after 1,000 namespaces, on
-# 6.1, where an unload takes a third of the test kernel's time.
-KMAGLEV_DP_HOOK=$HOOK_STOCK KMAGLEV_SOAK_NETNS=1000 KMAGLEV_SOAK_UNLOADS=${KMAGLEV_SOAK_UNLOADS:-50} \
-	vm_job soak-stock stock "soaks on stock kernel, mode $HOOK_STOCK ($STOCK_SOAK)" \
-	"$TOP/selftests/net/run_tests.sh" $STOCK_SOAK
-KMAGLEV_DP_HOOK=$HOOK_TEST KMAGLEV_VM_APPEND=kmemleak=off \
-	vm_job kselftest-test-b test "kselftests on test kernel, dp_* in mode $HOOK_TEST ($TEST_B)" \
-	"$TOP/selftests/net/run_tests.sh" $TEST_B
 wait
 for i in "${!J_NAME[@]}"; do
 	name=${J_NAME[$i]}

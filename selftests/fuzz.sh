@@ -14,6 +14,7 @@ VM=$TOP/selftests/vm
 OUT=$TOP/.build/fuzz
 cd "$TOP" || exit 1
 mkdir -p "$OUT"
+rm -f "$OUT"/*.log "$OUT"/*.rc "$OUT"/*.result	# a previous run's figures
 PASS=0
 FAIL=0
 
@@ -73,9 +74,13 @@ echo "fuzz: netlink fuzzer ($KMAGLEV_FUZZ_MSGS messages) and packet fuzzer ($KMA
 fuzz_vm netlink 2 fuzz_netlink &
 fuzz_vm packets 1 fuzz_packets &
 wait
-# vm_ok NAME: the VM exited 0 (no splat, no kmemleak report) and its test passed; the log
-# for step to show
-vm_ok() { cat "$OUT/vm-$1.log"; [[ $(cat "$OUT/vm-$1.rc") == 0 ]] && grep -q '^ok 1 ' "$OUT/vm-$1.log"; }
+# vm_ok NAME: the VM exited 0 (no splat, no kmemleak report) and its test passed, not
+# skipped; the log for step to show
+vm_ok() {
+	cat "$OUT/vm-$1.log"
+	[[ $(cat "$OUT/vm-$1.rc") == 0 ]] && grep -q '^ok 1 ' "$OUT/vm-$1.log" &&
+		! grep -q '^ok 1 .*# SKIP' "$OUT/vm-$1.log"
+}
 for name in netlink packets; do
 	step "fuzz_$name.sh on the debug kernel" "$OUT/vm-$name.result" vm_ok "$name"
 done
