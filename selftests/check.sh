@@ -258,7 +258,7 @@ DP_ALL=$(cd "$TOP/selftests/net" && ls dp_*.sh | sed 's/\.sh$//' | grep -vx dp_l
 # The stock kernel's functional kselftests: every script that is not a data-plane test, a soak,
 # a hardening test of the debug kernel, install.sh or a host test.
 STOCK_CTL=$(cd "$TOP/selftests/net" && ls *.sh | sed 's/\.sh$//' |
-	grep -vxE "lib|dp_.*|bgp_lib|run_tests|bgp_lib_selftest|bgp_snippets|soak_.*|faults|fuzz_netlink|fuzz_packets|install" |
+	grep -vxE "lib|dp_.*|bgp_lib|run_tests|${HOST_NET// /|}|soak_.*|faults|fuzz_netlink|fuzz_packets|install" |
 	tr '\n' ' ')
 STOCK_DP="${DP_ALL}dp_badpkt@ingress"
 # The soaks but the churn one (the test kernel's): the SYN flood, the netns and unload soak.
