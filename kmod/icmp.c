@@ -75,7 +75,15 @@ void kmg_icmp_time_exceeded(struct kmg_net *kn, struct sk_buff *skb, const struc
 		       ICMPV6_EXC_HOPLIMIT, 0);
 }
 
-/* Turn an echo request to a VIP into the reply, from the VIP, and send it. Consumes @skb. */
+/*
+ * Turn an echo request to a VIP into the reply, from the VIP, and send it. Consumes @skb.
+ *
+ * A reassembled request (the defrag flag) may be larger than the route back. The reply is
+ * then fragmented, as the kernel's own icmp_reply() and icmpv6_echo_reply() would: IPv4
+ * without DF and with a fresh IP ID, IPv6 with ignore_df. Otherwise the output path would
+ * answer the VIP itself with fragmentation-needed / Packet Too Big: an error nobody receives,
+ * sent while kmg_in_xmit hides it from the LOCAL_OUT hook, and a lost reply.
+ */
 void kmg_icmp_echo_reply(struct kmg_net *kn, struct sk_buff *skb, const struct kmg_pkt *p)
 {
 	struct dst_entry *dst;
@@ -90,6 +98,8 @@ void kmg_icmp_echo_reply(struct kmg_net *kn, struct sk_buff *skb, const struct k
 
 		swap(iph->saddr, iph->daddr);
 		iph->ttl = 64;
+		iph->frag_off = 0;
+		ip_select_ident(kn->net, skb, NULL);
 		ip_send_check(iph);
 		ih->type = ICMP_ECHOREPLY;
 		csum_replace2(&ih->checksum, htons(ICMP_ECHO << 8), htons(ICMP_ECHOREPLY << 8));
@@ -124,6 +134,7 @@ void kmg_icmp_echo_reply(struct kmg_net *kn, struct sk_buff *skb, const struct k
 		}
 	}
 	skb_scrub_packet(skb, false);
+	skb->ignore_df = 1;	/* after the scrub, which clears it; IPv4 has no DF left */
 	skb_dst_set(skb, dst);
 	kmg_count(kn, KMG_C_ICMP_ECHO);
 	if (p->family == AF_INET)

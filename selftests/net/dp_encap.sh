@@ -10,6 +10,9 @@
 #  - Reassembly (LB 2, a 1400-byte link to the backends, a service with the defrag flag): a
 #    datagram the client fragmented so that each fragment fits the tunnel is forwarded, its
 #    outer packet fragmented, rather than answered with Packet Too Big.
+#  - Echo (the same service, flag echo): a 3000-byte ping, which the client fragments and LB 2
+#    reassembles, is answered with a reply that LB 2 fragments too, and LB 2 sends no
+#    fragmentation-needed / Packet Too Big to the VIP itself.
 #  - LB 2's own (LOCAL_OUT) IPv6 packet that does not fit the tunnel gets a Packet Too Big.
 #  - TTL: two LBs whose services point at each other do not loop forever: each LB is a router
 #    hop for the client's packet, so it dies when its TTL / hop limit runs out, and the client
@@ -18,7 +21,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/dp_lib.sh"
 
 kmg_require_cmd ethtool
-dp_test_start 15 2 2
+dp_test_start 17 2 2
 
 HOP_PY=$DP_TMP/hop.py
 cat >"$HOP_PY" <<'EOF'
@@ -82,8 +85,8 @@ service add $(dp_vip4 5)/any backend $(dp_lb4 2)
 service add [$(dp_vip6 5)]/any backend $(dp_lb6 2)"
 cfg2="service add $(dp_vip4 5)/any backend $(dp_lb4 1)
 service add [$(dp_vip6 5)]/any backend $(dp_lb6 1)
-service add $(dp_vip4 6)/any flags defrag $(bes 4)
-service add [$(dp_vip6 6)]/any flags defrag $(bes 6)"
+service add $(dp_vip4 6)/any flags defrag,echo $(bes 4)
+service add [$(dp_vip6 6)]/any flags defrag,echo $(bes 6)"
 setup() {
 	local i
 	dp_km_batch 1 <<<"$cfg1" && dp_km_batch 2 <<<"$cfg2" || return 1
@@ -228,6 +231,28 @@ frags() {
 }
 frags "$(dp_vip4 6)"
 frags "$(dp_vip6 6)"
+
+# --- echo requests larger than the route back ---------------------------------------------------
+bigping() {
+	local vip=$1 fam=4 ptb=IcmpOutDestUnreachs g0 g1 n e p
+	local -A B=() A=()
+	[[ $vip == *:* ]] && fam=6 ptb=Icmp6OutPktTooBigs
+	g0=$(dp_gstats 2)
+	dp_snap B lb2 "${DP_LB[2]}"
+	n=$(dp_cl ping -"$fam" -c 3 -i 0.2 -W 2 -s 3000 "$vip" 2>&1 |
+		awk '/packets transmitted/ { print $4 }')
+	dp_snap A lb2 "${DP_LB[2]}"
+	g1=$(dp_gstats 2)
+	e=$(dp_gdelta "$g0" "$g1" icmp-echo)
+	p=$(dp_delta B A "lb2/$ptb")
+	if [[ $n == 3 && $e -eq 3 && $p -eq 0 ]]; then
+		ktap_test_pass "3000-byte pings to $vip in fragments: 3 of 3 answered in fragments (icmp-echo +$e, $ptb +0)"
+	else
+		ktap_test_fail "3000-byte pings to $vip in fragments: ${n:-0} of 3 answered, icmp-echo +$e, $ptb +$p (want 0)"
+	fi
+}
+bigping "$(dp_vip4 6)"
+bigping "$(dp_vip6 6)"
 
 # --- a LOCAL_OUT IPv6 packet too big for the tunnel -------------------------------------------
 declare -A B=() A=()

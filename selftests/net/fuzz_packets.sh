@@ -40,6 +40,8 @@ TOTAL=${KMAGLEV_FUZZ_PKTS:-100000}
 PKTS=$((TOTAL / 2))	# in each mode
 SEED=${KMAGLEV_FUZZ_SEED:-1}
 CLASSES=${KMAGLEV_FUZZ_CLASSES:-}	# pktfuzz's classes, comma-separated (default all)
+NCLS=10
+[[ -n $CLASSES ]] && NCLS=$(tr , '\n' <<<"$CLASSES" | grep -c .)
 PLAN=13
 
 kmg_require_root
@@ -231,7 +233,7 @@ counters_at_rest() {
 # fuzz MODE [CLASSES]: one mode's run (pktfuzz's classes CLASSES, default all) and its checks
 # (four results)
 fuzz() {
-	local mode=$1 classes=${2:-} ncls=10 out g0 g1 n0 n1 e0 e1 seen sum c d= tun=0 i t0 took sent rx be
+	local mode=$1 classes=${2:-} out g0 g1 n0 n1 e0 e1 seen sum c d= tun=0 tx i t0 took sent rx be
 	local -A B=() A=() G=() N=() E=()
 	dp_sleep 1
 	counters_at_rest g0 n0
@@ -248,6 +250,11 @@ fuzz() {
 	counters_at_rest g1 n1
 	e1=$(backend_errs)
 	dp_snap_all A
+	# kmaglev's transmissions read after the backends' tunnels: a packet it forwards between
+	# the two reads counts on kmaglev's side only. Such packets come late and on their own:
+	# the router's "address unreachable" to a VIP about a backend's SYN-ACK to a fuzzed
+	# client address, after each retransmission, for a minute or two after the fuzzing
+	tx=$(dp_gdelta "$g0" "$(dp_gstats 1)" tx-packets)
 	deltas G "$g0" "$g1"
 	deltas N "$n0" "$n1"
 	FUZZ_TOOK=$took
@@ -256,9 +263,8 @@ fuzz() {
 	echo "$out" | sed "s/^/# $mode: /"
 	sent=$(awk '$1 == "total" { print $2 }' <<<"$out")
 	rx=$(dp_delta B A lb1/eth0:rx_packets)
-	[[ -n $classes ]] && ncls=$(tr , '\n' <<<"$classes" | grep -c .)
-	if [[ $sent == "$PKTS" && $rx -ge $PKTS && $(grep -c '^class ' <<<"$out") -eq $ncls ]]; then
-		ktap_test_pass "$mode: $sent packets of $ncls classes sent in ${took}s, the LB's eth0 received $rx"
+	if [[ $sent == "$PKTS" && $rx -ge $PKTS && $(grep -c '^class ' <<<"$out") -eq $NCLS ]]; then
+		ktap_test_pass "$mode: $sent packets of $NCLS classes sent in ${took}s, the LB's eth0 received $rx"
 	else
 		ktap_test_fail "$mode: ${sent:-0} of $PKTS packets sent, the LB's eth0 received $rx"
 	fi
@@ -297,10 +303,10 @@ fuzz() {
 	be="IpInHdrErrors +${E[InHdrErrors]} InTruncatedPkts +${E[InTruncatedPkts]} Ip6InHdrErrors +${E[Ip6InHdrErrors]} Ip6InTruncatedPkts +${E[Ip6InTruncatedPkts]}; decapsulated with IPv4 options +${E[opt4]}, IPv6 extension headers +${E[ext6]}"
 	if [[ $((E[InTruncatedPkts] + E[Ip6InTruncatedPkts])) -eq 0 &&
 	      ${E[InHdrErrors]} -le ${E[opt4]} && ${E[Ip6InHdrErrors]} -le ${E[ext6]} &&
-	      $tun -le ${G[tx-packets]} ]]; then
-		ktap_test_pass "$mode: b1 and b2 refused no packet for a header kmaglev checks ($be), their tunnels received $tun of the ${G[tx-packets]} packets kmaglev sent (b3: $(dp_tun_delta B A b3))"
+	      $tun -le $tx ]]; then
+		ktap_test_pass "$mode: b1 and b2 refused no packet for a header kmaglev checks ($be), their tunnels received $tun of the $tx packets kmaglev sent (b3: $(dp_tun_delta B A b3))"
 	else
-		ktap_test_fail "$mode: b1 and b2 refused packets for a header kmaglev checks ($be); their tunnels received $tun, kmaglev sent ${G[tx-packets]}"
+		ktap_test_fail "$mode: b1 and b2 refused packets for a header kmaglev checks ($be); their tunnels received $tun, kmaglev sent $tx"
 	fi
 
 	# 4. valid traffic still answered
@@ -342,7 +348,7 @@ fi
 reliability() {
 	local res=pass
 	[[ $3 -eq $4 && $__ktap_fail -eq 0 ]] || res=FAIL
-	echo "# reliability: packet fuzzer (hook $1) | $PKTS pkts, 10 classes, seed $SEED | $2 s | $n splats | $3 VIP packets seen = $4 counted:${5}, $res"
+	echo "# reliability: packet fuzzer (hook $1) | $PKTS pkts, $NCLS classes, seed $SEED | $2 s | $n splats | $3 VIP packets seen = $4 counted:${5}, $res"
 }
 reliability prerouting "$P_TOOK" "$P_SEEN" "$P_SUM" "$P_DETAIL"
 reliability ingress "$FUZZ_TOOK" "$FUZZ_SEEN" "$FUZZ_SUM" "$FUZZ_DETAIL"
