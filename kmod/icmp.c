@@ -76,23 +76,65 @@ void kmg_icmp_time_exceeded(struct kmg_net *kn, struct sk_buff *skb, const struc
 }
 
 /*
+ * Take the IPv4 options or IPv6 extension headers out of a request turned into a reply, as
+ * icmpv6_echo_reply() builds its reply without them: a reflected routing header or source
+ * route is wrong, and a large unfragmentable part could keep a reply that needs fragments
+ * from fitting any. (The kernel echoes IPv4 record-route and timestamp options; kmaglev does
+ * not.) The first @l4off bytes are writable; the ICMP checksum does not cover them, nor, for
+ * ICMPv6, anything here but the unchanged upper-layer length. Sets the transport header.
+ */
+static void kmg_icmp_echo_strip(struct sk_buff *skb, const struct kmg_pkt *p)
+{
+	unsigned int hlen = p->family == AF_INET ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
+	unsigned int off = p->l4off - hlen;
+
+	__be16 *len = p->family == AF_INET ? &ip_hdr(skb)->tot_len : &ipv6_hdr(skb)->payload_len;
+
+	/* a length of 0 (a jumbogram, BIG TCP) is in a header that stays */
+	if (off && *len) {
+		*len = htons(ntohs(*len) - off);
+		memmove(skb->data + off, skb->data, hlen);
+		__skb_pull(skb, off);
+		skb_reset_network_header(skb);
+		if (p->family == AF_INET)
+			ip_hdr(skb)->ihl = hlen / 4;
+		else
+			ipv6_hdr(skb)->nexthdr = IPPROTO_ICMPV6;
+		off = 0;
+	}
+	skb_set_transport_header(skb, hlen + off);
+}
+
+/*
  * Turn an echo request to a VIP into the reply, from the VIP, and send it. Consumes @skb.
  *
- * A reassembled request (the defrag flag) may be larger than the route back. The reply is
- * then fragmented, as the kernel's own icmp_reply() and icmpv6_echo_reply() would: IPv4
- * without DF and with a fresh IP ID, IPv6 with ignore_df. Otherwise the output path would
- * answer the VIP itself with fragmentation-needed / Packet Too Big: an error nobody receives,
- * sent while kmg_in_xmit hides it from the LOCAL_OUT hook, and a lost reply.
+ * The reply is built as the kernel's icmp_reply() and icmpv6_echo_reply() build theirs: no
+ * IP options or extension headers, IPv4 without DF and with a fresh IP ID, IPv6 with
+ * ignore_df, so that a reply larger than the route back (a reassembled request, asymmetric
+ * routes, a learned path MTU) leaves in fragments. (Without that the output path answered
+ * the VIP itself with fragmentation-needed / Packet Too Big, and the reply was lost.) What the
+ * request brought along stays behind, as in ip_forward(): the client's socket, its receive
+ * timestamp, a CHECKSUM_COMPLETE sum the rewrite made stale.
+ *
+ * It goes out through the LOCAL_OUT hook like any packet of the host, without kmg_in_xmit:
+ * it is to a client, and should that be a VIP, or should the output path send an error to the
+ * VIP it comes from, kmaglev sees and counts that packet.
  */
 void kmg_icmp_echo_reply(struct kmg_net *kn, struct sk_buff *skb, const struct kmg_pkt *p)
 {
 	struct dst_entry *dst;
 
-	if (skb_ensure_writable(skb, p->l4off + 8))
-		goto drop;
+	if (skb_ensure_writable(skb, p->l4off + 8)) {
+		kmg_drop(kn, skb, KMG_C_DROP_NOMEM, SKB_DROP_REASON_NOMEM);
+		return;
+	}
+	skb_orphan(skb);
+	skb_clear_tstamp(skb);
+	skb_forward_csum(skb);
+	kmg_icmp_echo_strip(skb, p);
 	if (p->family == AF_INET) {
 		struct iphdr *iph = ip_hdr(skb);
-		struct icmphdr *ih = (struct icmphdr *)(skb->data + p->l4off);
+		struct icmphdr *ih = icmp_hdr(skb);
 		struct flowi4 fl4;
 		struct rtable *rt;
 
@@ -110,11 +152,19 @@ void kmg_icmp_echo_reply(struct kmg_net *kn, struct sk_buff *skb, const struct k
 		fl4.flowi4_flags = FLOWI_FLAG_ANYSRC;
 		rt = ip_route_output_key(kn->net, &fl4);
 		if (IS_ERR(rt))
-			goto drop;
+			goto no_route;
+		/*
+		 * kmaglev runs before the input route's martian checks: no reply to a source
+		 * that is a broadcast address (FLOWI_FLAG_ANYSRC would let the VIP send one).
+		 */
+		if (rt->rt_type != RTN_UNICAST) {
+			ip_rt_put(rt);
+			goto no_route;
+		}
 		dst = &rt->dst;
 	} else {
 		struct ipv6hdr *ip6h = ipv6_hdr(skb);
-		struct icmp6hdr *ih = (struct icmp6hdr *)(skb->data + p->l4off);
+		struct icmp6hdr *ih = icmp6_hdr(skb);
 		struct flowi6 fl6;
 
 		swap(ip6h->saddr, ip6h->daddr);
@@ -130,19 +180,21 @@ void kmg_icmp_echo_reply(struct kmg_net *kn, struct sk_buff *skb, const struct k
 		dst = ip6_route_output(kn->net, NULL, &fl6);
 		if (dst->error) {
 			dst_release(dst);
-			goto drop;
+			goto no_route;
 		}
 	}
 	skb_scrub_packet(skb, false);
 	skb->ignore_df = 1;	/* after the scrub, which clears it; IPv4 has no DF left */
 	skb_dst_set(skb, dst);
 	kmg_count(kn, KMG_C_ICMP_ECHO);
-	if (p->family == AF_INET)
+	if (p->family == AF_INET) {
 		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
-	else
+		ip_local_out(kn->net, NULL, skb);
+	} else {
 		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
-	kmg_local_out(kn, skb);
+		ip6_local_out(kn->net, NULL, skb);
+	}
 	return;
-drop:
-	kmg_drop(kn, skb, KMG_C_DROP_NOMEM, SKB_DROP_REASON_NOMEM);
+no_route:
+	kmg_drop(kn, skb, KMG_C_DROP_NO_ROUTE, SKB_DROP_REASON_IP_OUTNOROUTES);
 }

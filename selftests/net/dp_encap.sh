@@ -12,7 +12,8 @@
 #    outer packet fragmented, rather than answered with Packet Too Big.
 #  - Echo (the same service, flag echo): a 3000-byte ping, which the client fragments and LB 2
 #    reassembles, is answered with a reply that LB 2 fragments too, and LB 2 sends no
-#    fragmentation-needed / Packet Too Big to the VIP itself.
+#    fragmentation-needed / Packet Too Big to the VIP itself; a request with IPv4 options or
+#    an IPv6 destination options header gets a reply without them.
 #  - LB 2's own (LOCAL_OUT) IPv6 packet that does not fit the tunnel gets a Packet Too Big.
 #  - TTL: two LBs whose services point at each other do not loop forever: each LB is a router
 #    hop for the client's packet, so it dies when its TTL / hop limit runs out, and the client
@@ -21,7 +22,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/dp_lib.sh"
 
 kmg_require_cmd ethtool
-dp_test_start 17 2 2
+dp_test_start 19 2 2
 
 HOP_PY=$DP_TMP/hop.py
 cat >"$HOP_PY" <<'EOF'
@@ -61,6 +62,37 @@ elif cmd == 'unreach':		# unreach VIP CLIENT PROTO COUNT: "unreachable" about VI
     for _ in range(n):
         s.sendto(msg, (vip, 0))
         time.sleep(0.01)
+elif cmd == 'echo':		# echo VIP: an echo request with IPv4 options (4 NOPs) or an IPv6
+    vip = args[0]		# destination options header; prints the reply's "ihl N" or "dstopts N"
+    ident, data = 0x4b4d, b'kmaglev!' * 8
+    if ':' in vip:
+        s = socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_ICMPV6)
+        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_RECVDSTOPTS, 1)
+        dst = bytes([0, 0, 1, 4, 0, 0, 0, 0])	# PadN; the kernel sets the next header
+        s.sendmsg([struct.pack('!BBHHH', 128, 0, 0, ident, 1) + data],
+                  [(socket.IPPROTO_IPV6, socket.IPV6_DSTOPTS, dst)], 0, (vip, 0))
+    else:
+        s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_OPTIONS, b'\x01\x01\x01\x01')
+        msg = struct.pack('!BBHHH', 8, 0, 0, ident, 1) + data
+        s.sendto(msg[:2] + struct.pack('!H', csum(msg)) + msg[4:], (vip, 0))
+    s.settimeout(3)
+    end = time.time() + 3
+    while time.time() < end:
+        try:
+            buf, anc, _, _ = s.recvmsg(2048, 1024)
+        except socket.timeout:
+            break
+        if ':' in vip:
+            if buf[0] == 129 and struct.unpack('!H', buf[4:6])[0] == ident:
+                print('dstopts', sum(1 for l, t, _ in anc if t == socket.IPV6_DSTOPTS))
+                sys.exit(0)
+        else:
+            ihl = buf[0] & 15
+            if buf[4 * ihl] == 0 and struct.unpack('!H', buf[4 * ihl + 4:4 * ihl + 6])[0] == ident:
+                print('ihl', ihl)
+                sys.exit(0)
+    print('no reply')
 elif cmd == 'udp':		# udp VIP PORT SIZE: one datagram, no answer awaited
     vip, port, size = args[0], int(args[1]), int(args[2])
     fam = socket.AF_INET6 if ':' in vip else socket.AF_INET
@@ -234,7 +266,7 @@ frags "$(dp_vip6 6)"
 
 # --- echo requests larger than the route back ---------------------------------------------------
 bigping() {
-	local vip=$1 fam=4 ptb=IcmpOutDestUnreachs g0 g1 n e p
+	local vip=$1 fam=4 ptb=IcmpOutDestUnreachs g0 g1 n e p f fc
 	local -A B=() A=()
 	[[ $vip == *:* ]] && fam=6 ptb=Icmp6OutPktTooBigs
 	g0=$(dp_gstats 2)
@@ -245,10 +277,19 @@ bigping() {
 	g1=$(dp_gstats 2)
 	e=$(dp_gdelta "$g0" "$g1" icmp-echo)
 	p=$(dp_delta B A "lb2/$ptb")
-	if [[ $n == 3 && $e -eq 3 && $p -eq 0 ]]; then
-		ktap_test_pass "3000-byte pings to $vip in fragments: 3 of 3 answered in fragments (icmp-echo +$e, $ptb +0)"
+	[[ $fam == 4 ]] && fc=IpFragCreates || fc=Ip6FragCreates
+	f=$(dp_delta B A "lb2/$fc")
+	if [[ $n == 3 && $e -eq 3 && $p -eq 0 && $f -ge 6 ]]; then
+		ktap_test_pass "3000-byte pings to $vip in fragments: 3 of 3 answered in fragments (icmp-echo +$e, $fc +$f, $ptb +0)"
 	else
-		ktap_test_fail "3000-byte pings to $vip in fragments: ${n:-0} of 3 answered, icmp-echo +$e, $ptb +$p (want 0)"
+		ktap_test_fail "3000-byte pings to $vip in fragments: ${n:-0} of 3 answered, icmp-echo +$e, $fc +$f (want 6 or more), $ptb +$p (want 0)"
+	fi
+	# the reply leaves the request's IPv4 options or IPv6 extension headers behind
+	n=$(hop "$DP_CL" echo "$vip" 2>&1)
+	if [[ $n == "ihl 5" || $n == "dstopts 0" ]]; then
+		ktap_test_pass "echo request to $vip with $([[ $fam == 4 ]] && echo "IP options" || echo "a destination options header"): answered without ($n)"
+	else
+		ktap_test_fail "echo request to $vip with $([[ $fam == 4 ]] && echo "IP options" || echo "a destination options header"): $n (want ihl 5 / dstopts 0)"
 	fi
 }
 bigping "$(dp_vip4 6)"
