@@ -10,6 +10,7 @@
  */
 #include <linux/icmp.h>
 #include <linux/icmpv6.h>
+#include <linux/if_vlan.h>
 #include <net/checksum.h>
 #include <net/dst_metadata.h>
 #include <net/icmp.h>
@@ -80,15 +81,16 @@ void kmg_icmp_time_exceeded(struct kmg_net *kn, struct sk_buff *skb, const struc
  * icmpv6_echo_reply() builds its reply without them: a reflected routing header or source
  * route is wrong, and a large unfragmentable part could keep a reply that needs fragments
  * from fitting any. (The kernel echoes IPv4 record-route and timestamp options; kmaglev does
- * not.) The first @l4off bytes are writable; the ICMP checksum does not cover them, nor, for
- * ICMPv6, anything here but the unchanged upper-layer length. Sets the transport header.
+ * not.) The first @l4off bytes are writable and start at the network header. The ICMP
+ * checksum does not cover them; the ICMPv6 one covers only the addresses (the same swapped),
+ * the unchanged upper-layer length and the next header, once kmg_icmp_echo_routed() has
+ * turned away requests whose final destination is not the VIP. Sets the transport header.
  */
 static void kmg_icmp_echo_strip(struct sk_buff *skb, const struct kmg_pkt *p)
 {
+	__be16 *len = p->family == AF_INET ? &ip_hdr(skb)->tot_len : &ipv6_hdr(skb)->payload_len;
 	unsigned int hlen = p->family == AF_INET ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
 	unsigned int off = p->l4off - hlen;
-
-	__be16 *len = p->family == AF_INET ? &ip_hdr(skb)->tot_len : &ipv6_hdr(skb)->payload_len;
 
 	/* a length of 0 (a jumbogram, BIG TCP) is in a header that stays */
 	if (off && *len) {
@@ -106,6 +108,19 @@ static void kmg_icmp_echo_strip(struct sk_buff *skb, const struct kmg_pkt *p)
 }
 
 /*
+ * An IPv6 request with a routing header that still has segments left: the VIP is not its
+ * final destination, and the sender's checksum covers that destination, not the VIP.
+ */
+static bool kmg_icmp_echo_routed(struct sk_buff *skb, const struct kmg_pkt *p)
+{
+	int flags = IP6_FH_F_SKIP_RH;
+	unsigned int off = 0;
+
+	return p->family == AF_INET6 && p->l4off > sizeof(struct ipv6hdr) &&
+	       ipv6_find_hdr(skb, &off, NEXTHDR_ROUTING, NULL, &flags) == NEXTHDR_ROUTING;
+}
+
+/*
  * Turn an echo request to a VIP into the reply, from the VIP, and send it. Consumes @skb.
  *
  * The reply is built as the kernel's icmp_reply() and icmpv6_echo_reply() build theirs: no
@@ -113,24 +128,31 @@ static void kmg_icmp_echo_strip(struct sk_buff *skb, const struct kmg_pkt *p)
  * ignore_df, so that a reply larger than the route back (a reassembled request, asymmetric
  * routes, a learned path MTU) leaves in fragments. (Without that the output path answered
  * the VIP itself with fragmentation-needed / Packet Too Big, and the reply was lost.) What the
- * request brought along stays behind, as in ip_forward(): the client's socket, its receive
- * timestamp, a CHECKSUM_COMPLETE sum the rewrite made stale.
+ * request brought along stays behind: the client's socket, its receive timestamp or delivery
+ * time, a CHECKSUM_COMPLETE sum the rewrite made stale, a VLAN tag. Routing headers with
+ * segments left are not answered (drop-malformed).
  *
  * It goes out through the LOCAL_OUT hook like any packet of the host, without kmg_in_xmit:
- * it is to a client, and should that be a VIP, or should the output path send an error to the
- * VIP it comes from, kmaglev sees and counts that packet.
+ * it is to a client, and should that client be a VIP, kmaglev sees and counts it there (an
+ * echo reply is never balanced or answered: vip-miss).
  */
 void kmg_icmp_echo_reply(struct kmg_net *kn, struct sk_buff *skb, const struct kmg_pkt *p)
 {
 	struct dst_entry *dst;
 
+	/* parse.c's offsets count from skb->data, which every hook has at the network header */
+	if (unlikely(skb_network_offset(skb)) || kmg_icmp_echo_routed(skb, p)) {
+		kmg_drop(kn, skb, KMG_C_DROP_MALFORMED, SKB_DROP_REASON_IP_INHDR);
+		return;
+	}
 	if (skb_ensure_writable(skb, p->l4off + 8)) {
 		kmg_drop(kn, skb, KMG_C_DROP_NOMEM, SKB_DROP_REASON_NOMEM);
 		return;
 	}
 	skb_orphan(skb);
-	skb_clear_tstamp(skb);
+	skb_set_delivery_time(skb, 0, 0);	/* 0: no mono / realtime type, on 6.1 and 6.12 */
 	skb_forward_csum(skb);
+	__vlan_hwaccel_clear_tag(skb);
 	kmg_icmp_echo_strip(skb, p);
 	if (p->family == AF_INET) {
 		struct iphdr *iph = ip_hdr(skb);
@@ -144,7 +166,8 @@ void kmg_icmp_echo_reply(struct kmg_net *kn, struct sk_buff *skb, const struct k
 		ip_select_ident(kn->net, skb, NULL);
 		ip_send_check(iph);
 		ih->type = ICMP_ECHOREPLY;
-		csum_replace2(&ih->checksum, htons(ICMP_ECHO << 8), htons(ICMP_ECHOREPLY << 8));
+		inet_proto_csum_replace2(&ih->checksum, skb, htons(ICMP_ECHO << 8),
+					 htons(ICMP_ECHOREPLY << 8), false);
 		memset(&fl4, 0, sizeof(fl4));
 		fl4.daddr = iph->daddr;
 		fl4.saddr = iph->saddr;
@@ -155,9 +178,11 @@ void kmg_icmp_echo_reply(struct kmg_net *kn, struct sk_buff *skb, const struct k
 			goto no_route;
 		/*
 		 * kmaglev runs before the input route's martian checks: no reply to a source
-		 * that is a broadcast address (FLOWI_FLAG_ANYSRC would let the VIP send one).
+		 * that is a broadcast address (FLOWI_FLAG_ANYSRC would let the VIP send one), nor
+		 * to a local one unless the request was the host's own (LOCAL_OUT: a ping from
+		 * the LB, or a VIP on lo pinging itself).
 		 */
-		if (rt->rt_type != RTN_UNICAST) {
+		if (rt->rt_type != RTN_UNICAST && !(p->local && rt->rt_type == RTN_LOCAL)) {
 			ip_rt_put(rt);
 			goto no_route;
 		}
@@ -171,8 +196,8 @@ void kmg_icmp_echo_reply(struct kmg_net *kn, struct sk_buff *skb, const struct k
 		ip6h->hop_limit = 64;
 		ih->icmp6_type = ICMPV6_ECHO_REPLY;
 		/* the pseudo-header sum is the same with the addresses swapped */
-		csum_replace2(&ih->icmp6_cksum, htons(ICMPV6_ECHO_REQUEST << 8),
-			      htons(ICMPV6_ECHO_REPLY << 8));
+		inet_proto_csum_replace2(&ih->icmp6_cksum, skb, htons(ICMPV6_ECHO_REQUEST << 8),
+					 htons(ICMPV6_ECHO_REPLY << 8), false);
 		memset(&fl6, 0, sizeof(fl6));
 		fl6.daddr = ip6h->daddr;
 		fl6.saddr = ip6h->saddr;

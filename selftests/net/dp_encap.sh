@@ -13,7 +13,8 @@
 #  - Echo (the same service, flag echo): a 3000-byte ping, which the client fragments and LB 2
 #    reassembles, is answered with a reply that LB 2 fragments too, and LB 2 sends no
 #    fragmentation-needed / Packet Too Big to the VIP itself; a request with IPv4 options or
-#    an IPv6 destination options header gets a reply without them.
+#    an IPv6 destination options header gets a reply without them; LB 2's own pings to the
+#    VIP are answered.
 #  - LB 2's own (LOCAL_OUT) IPv6 packet that does not fit the tunnel gets a Packet Too Big.
 #  - TTL: two LBs whose services point at each other do not loop forever: each LB is a router
 #    hop for the client's packet, so it dies when its TTL / hop limit runs out, and the client
@@ -22,7 +23,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/dp_lib.sh"
 
 kmg_require_cmd ethtool
-dp_test_start 19 2 2
+dp_test_start 21 2 2
 
 HOP_PY=$DP_TMP/hop.py
 cat >"$HOP_PY" <<'EOF'
@@ -266,7 +267,7 @@ frags "$(dp_vip6 6)"
 
 # --- echo requests larger than the route back ---------------------------------------------------
 bigping() {
-	local vip=$1 fam=4 ptb=IcmpOutDestUnreachs g0 g1 n e p f fc
+	local vip=$1 fam=4 ptb=IcmpOutDestUnreachs g0 g1 n e p f fc what
 	local -A B=() A=()
 	[[ $vip == *:* ]] && fam=6 ptb=Icmp6OutPktTooBigs
 	g0=$(dp_gstats 2)
@@ -285,11 +286,24 @@ bigping() {
 		ktap_test_fail "3000-byte pings to $vip in fragments: ${n:-0} of 3 answered, icmp-echo +$e, $fc +$f (want 6 or more), $ptb +$p (want 0)"
 	fi
 	# the reply leaves the request's IPv4 options or IPv6 extension headers behind
+	what="IP options"
+	[[ $fam == 6 ]] && what="a destination options header"
+	g0=$(dp_gstats 2)
 	n=$(hop "$DP_CL" echo "$vip" 2>&1)
-	if [[ $n == "ihl 5" || $n == "dstopts 0" ]]; then
-		ktap_test_pass "echo request to $vip with $([[ $fam == 4 ]] && echo "IP options" || echo "a destination options header"): answered without ($n)"
+	e=$(dp_gdelta "$g0" "$(dp_gstats 2)" icmp-echo)
+	if [[ ($n == "ihl 5" || $n == "dstopts 0") && $e -eq 1 ]]; then
+		ktap_test_pass "echo request to $vip with $what: answered without ($n, icmp-echo +$e)"
 	else
-		ktap_test_fail "echo request to $vip with $([[ $fam == 4 ]] && echo "IP options" || echo "a destination options header"): $n (want ihl 5 / dstopts 0)"
+		ktap_test_fail "echo request to $vip with $what: $n, icmp-echo +$e (want ihl 5 / dstopts 0, +1)"
+	fi
+	# LB 2's own ping to the VIP: the reply goes to one of its own addresses
+	g0=$(dp_gstats 2)
+	n=$(dp_lb 2 ping -"$fam" -c 2 -i 0.2 -W 2 "$vip" 2>&1 | awk '/packets transmitted/ { print $4 }')
+	e=$(dp_gdelta "$g0" "$(dp_gstats 2)" icmp-echo)
+	if [[ $n == 2 && $e -eq 2 ]]; then
+		ktap_test_pass "LB 2's own pings to $vip: 2 of 2 answered by kmaglev (icmp-echo +$e)"
+	else
+		ktap_test_fail "LB 2's own pings to $vip: ${n:-0} of 2 answered, icmp-echo +$e (want 2)"
 	fi
 }
 bigping "$(dp_vip4 6)"
