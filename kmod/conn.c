@@ -417,8 +417,10 @@ static bool kmg_conn_flooding(struct kmg_net *kn)
 }
 
 /*
- * Track a new flow on @be. Returns the entry (another CPU's, if it won a race for the same
- * flow), or NULL when the flow is not tracked: *why then names the counter to bump.
+ * Track a new flow on @be. Returns the new entry (*why = KMG_C_CONN_NEW, counted here), or
+ * another CPU's that won a race for the same flow (*why = KMG_C_CONN_HIT: the packet joins
+ * that flow, for the caller to count), or NULL when the flow is not tracked: *why then names
+ * the counter to bump.
  */
 struct kmg_conn *kmg_conn_insert(struct kmg_net *kn, struct kmg_service *svc,
 				 const struct kmg_pkt *p, struct kmg_backend *be,
@@ -491,6 +493,7 @@ struct kmg_conn *kmg_conn_insert(struct kmg_net *kn, struct kmg_service *svc,
 			*why = KMG_C_CONN_TABLE_FULL;
 			return NULL;
 		}
+		*why = KMG_C_CONN_HIT;
 		return old;
 	}
 	this_cpu_inc(kmg_conn_live);
@@ -509,6 +512,7 @@ struct kmg_conn *kmg_conn_insert(struct kmg_net *kn, struct kmg_service *svc,
 		return NULL;
 	}
 	kmg_count(kn, KMG_C_CONN_NEW);
+	*why = KMG_C_CONN_NEW;
 	return c;
 }
 

@@ -255,6 +255,16 @@ struct kmg_backend *kmg_flow_decide(struct kmg_net *kn, struct kmg_flow *f,
 		kmg_conn_set_backend(kn, c, be, p, true);
 	} else {
 		c = kmg_conn_insert(kn, svc, p, be, &nowhy);
+		/*
+		 * Another CPU started this flow first: the packet belongs to that flow, if it
+		 * may keep to its entry (else, as before: the winner's backend, a new flow).
+		 */
+		if (c && nowhy == KMG_C_CONN_HIT &&
+		    kmg_entry_check(c, svc, new_flow) == KMG_ENTRY_USE) {
+			kmg_count(kn, KMG_C_CONN_HIT);
+			kmg_conn_refresh(kn, c, p);
+			return kmg_conn_backend(c);
+		}
 		if (!c) {
 			kmg_count(kn, nowhy);
 			kmg_count(kn, KMG_C_CONN_STATELESS);
