@@ -190,8 +190,9 @@ static int kmg_push_encap(struct sk_buff *skb, const struct kmg_pkt *p,
 }
 
 /*
- * Packets kmaglev sends itself pass its LOCAL_OUT hook without a lookup: the hook sees this
- * CPU's flag (bottom halves are off, so nothing else runs on the CPU meanwhile).
+ * Packets kmaglev sends to backends pass its LOCAL_OUT hook without a lookup: the hook sees
+ * this CPU's flag (bottom halves are off, so nothing else runs on the CPU meanwhile). Echo
+ * replies, to clients, go out without it (icmp.c).
  */
 DEFINE_PER_CPU(bool, kmg_in_xmit);
 

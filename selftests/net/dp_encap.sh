@@ -265,15 +265,16 @@ frags() {
 frags "$(dp_vip4 6)"
 frags "$(dp_vip6 6)"
 
-# --- echo requests larger than the route back ---------------------------------------------------
-bigping() {
+# --- echo: requests larger than the route back, with options, from LB 2 itself -----------------
+# answered: how many replies ping's summary counts
+answered() { awk '/packets transmitted/ { print $4 }'; }
+echoes() {
 	local vip=$1 fam=4 ptb=IcmpOutDestUnreachs g0 g1 n e p f fc what
 	local -A B=() A=()
 	[[ $vip == *:* ]] && fam=6 ptb=Icmp6OutPktTooBigs
 	g0=$(dp_gstats 2)
 	dp_snap B lb2 "${DP_LB[2]}"
-	n=$(dp_cl ping -"$fam" -c 3 -i 0.2 -W 2 -s 3000 "$vip" 2>&1 |
-		awk '/packets transmitted/ { print $4 }')
+	n=$(dp_cl ping -"$fam" -c 3 -i 0.2 -W 2 -s 3000 "$vip" 2>&1 | answered)
 	dp_snap A lb2 "${DP_LB[2]}"
 	g1=$(dp_gstats 2)
 	e=$(dp_gdelta "$g0" "$g1" icmp-echo)
@@ -298,7 +299,7 @@ bigping() {
 	fi
 	# LB 2's own ping to the VIP: the reply goes to one of its own addresses
 	g0=$(dp_gstats 2)
-	n=$(dp_lb 2 ping -"$fam" -c 2 -i 0.2 -W 2 "$vip" 2>&1 | awk '/packets transmitted/ { print $4 }')
+	n=$(dp_lb 2 ping -"$fam" -c 2 -i 0.2 -W 2 "$vip" 2>&1 | answered)
 	e=$(dp_gdelta "$g0" "$(dp_gstats 2)" icmp-echo)
 	if [[ $n == 2 && $e -eq 2 ]]; then
 		ktap_test_pass "LB 2's own pings to $vip: 2 of 2 answered by kmaglev (icmp-echo +$e)"
@@ -306,8 +307,8 @@ bigping() {
 		ktap_test_fail "LB 2's own pings to $vip: ${n:-0} of 2 answered, icmp-echo +$e (want 2)"
 	fi
 }
-bigping "$(dp_vip4 6)"
-bigping "$(dp_vip6 6)"
+echoes "$(dp_vip4 6)"
+echoes "$(dp_vip6 6)"
 
 # --- a LOCAL_OUT IPv6 packet too big for the tunnel -------------------------------------------
 declare -A B=() A=()
