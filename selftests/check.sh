@@ -3,17 +3,21 @@
 # `make check`: every test kmaglev has, in order, with a per-phase timing table and one final
 # line "N passed, N failed". Exits non-zero if anything failed.
 #
-#   deps -> kernels -> build (module x {stock,test,debug}, sparse, -Wmaybe-uninitialized,
-#   checkpatch, CLI, generated code, the test tools, install.sh's DKMS tree) -> userland unit
-#   tests and the parsers' fuzzers (BGP, kmod/parse.c, kmod/maglev.c) -> kselftests that need
-#   no module (BGP peers in namespaces) on the host -> KUnit and kselftests (ten VMs, three
-#   at a time: on the stock kernel the functional kselftests, the data-plane ones and the soaks
-#   in three, install.sh in a fourth; on the test kernel the data-plane ones in two and the
-#   netns soak with kmemleak in one; on the debug kernel (KASAN, KMEMLEAK, UBSAN) KUnit and a
-#   subset of the kselftests in one and the hardening suite in two more). The data-plane
-#   kselftests run in both of kmaglev's modes: prerouting on the stock kernel, ingress on the
-#   test kernel, and dp_badpkt in mode ingress on the stock kernel too. Last, the hardening
-#   figures (Documentation/reliability.rst) and the line "N passed, N failed".
+#   deps -> kernels (the stock one; the 6.12 test and debug kernels from the cache, or built
+#   in the background) -> build (the module for the stock kernel, sparse, -Wmaybe-uninitialized,
+#   checkpatch, CLI, generated code, the test tools, install.sh's DKMS tree) -> build-6.12 (the
+#   module for the test and debug kernels) -> in parallel, three at a time: the userland unit
+#   tests, the parsers' fuzzers (BGP, kmod/parse.c, kmod/maglev.c) and the kselftests that need
+#   no module (BGP peers in namespaces) on the host, in one slot; KUnit and kselftests in ten
+#   VMs (on the stock kernel the functional kselftests, the data-plane ones and the soaks in
+#   three, install.sh in a fourth; on the test kernel the data-plane ones in two and the netns
+#   soak with kmemleak in one; on the debug kernel (KASAN, KMEMLEAK, UBSAN) KUnit and a subset
+#   of the kselftests in one and the hardening suite in two more). With the 6.12 kernels to
+#   build, the stock kernel's VMs run while they build and build-6.12 comes after them. The
+#   data-plane kselftests run in both of kmaglev's modes: prerouting on the stock kernel,
+#   ingress on the test kernel, and dp_badpkt in mode ingress on the stock kernel too. Last,
+#   the results in that order, the hardening figures (Documentation/reliability.rst) and the
+#   line "N passed, N failed".
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -129,21 +133,33 @@ step "dependencies installed (selftests/vm/deps.sh)" "$OUT/deps.log" "$VM/deps.s
 phase_end
 
 # --- kernels ----------------------------------------------------------------------------
+# The 6.12 test and debug kernels come from the cache, or are built in the background (cold, on
+# 2 cores and alone: about 10 min for the test kernel, 18 for the debug one: KASAN), niced, while
+# everything that needs only the stock kernel goes on: its module builds, the userland tests
+# and the stock kernel's VMs. Their results count in the phase build-6.12.
 phase kernels
 step "stock kernel and initrd" "$OUT/kernel-stock.log" "$VM/kernel.sh" stock-initrd
-for k in test debug; do
-	# cold on 2 cores: about 10 min (test), 18 min (debug: KASAN)
-	echo "     building or reusing the 6.12 $k kernel (cold: about $([[ $k == test ]] && echo 10 || echo 18) min)"
-	"$VM/kernel.sh" $k 2> >(tee "$OUT/kernel-$k.log" >&2) >/dev/null &&
-		ok "$k kernel $(basename "$("$VM/kernel.sh" $k)")" || notok "$k kernel build"
-done
+step "Debian's linux-source-6.12, extracted" "$OUT/kernel-src.log" "$VM/kernel.sh" src
+KERNELS_CACHED=1
+for k in test debug; do "$VM/kernel.sh" cached $k || KERNELS_CACHED=0; done
+(
+	for k in test debug; do
+		start=$SECONDS
+		nice -n 10 "$VM/kernel.sh" $k >/dev/null 2>"$OUT/kernel-$k.log"
+		echo "$? $((SECONDS - start))" >"$OUT/kernel-$k.rc"
+	done
+) &
+KBUILD_PID=$!
+if [[ $KERNELS_CACHED == 1 ]]; then
+	echo "     the 6.12 test and debug kernels: cached"
+else
+	echo "     the 6.12 test and debug kernels: not cached, building in the background (niced)"
+fi
 phase_end
 
 # --- build ------------------------------------------------------------------------------
 phase build
 KDIR_stock=$("$VM/kernel.sh" stock-kdir 2>/dev/null)
-KDIR_test=$("$VM/kernel.sh" test 2>/dev/null)
-KDIR_debug=$("$VM/kernel.sh" debug 2>/dev/null)
 # build_for NAME KDIR [MAKE ARGS...]: the module from a copy of the sources in .build/NAME
 build_for() {
 	local k=$1 kdir=$2 dir=$TOP/.build/$1
@@ -161,17 +177,21 @@ sparse_for() {
 	echo "$log"
 	! echo "$log" | grep -E 'warning:|error:' | grep -v "^make"
 }
-for k in stock test debug; do
-	kd=KDIR_$k
+# build_module K: the module for kernel K (stock, test, debug), and sparse on it once per kernel
+# version (the debug kernel is 6.12 like the test kernel)
+build_module() {
+	local k=$1 kd=KDIR_$1
+	# No VM job runs on a kernel its module did not build for (vm_job).
+	rm -f "$TOP/.build/$k/kmod/kmaglev.ko"
 	if [[ -n ${!kd} ]]; then
-		# sparse: once per kernel version (the debug kernel is 6.12 like the test kernel)
 		step "module builds against $k kernel (-Werror)" "$OUT/build-$k.log" build_for "$k" "${!kd}" &&
 			[[ $k != debug ]] &&
 			step "sparse clean on $k kernel" "$OUT/sparse-$k.log" sparse_for "$k" "${!kd}"
 	else
 		notok "no $k kernel to build against"
 	fi
-done
+}
+build_module stock
 # The kernel's own build turns -Wmaybe-uninitialized off (too many false positives tree-wide);
 # kmaglev's code must be clean with it on.
 [[ -n $KDIR_stock ]] &&
@@ -196,30 +216,50 @@ step "DKMS tree and make-install tree for the stock kernel (selftests/install-pr
 	"$OUT/install-prep.log" "$TOP/selftests/install-prep.sh"
 phase_end
 
-# --- userland unit tests ----------------------------------------------------------------
-phase unit
-make -C userland -s check >"$OUT/unit.log" 2>&1
-vm_results "userland unit tests" "$OUT/unit.log" $?
-# The BGP message parser, kmod/parse.c and kmod/maglev.c under libFuzzer (clang's
-# -fsanitize=fuzzer,address,undefined), each from its committed corpus for a bounded time: a
-# crash or a sanitizer report fails it.
-step "parsers fuzzed ${KMAGLEV_FUZZ_SECONDS:-30}s each: BGP, packet, Maglev (userland/fuzz)" "$OUT/fuzz.log" \
-	make -C userland -s fuzz FUZZ_SECONDS="${KMAGLEV_FUZZ_SECONDS:-30}" &&
-	grep -E '^fuzz_[a-z]+: ' "$OUT/fuzz.log" | sed 's/^/     /'
-phase_end
-
-# --- kselftests that need no kernel module, on the host ------------------------------------
-# Real BGP daemons (BIRD 2, FRR, GoBGP) in network namespaces: the peers' library checked
-# against itself, and the routes mode's BIRD and FRR snippets exporting to a router.
-phase host
+# --- userland unit tests and host kselftests: in the background, beside the first VMs -----
+# Userland unit tests; the BGP message parser, kmod/parse.c and kmod/maglev.c under libFuzzer
+# (clang's -fsanitize=fuzzer,address,undefined), each from its committed corpus for a bounded
+# time: a crash or a sanitizer report fails it. Then the kselftests that need no kernel module,
+# on the host: real BGP daemons (BIRD 2, FRR, GoBGP) in network namespaces, the peers' library
+# checked against itself, and the routes mode's BIRD and FRR snippets exporting to a router.
+# Neither rebuilds what the VMs run (userland/kmaglev is built already). They take a VM slot.
 HOST_NET="bgp_lib_selftest bgp_snippets"
-for t in $HOST_NET; do
-	"$TOP/selftests/net/$t.sh" >"$OUT/host-$t.log" 2>&1
-	rc=$?
-	# exit 4: the whole script skipped (its daemons are missing); its plan says so
-	vm_results "$t.sh on the host" "$OUT/host-$t.log" $((rc == 4 ? 0 : rc))
-done
-phase_end
+FUZZ_SECONDS=${KMAGLEV_FUZZ_SECONDS:-30}
+unit_host() {
+	local start=$SECONDS t
+	make -C userland -s check >"$OUT/unit.log" 2>&1
+	echo $? >"$OUT/unit.rc"
+	make -C userland -s fuzz FUZZ_SECONDS="$FUZZ_SECONDS" >"$OUT/fuzz.log" 2>&1
+	echo $? >"$OUT/fuzz.rc"
+	echo $((SECONDS - start)) >"$OUT/unit.secs"
+	start=$SECONDS
+	for t in $HOST_NET; do
+		"$TOP/selftests/net/$t.sh" >"$OUT/host-$t.log" 2>&1
+		echo $? >"$OUT/host-$t.rc"
+	done
+	echo $((SECONDS - start)) >"$OUT/host.secs"
+}
+# their results, as the phases unit and host
+unit_host_results() {
+	local rc
+	phase unit
+	vm_results "userland unit tests" "$OUT/unit.log" "$(cat "$OUT/unit.rc" 2>/dev/null || echo 1)"
+	if [[ $(cat "$OUT/fuzz.rc" 2>/dev/null) == 0 ]]; then
+		ok "parsers fuzzed ${FUZZ_SECONDS}s each: BGP, packet, Maglev (userland/fuzz)"
+		grep -E '^fuzz_[a-z]+: ' "$OUT/fuzz.log" | sed 's/^/     /'
+	else
+		notok "parsers fuzzed ${FUZZ_SECONDS}s each: BGP, packet, Maglev (userland/fuzz) (log: ${OUT#"$TOP"/}/fuzz.log)"
+		tail -n 30 "$OUT/fuzz.log" | sed 's/^/    /'
+	fi
+	phase_end "$(cat "$OUT/unit.secs" 2>/dev/null || echo 0)"
+	phase host
+	for t in $HOST_NET; do
+		rc=$(cat "$OUT/host-$t.rc" 2>/dev/null || echo 1)
+		# exit 4: the whole script skipped (its daemons are missing); its plan says so
+		vm_results "$t.sh on the host" "$OUT/host-$t.log" $((rc == 4 ? 0 : rc))
+	done
+	phase_end "$(cat "$OUT/host.secs" 2>/dev/null || echo 0)"
+}
 
 # --- tests in VMs: KUnit and the kselftests, a few VMs at a time --------------------------
 # TCG is CPU-bound: every guest vCPU is a host thread. KMAGLEV_CHECK_VMS VMs run at once
@@ -246,8 +286,9 @@ phase_end
 #   mode prerouting and dp_badpkt in mode ingress too (6.1's netdev hooks, the compat build),
 #   one vCPU; the SYN flood and the netns soak (1,000 namespaces) with the module unloaded 50
 #   times under traffic, two vCPUs; make install and DKMS, one vCPU.
-# - test kernel (6.12, lockdep, kmemleak), two vCPUs: the dp_*.sh tests in mode ingress and the
-#   backend churn soak, with kmemleak off (kmemleak=off: it costs a fifth of their CPU and
+# - test kernel (6.12, lockdep, kmemleak): the dp_*.sh tests in mode ingress and the backend
+#   churn soak (two vCPUs for dp_conntable and the soak's half, one for the other), with
+#   kmemleak off (kmemleak=off: it costs a fifth of their CPU and
 #   they ask it nothing; the debug kernel's VMs scan the same code); the netns soak with
 #   kmemleak scans (1,000 namespaces, 10 unloads). 6.12's control plane runs on the debug
 #   kernel.
@@ -268,10 +309,21 @@ TEST_A="dp_basic dp_badpkt dp_acl dp_conntable soak_churn"
 TEST_B=$(tr ' ' '\n' <<<"$DP_ALL" | grep -vxE "${TEST_A// /|}" | tr '\n' ' ')
 DEBUG_SET=${KMAGLEV_DEBUG_SET:-"control_plane teardown"}
 
-declare -a J_NAME J_DESC
+declare -a J_NAME J_DESC SLOT_PIDS
+# wait_slot: until fewer than VM_SLOTS of the VMs (and the unit/host job) run
+wait_slot() {
+	local p n
+	while :; do
+		n=0
+		for p in "${SLOT_PIDS[@]}"; do kill -0 "$p" 2>/dev/null && n=$((n + 1)); done
+		[[ $n -lt $VM_SLOTS ]] && return
+		sleep 2
+	done
+}
 # vm_job NAME KERNEL DESC CMD...: run CMD in a VM in the background once fewer than VM_SLOTS
 # run; its log in $OUT/NAME.log, "EXIT WALL-SECONDS CPU-SECONDS" in $OUT/NAME.rc. The VM's
 # vCPUs and extra kernel arguments: KMAGLEV_VM_CPUS and KMAGLEV_VM_APPEND (selftests/vm/run).
+# No VM for a kernel kmaglev did not build for: the job fails at once.
 vm_job() {
 	local name=$1 k=$2 desc=$3
 	shift 3
@@ -280,7 +332,12 @@ vm_job() {
 	[[ ${KMAGLEV_VM_CPUS:-2} == 1 ]] || desc+=s
 	[[ -n ${KMAGLEV_VM_APPEND:-} ]] && desc+=", $KMAGLEV_VM_APPEND"
 	J_NAME+=("$name") J_DESC+=("$desc")
-	while [[ $(jobs -rp | wc -l) -ge $VM_SLOTS ]]; do wait -n; done
+	if [[ ! -f $TOP/.build/$k/kmod/kmaglev.ko ]]; then
+		echo "vm: not run: no module built for the $k kernel" >"$OUT/$name.log"
+		echo "1 0 0" >"$OUT/$name.rc"
+		return
+	fi
+	wait_slot
 	echo "     $(date +%T) $name: $desc"
 	(
 		start=$SECONDS
@@ -293,65 +350,127 @@ vm_job() {
 		cpu=$(awk 'NR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } printf "%d", s }' "$OUT/$name.times")
 		echo "$rc $((SECONDS - start)) $cpu" >"$OUT/$name.rc"
 	) &
+	SLOT_PIDS+=($!)
 }
-echo "=== KUnit and kselftests: VMs $VM_SLOTS at a time"
-# The VMs are CPU-bound, so the phase takes about their CPU time (the table's column) over
-# the host's cores. The longest first, so that the last to start are short.
 # Per test on the stock and test kernels, 1800 s rather than run_tests.sh's 900.
 export KMAGLEV_TEST_TIMEOUT=${KMAGLEV_TEST_TIMEOUT:-1800}
+
+# The jobs. What runs where is said above; each function queues one VM.
 # The hardening suite on the debug kernel: the netlink fuzzer (100,000 messages) with the netns
 # and unload soak at debug sizes (50 namespaces and 3 unloads at 150 packets/s: at 1,200 no
 # round finished in 10 min).
-KMAGLEV_FUZZ_MSGS=100000 KMAGLEV_SOAK_NETNS=50 KMAGLEV_SOAK_UNLOADS=3 KMAGLEV_SOAK_PPS=150 \
-KMAGLEV_TEST_TIMEOUT=2400 \
-	vm_job hardening debug "hardening kselftests on debug kernel (fuzz_netlink soak_netns)" \
-	"$TOP/selftests/net/run_tests.sh" fuzz_netlink soak_netns
+job_hardening() {
+	KMAGLEV_FUZZ_MSGS=100000 KMAGLEV_SOAK_NETNS=50 KMAGLEV_SOAK_UNLOADS=3 KMAGLEV_SOAK_PPS=150 \
+	KMAGLEV_TEST_TIMEOUT=2400 \
+		vm_job hardening debug "hardening kselftests on debug kernel (fuzz_netlink soak_netns)" \
+		"$TOP/selftests/net/run_tests.sh" fuzz_netlink soak_netns
+}
 # Sizes on the debug kernel. teardown.sh: how many netns it creates and destroys with live
 # flows (each a fork, an exec and a netns under emulation), in how many rounds;
 # control_plane.sh: its large cases (still several dump messages each).
-KMAGLEV_TEARDOWN_NETNS=20 KMAGLEV_TEARDOWN_ROUNDS=2 KMAGLEV_CP_STATS_BACKENDS=1000 \
-KMAGLEV_CP_DUMP_BACKENDS=5000 KMAGLEV_CP_SERVICES=100 KMAGLEV_TEST_TIMEOUT=2400 \
-	vm_job debug debug "KUnit and kselftests on debug kernel ($DEBUG_SET)" \
-	bash -c '"$1" "$2"; a=$?; shift 2; "$@"; b=$?; exit $((a | b))' - \
-	"$TOP/selftests/kunit.sh" "$TOP/.build/debug/kmod" "$TOP/selftests/net/run_tests.sh" $DEBUG_SET
+job_debug() {
+	KMAGLEV_TEARDOWN_NETNS=20 KMAGLEV_TEARDOWN_ROUNDS=2 KMAGLEV_CP_STATS_BACKENDS=1000 \
+	KMAGLEV_CP_DUMP_BACKENDS=5000 KMAGLEV_CP_SERVICES=100 KMAGLEV_TEST_TIMEOUT=2400 \
+		vm_job debug debug "KUnit and kselftests on debug kernel ($DEBUG_SET)" \
+		bash -c '"$1" "$2"; a=$?; shift 2; "$@"; b=$?; exit $((a | b))' - \
+		"$TOP/selftests/kunit.sh" "$TOP/.build/debug/kmod" "$TOP/selftests/net/run_tests.sh" $DEBUG_SET
+}
 # Fault injection, each allocation failed in turn in one scenario of each config op (both of
 # backend-new's), services of 10 backends, mode once (the whole table of failnth, 32 scenarios
 # with 200 backends and mode sticky too, takes hours there), with the packet fuzzer (100,000
 # frames).
 FAULTS_CI="service-new/first service-set/replace-set service-del/conns service-flush backend-new"
 FAULTS_CI+=" backend-set/weight backend-del/conns config-set/hook-ingress-list"
-KMAGLEV_FAULTS_BACKENDS=10 KMAGLEV_FAULTS_MODES=once KMAGLEV_FAULTS_ONLY=$FAULTS_CI \
-KMAGLEV_FUZZ_PKTS=100000 KMAGLEV_TEST_TIMEOUT=2400 KMAGLEV_VM_CPUS=1 \
-	vm_job faults debug "hardening kselftests on debug kernel (faults fuzz_packets)" \
-	"$TOP/selftests/net/run_tests.sh" faults fuzz_packets
-KMAGLEV_TEARDOWN_NETNS=50 KMAGLEV_VM_CPUS=1 \
-	vm_job kselftest-stock-ctl stock "kselftests on stock kernel ($STOCK_CTL)" \
-	"$TOP/selftests/net/run_tests.sh" $STOCK_CTL
-KMAGLEV_DP_HOOK=$HOOK_TEST KMAGLEV_VM_APPEND=kmemleak=off \
-	vm_job kselftest-test-a test "kselftests on test kernel, dp_* in mode $HOOK_TEST ($TEST_A)" \
-	"$TOP/selftests/net/run_tests.sh" $TEST_A
-KMAGLEV_DP_HOOK=$HOOK_STOCK KMAGLEV_VM_CPUS=1 \
-	vm_job kselftest-stock-dp stock "kselftests on stock kernel, dp_* in mode $HOOK_STOCK ($STOCK_DP)" \
-	"$TOP/selftests/net/run_tests.sh" $STOCK_DP
+job_faults() {
+	KMAGLEV_FAULTS_BACKENDS=10 KMAGLEV_FAULTS_MODES=once KMAGLEV_FAULTS_ONLY=$FAULTS_CI \
+	KMAGLEV_FUZZ_PKTS=100000 KMAGLEV_TEST_TIMEOUT=2400 KMAGLEV_VM_CPUS=1 \
+		vm_job faults debug "hardening kselftests on debug kernel (faults fuzz_packets)" \
+		"$TOP/selftests/net/run_tests.sh" faults fuzz_packets
+}
+job_stock_ctl() {
+	KMAGLEV_TEARDOWN_NETNS=50 KMAGLEV_VM_CPUS=1 \
+		vm_job kselftest-stock-ctl stock "kselftests on stock kernel ($STOCK_CTL)" \
+		"$TOP/selftests/net/run_tests.sh" $STOCK_CTL
+}
+job_test_a() {
+	KMAGLEV_DP_HOOK=$HOOK_TEST KMAGLEV_VM_APPEND=kmemleak=off \
+		vm_job kselftest-test-a test "kselftests on test kernel, dp_* in mode $HOOK_TEST ($TEST_A)" \
+		"$TOP/selftests/net/run_tests.sh" $TEST_A
+}
+job_stock_dp() {
+	KMAGLEV_DP_HOOK=$HOOK_STOCK KMAGLEV_VM_CPUS=1 \
+		vm_job kselftest-stock-dp stock "kselftests on stock kernel, dp_* in mode $HOOK_STOCK ($STOCK_DP)" \
+		"$TOP/selftests/net/run_tests.sh" $STOCK_DP
+}
 # The SYN flood, and the issue's 50 module unloads under traffic after 1,000 namespaces, on
-# 6.1, where an unload takes a third of the test kernel's time.
-KMAGLEV_DP_HOOK=$HOOK_STOCK KMAGLEV_SOAK_NETNS=${KMAGLEV_SOAK_NETNS:-1000} KMAGLEV_SOAK_UNLOADS=${KMAGLEV_SOAK_UNLOADS:-50} \
-	vm_job soak-stock stock "soaks on stock kernel, mode $HOOK_STOCK ($STOCK_SOAK)" \
-	"$TOP/selftests/net/run_tests.sh" $STOCK_SOAK
-KMAGLEV_DP_HOOK=$HOOK_TEST KMAGLEV_VM_APPEND=kmemleak=off \
-	vm_job kselftest-test-b test "kselftests on test kernel, dp_* in mode $HOOK_TEST ($TEST_B)" \
-	"$TOP/selftests/net/run_tests.sh" $TEST_B
-# make install, make uninstall and DKMS on a writable overlay (mostly depmod over the stock
-# kernel's modules and kbuild's no-op passes).
-KMAGLEV_TEST_TIMEOUT=3000 KMAGLEV_VM_CPUS=1 \
-	vm_job install stock "make install and DKMS on stock kernel (install)" \
-	"$TOP/selftests/net/run_tests.sh" install
+# 6.1.
+job_soak_stock() {
+	KMAGLEV_DP_HOOK=$HOOK_STOCK KMAGLEV_SOAK_NETNS=${KMAGLEV_SOAK_NETNS:-1000} \
+	KMAGLEV_SOAK_UNLOADS=${KMAGLEV_SOAK_UNLOADS:-50} \
+		vm_job soak-stock stock "soaks on stock kernel, mode $HOOK_STOCK ($STOCK_SOAK)" \
+		"$TOP/selftests/net/run_tests.sh" $STOCK_SOAK
+}
+# The functional data-plane tests on one vCPU: the concurrent ones (the connection table, the
+# churn soak) are in test-a, on two.
+job_test_b() {
+	KMAGLEV_DP_HOOK=$HOOK_TEST KMAGLEV_VM_APPEND=kmemleak=off KMAGLEV_VM_CPUS=1 \
+		vm_job kselftest-test-b test "kselftests on test kernel, dp_* in mode $HOOK_TEST ($TEST_B)" \
+		"$TOP/selftests/net/run_tests.sh" $TEST_B
+}
+# make install, make uninstall and DKMS on a writable overlay (mostly dkms's own shell work,
+# depmod over the stock kernel's modules and kbuild's no-op passes).
+job_install() {
+	KMAGLEV_TEST_TIMEOUT=3000 KMAGLEV_VM_CPUS=1 \
+		vm_job install stock "make install and DKMS on stock kernel (install)" \
+		"$TOP/selftests/net/run_tests.sh" install
+}
 # The netns soak on the test kernel: 1,000 namespaces and 10 unloads, each followed by a
 # kmemleak scan.
-KMAGLEV_DP_HOOK=$HOOK_TEST KMAGLEV_SOAK_NETNS=1000 KMAGLEV_SOAK_UNLOADS=10 \
-	vm_job soak-test test "netns and unload soak on test kernel, mode $HOOK_TEST (soak_netns)" \
-	"$TOP/selftests/net/run_tests.sh" soak_netns
+job_soak_test() {
+	KMAGLEV_DP_HOOK=$HOOK_TEST KMAGLEV_SOAK_NETNS=1000 KMAGLEV_SOAK_UNLOADS=10 \
+		vm_job soak-test test "netns and unload soak on test kernel, mode $HOOK_TEST (soak_netns)" \
+		"$TOP/selftests/net/run_tests.sh" soak_netns
+}
+
+# build-6.12: the 6.12 kernels (waited for), the module for each
+build_612() {
+	local k rc secs how kd
+	phase build-6.12
+	wait "$KBUILD_PID"
+	for k in test debug; do
+		read -r rc secs <"$OUT/kernel-$k.rc" 2>/dev/null || { rc=1 secs=0; }
+		how="built in $secs s"
+		[[ $KERNELS_CACHED == 1 ]] && how=cached
+		kd=KDIR_$k
+		printf -v "$kd" ''
+		if [[ $rc == 0 ]]; then
+			printf -v "$kd" '%s' "$("$VM/kernel.sh" $k 2>/dev/null)"
+			ok "$k kernel $(basename "${!kd}") ($how)"
+		else
+			notok "$k kernel build (log: ${OUT#"$TOP"/}/kernel-$k.log)"
+			tail -n 30 "$OUT/kernel-$k.log" | sed 's/^/    /'
+		fi
+		build_module $k
+	done
+	phase_end
+}
+
+# The 6.12 kernels cached: their modules first, then every VM, the longest first, so that the
+# last to start are short. Not cached: the stock kernel's VMs run while they build.
+[[ $KERNELS_CACHED == 1 ]] && build_612
+echo "=== KUnit and kselftests: VMs $VM_SLOTS at a time (the userland and host tests in one slot)"
+unit_host &
+SLOT_PIDS+=($!)
+if [[ $KERNELS_CACHED == 1 ]]; then
+	job_hardening; job_debug; job_faults; job_stock_ctl; job_test_a; job_stock_dp
+	job_soak_stock; job_test_b; job_install; job_soak_test
+else
+	job_stock_ctl; job_stock_dp; job_soak_stock; job_install
+	build_612
+	job_hardening; job_debug; job_faults; job_test_a; job_test_b; job_soak_test
+fi
 wait
+unit_host_results
 for i in "${!J_NAME[@]}"; do
 	name=${J_NAME[$i]}
 	phase "$name"

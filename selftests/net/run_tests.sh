@@ -14,6 +14,9 @@ tests=("$@")
 echo "TAP version 13"
 echo "1..${#tests[@]}"
 n=0 failed=0
+# The guest's busy CPU time in seconds, all its CPUs together (/proc/stat: everything but idle
+# and iowait). Under TCG a busy vCPU is a busy host thread, so it is what the test cost the host.
+busy() { awk '$1 == "cpu" { printf "%d", ($2 + $3 + $4 + $7 + $8 + $9) / 100 }' /proc/stat; }
 for t in "${tests[@]}"; do
 	n=$((n + 1))
 	hook=${KMAGLEV_DP_HOOK:-}
@@ -25,12 +28,12 @@ for t in "${tests[@]}"; do
 	name=$t
 	# (dp_acl.sh runs in both modes whatever it is given)
 	[[ ($t == dp_* || $t == soak_*) && $t != dp_acl.sh && -n $hook ]] && name+=" (hook $hook)"
-	start=$SECONDS
+	start=$SECONDS cpu0=$(busy)
 	echo "# selftests: kmaglev: $name"
 	KMAGLEV_DP_HOOK=$hook timeout -s KILL "${KMAGLEV_TEST_TIMEOUT:-900}" ./"$t" 2>&1 |
 		sed -u 's/^/  /'
 	rc=${PIPESTATUS[0]}
-	took="$((SECONDS - start))s"
+	took="$((SECONDS - start))s, cpu $(($(busy) - cpu0))s"
 	case $rc in
 	0) echo "ok $n selftests: kmaglev: $name # $took" ;;
 	4) echo "ok $n selftests: kmaglev: $name # SKIP" ;;

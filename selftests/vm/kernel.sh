@@ -10,6 +10,8 @@
 #   kernel.sh stock         release string of Debian's stock kernel (linux-image-amd64)
 #   kernel.sh stock-kdir    its headers (KDIR)
 #   kernel.sh stock-initrd  busybox initrd that mounts the host root over 9p
+#   kernel.sh cached test|debug
+#                           exit 0 if that kernel is built and cached (nothing is built)
 #
 # Everything is cached under ${XDG_CACHE_HOME:-~/.cache}/kmaglev, keyed by the source package
 # version and a hash of the inputs, so fresh clones on the same machine reuse it.
@@ -67,15 +69,21 @@ progress() {
 	printf '\n' >&2
 }
 
-# build_kernel FLAVOUR FRAGMENT...: tinyconfig + the fragments, cached under a key that hashes
-# the recipe and every fragment.
+# kernel_dir FLAVOUR FRAGMENT...: where that kernel is cached, under a key that hashes the
+# recipe and every fragment
+kernel_dir() {
+	local flavour=$1 key
+	shift
+	key=$( (echo "recipe $RECIPE"; cat "$@") | sha256sum | cut -c1-12)
+	echo "$CACHE/$flavour-$(srcver)-$key"
+}
+
+# build_kernel FLAVOUR FRAGMENT...: tinyconfig + the fragments, built unless cached.
 build_kernel() {
-	local flavour=$1 src ver key out rc f
+	local flavour=$1 src out rc
 	shift
 	src=$(cmd_src)
-	ver=$(srcver)
-	key=$( (echo "recipe $RECIPE"; cat "$@") | sha256sum | cut -c1-12)
-	out=$CACHE/$flavour-$ver-$key
+	out=$(kernel_dir "$flavour" "$@")
 	if [[ ! -f $out/.kmaglev-built ]]; then
 		rm -rf "$out"
 		mkdir -p "$out"
@@ -102,8 +110,15 @@ build_kernel() {
 	echo "$out"
 }
 
-cmd_test() { build_kernel test "$HERE/config" "$HERE/config-test"; }
-cmd_debug() { build_kernel debug "$HERE/config" "$HERE/config-debug"; }
+FRAGS_test="$HERE/config $HERE/config-test"
+FRAGS_debug="$HERE/config $HERE/config-debug"
+cmd_test() { build_kernel test $FRAGS_test; }
+cmd_debug() { build_kernel debug $FRAGS_debug; }
+cmd_cached() {
+	local frags=FRAGS_${1:-}
+	[[ ${1:-} == test || ${1:-} == debug ]] || die "usage: kernel.sh cached test|debug"
+	[[ -f $(kernel_dir "$1" ${!frags})/.kmaglev-built ]]
+}
 
 cmd_stock() {
 	local k
@@ -172,5 +187,6 @@ debug) cmd_debug ;;
 stock) cmd_stock ;;
 stock-kdir) cmd_stock_kdir ;;
 stock-initrd) cmd_stock_initrd ;;
-*) die "usage: kernel.sh src|test|debug|stock|stock-kdir|stock-initrd" ;;
+cached) cmd_cached "${2:-}" ;;
+*) die "usage: kernel.sh src|test|debug|stock|stock-kdir|stock-initrd|cached FLAVOUR" ;;
 esac
