@@ -13,8 +13,9 @@
 #  - Echo (the same service, flag echo): a 3000-byte ping, which the client fragments and LB 2
 #    reassembles, is answered with a reply that LB 2 fragments too, and LB 2 sends no
 #    fragmentation-needed / Packet Too Big to the VIP itself; a request with IPv4 options or
-#    an IPv6 destination options header gets a reply without them; LB 2's own pings to the
-#    VIP are answered.
+#    an IPv6 destination options header gets a reply without them, one with an IPv6 routing
+#    header that has segments left none (drop-malformed); LB 2's own pings to the VIP are
+#    answered.
 #  - LB 2's own (LOCAL_OUT) IPv6 packet that does not fit the tunnel gets a Packet Too Big.
 #  - TTL: two LBs whose services point at each other do not loop forever: each LB is a router
 #    hop for the client's packet, so it dies when its TTL / hop limit runs out, and the client
@@ -23,7 +24,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/dp_lib.sh"
 
 kmg_require_cmd ethtool
-dp_test_start 21 2 2
+dp_test_start 22 2 2
 
 HOP_PY=$DP_TMP/hop.py
 cat >"$HOP_PY" <<'EOF'
@@ -93,6 +94,34 @@ elif cmd == 'echo':		# echo VIP: an echo request with IPv4 options (4 NOPs) or a
             if buf[4 * ihl] == 0 and struct.unpack('!H', buf[4 * ihl + 4:4 * ihl + 6])[0] == ident:
                 print('ihl', ihl)
                 sys.exit(0)
+    print('no reply')
+elif cmd == 'echo-rh':		# echo-rh VIP6 FINAL: an echo request to VIP6 with a routing header
+    vip, final = args[0], args[1]	# (type 0, 1 segment left, to FINAL); prints any reply
+    probe = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    probe.connect((vip, 9))
+    src = socket.inet_pton(socket.AF_INET6, probe.getsockname()[0])
+    fin = socket.inet_pton(socket.AF_INET6, final)
+    ident, data = 0x4b52, b'kmaglev!' * 8
+    icmp = struct.pack('!BBHHH', 128, 0, 0, ident, 1) + data
+    # the sender sums over the final destination, as RFC 8200 says
+    ck = csum(src + fin + struct.pack('!IxxxB', len(icmp), 58) + icmp)
+    icmp = icmp[:2] + struct.pack('!H', ck) + icmp[4:]
+    rh = struct.pack('!BBBBI', 58, 2, 0, 1, 0) + fin
+    hdr = struct.pack('!IHBB', 0x60000000, len(rh) + len(icmp), 43, 64) + src + \
+        socket.inet_pton(socket.AF_INET6, vip)
+    s = socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_ICMPV6)
+    raw = socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_RAW)
+    raw.sendto(hdr + rh + icmp, (vip, 0))
+    s.settimeout(2)
+    end = time.time() + 2
+    while time.time() < end:
+        try:
+            buf = s.recv(2048)
+        except socket.timeout:
+            break
+        if buf[0] == 129 and struct.unpack('!H', buf[4:6])[0] == ident:
+            print('reply')
+            sys.exit(0)
     print('no reply')
 elif cmd == 'udp':		# udp VIP PORT SIZE: one datagram, no answer awaited
     vip, port, size = args[0], int(args[1]), int(args[2])
@@ -269,7 +298,7 @@ frags "$(dp_vip6 6)"
 # answered: how many replies ping's summary counts
 answered() { awk '/packets transmitted/ { print $4 }'; }
 echoes() {
-	local vip=$1 fam=4 ptb=IcmpOutDestUnreachs g0 g1 n e p f fc what
+	local vip=$1 fam=4 ptb=IcmpOutDestUnreachs g0 g1 n e m p f fc what
 	local -A B=() A=()
 	[[ $vip == *:* ]] && fam=6 ptb=Icmp6OutPktTooBigs
 	g0=$(dp_gstats 2)
@@ -296,6 +325,19 @@ echoes() {
 		ktap_test_pass "echo request to $vip with $what: answered without ($n, icmp-echo +$e)"
 	else
 		ktap_test_fail "echo request to $vip with $what: $n, icmp-echo +$e (want ihl 5 / dstopts 0, +1)"
+	fi
+	# IPv6: a request with segments left in a routing header is not the VIP's to answer
+	if [[ $fam == 6 ]]; then
+		g0=$(dp_gstats 2)
+		n=$(hop "$DP_CL" echo-rh "$vip" 2001:db8:ffff::1 2>&1)
+		g1=$(dp_gstats 2)
+		e=$(dp_gdelta "$g0" "$g1" icmp-echo)
+		m=$(dp_gdelta "$g0" "$g1" drop-malformed)
+		if [[ $n == "no reply" && $e -eq 0 && $m -eq 1 ]]; then
+			ktap_test_pass "echo request to $vip with a routing header, 1 segment left: not answered (drop-malformed +1, icmp-echo +0)"
+		else
+			ktap_test_fail "echo request to $vip with a routing header, 1 segment left: $n, drop-malformed +$m, icmp-echo +$e (want no reply, +1, +0)"
+		fi
 	fi
 	# LB 2's own ping to the VIP: the reply goes to one of its own addresses
 	g0=$(dp_gstats 2)
