@@ -25,7 +25,7 @@ VM=$TOP/selftests/vm
 OUT=$TOP/.build/check
 mkdir -p "$OUT"
 # A previous run's logs (jobs since renamed included) would add their figures to this run's.
-rm -f "$OUT"/*.log "$OUT"/*.rc "$OUT"/*.times "$OUT"/reliability.txt
+rm -f "$OUT"/*.log "$OUT"/*.rc "$OUT"/*.times "$OUT"/*.secs "$OUT"/reliability.txt
 cd "$TOP" || exit 1
 
 declare -a T_NAME T_SECS T_CPU T_PASS T_FAIL T_SKIP
@@ -82,7 +82,12 @@ step() {
 # a guest panic or a hang is a failure of its own, whatever the tests said.
 vm_results() {
 	local desc=$1 log=$2 rc=$3 p f s
+	if [[ ! -f $log ]]; then
+		notok "$desc: no log (${log#"$TOP"/})"
+		return
+	fi
 	read -r p f s < <(ktap_count "$log")
+	p=${p:-0} f=${f:-0} s=${s:-0}
 	add_counts "$p" "$f" "$s"
 	grep -E '^ *not ok' "$log" | grep -vE '# (SKIP|TODO)' | sed 's/^ */    FAIL /'
 	grep -E '^ *not ok.*# TODO' "$log" | sed 's/^ */    XFAIL /'
@@ -309,14 +314,12 @@ TEST_A="dp_basic dp_badpkt dp_acl dp_conntable soak_churn"
 TEST_B=$(tr ' ' '\n' <<<"$DP_ALL" | grep -vxE "${TEST_A// /|}" | tr '\n' ' ')
 DEBUG_SET=${KMAGLEV_DEBUG_SET:-"control_plane teardown"}
 
-declare -a J_NAME J_DESC SLOT_PIDS
-# wait_slot: until fewer than VM_SLOTS of the VMs (and the unit/host job) run
+declare -a J_NAME J_DESC
+# wait_slot: until fewer than VM_SLOTS of the VMs (and the unit/host job) run: the shell's
+# running jobs but the kernel build (not pids polled with kill -0: a cold run's kernel builds
+# wrap the pid space)
 wait_slot() {
-	local p n
-	while :; do
-		n=0
-		for p in "${SLOT_PIDS[@]}"; do kill -0 "$p" 2>/dev/null && n=$((n + 1)); done
-		[[ $n -lt $VM_SLOTS ]] && return
+	while [[ $(jobs -rp | grep -cvxF "$KBUILD_PID") -ge $VM_SLOTS ]]; do
 		sleep 2
 	done
 }
@@ -350,7 +353,6 @@ vm_job() {
 		cpu=$(awk 'NR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } printf "%d", s }' "$OUT/$name.times")
 		echo "$rc $((SECONDS - start)) $cpu" >"$OUT/$name.rc"
 	) &
-	SLOT_PIDS+=($!)
 }
 # Per test on the stock and test kernels, 1800 s rather than run_tests.sh's 900.
 export KMAGLEV_TEST_TIMEOUT=${KMAGLEV_TEST_TIMEOUT:-1800}
@@ -438,7 +440,7 @@ build_612() {
 	phase build-6.12
 	wait "$KBUILD_PID"
 	for k in test debug; do
-		read -r rc secs <"$OUT/kernel-$k.rc" 2>/dev/null || { rc=1 secs=0; }
+		read -r rc secs 2>/dev/null <"$OUT/kernel-$k.rc" || { rc=1 secs=0; }
 		how="built in $secs s"
 		[[ $KERNELS_CACHED == 1 ]] && how=cached
 		kd=KDIR_$k
@@ -460,7 +462,6 @@ build_612() {
 [[ $KERNELS_CACHED == 1 ]] && build_612
 echo "=== KUnit and kselftests: VMs $VM_SLOTS at a time (the userland and host tests in one slot)"
 unit_host &
-SLOT_PIDS+=($!)
 if [[ $KERNELS_CACHED == 1 ]]; then
 	job_hardening; job_debug; job_faults; job_stock_ctl; job_test_a; job_stock_dp
 	job_soak_stock; job_test_b; job_install; job_soak_test
@@ -474,7 +475,7 @@ unit_host_results
 for i in "${!J_NAME[@]}"; do
 	name=${J_NAME[$i]}
 	phase "$name"
-	read -r rc secs cpu <"$OUT/$name.rc" 2>/dev/null || { rc=1 secs=0 cpu=0; }
+	read -r rc secs cpu 2>/dev/null <"$OUT/$name.rc" || { rc=1 secs=0 cpu=0; }
 	vm_results "${J_DESC[$i]}" "$OUT/$name.log" "$rc"
 	phase_end "$secs" "$cpu"
 done

@@ -72,10 +72,11 @@ progress() {
 # kernel_dir FLAVOUR FRAGMENT...: where that kernel is cached, under a key that hashes the
 # recipe and every fragment
 kernel_dir() {
-	local flavour=$1 key
+	local flavour=$1 key ver
 	shift
-	key=$( (echo "recipe $RECIPE"; cat "$@") | sha256sum | cut -c1-12)
-	echo "$CACHE/$flavour-$(srcver)-$key"
+	ver=$(srcver) || return 1
+	key=$( (echo "recipe $RECIPE"; cat "$@") | sha256sum | cut -c1-12) || return 1
+	echo "$CACHE/$flavour-$ver-$key"
 }
 
 # build_kernel FLAVOUR FRAGMENT...: tinyconfig + the fragments, built unless cached.
@@ -83,7 +84,7 @@ build_kernel() {
 	local flavour=$1 src out rc
 	shift
 	src=$(cmd_src)
-	out=$(kernel_dir "$flavour" "$@")
+	out=$(kernel_dir "$flavour" "$@") || exit 1
 	if [[ ! -f $out/.kmaglev-built ]]; then
 		rm -rf "$out"
 		mkdir -p "$out"
@@ -110,14 +111,13 @@ build_kernel() {
 	echo "$out"
 }
 
-FRAGS_test="$HERE/config $HERE/config-test"
-FRAGS_debug="$HERE/config $HERE/config-debug"
-cmd_test() { build_kernel test $FRAGS_test; }
-cmd_debug() { build_kernel debug $FRAGS_debug; }
+cmd_test() { build_kernel test "$HERE/config" "$HERE/config-test"; }
+cmd_debug() { build_kernel debug "$HERE/config" "$HERE/config-debug"; }
 cmd_cached() {
-	local frags=FRAGS_${1:-}
+	local dir
 	[[ ${1:-} == test || ${1:-} == debug ]] || die "usage: kernel.sh cached test|debug"
-	[[ -f $(kernel_dir "$1" ${!frags})/.kmaglev-built ]]
+	dir=$(kernel_dir "$1" "$HERE/config" "$HERE/config-$1") || exit 1
+	[[ -f $dir/.kmaglev-built ]]
 }
 
 cmd_stock() {
