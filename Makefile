@@ -4,7 +4,8 @@
 #   make              build kmod/kmaglev.ko (against KDIR), userland/kmaglev and userland/kmaglevd
 #   make KDIR=...     build the module against any prepared kernel tree
 #   make C=1          also run sparse over the module
-#   make check        the whole test suite (see README.md)
+#   make check        the quick tier of the tests, before every commit: <= 15 min warm, 30 cold
+#   make check-full   every test, before a release (Documentation/testing.rst)
 #   make fuzz         the fuzzers, longer: libFuzzer targets 10 min each, 1M netlink messages
 #                     and 1M packets on the debug kernel (selftests/fuzz.sh)
 #   make demo         the load balancer, end to end, in a VM
@@ -45,7 +46,7 @@ MODDIR = $(INSTALL_MOD_PATH)/lib/modules/$(UNINSTALL_KVER)
 USRSRC ?= /usr/src
 DKMS ?= dkms
 
-.PHONY: all kmod userland check fuzz demo bench bench-table bench-health generate clean install \
+.PHONY: all kmod userland check check-full fuzz demo bench bench-table bench-health generate clean install \
 	install-kmod install-kmod-check install-userland uninstall uninstall-kmod uninstall-userland install-dkms \
 	install-dkms-src uninstall-dkms
 
@@ -59,6 +60,9 @@ userland:
 
 check:
 	$(TOP)/selftests/check.sh
+
+check-full:
+	$(TOP)/selftests/check.sh --full
 
 fuzz:
 	$(TOP)/selftests/fuzz.sh

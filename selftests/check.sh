@@ -1,33 +1,40 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# `make check`: every test kmaglev has, in order, with a per-phase timing table and one final
-# line "N passed, N failed". Exits non-zero if anything failed.
+# `make check` and `make check-full`: kmaglev's tests in two tiers, with a per-phase timing
+# table and one final line "N passed, N failed". Exits non-zero if anything failed.
+# Documentation/testing.rst says what runs in which tier, for how long, and why.
 #
-#   deps -> kernels (the stock one; the 6.12 test and debug kernels from the cache, or built
-#   in the background) -> build (the module for the stock kernel, sparse, -Wmaybe-uninitialized,
-#   checkpatch, CLI, generated code, the test tools, install.sh's DKMS tree) -> build-6.12 (the
-#   module for the test and debug kernels) -> in parallel, three at a time: the userland unit
-#   tests, the parsers' fuzzers (BGP, kmod/parse.c, kmod/maglev.c) and the kselftests that need
-#   no module (BGP peers in namespaces) on the host, in one slot; KUnit and kselftests in ten
-#   VMs (on the stock kernel the functional kselftests, the data-plane ones and the soaks in
-#   three, install.sh in a fourth; on the test kernel the data-plane ones in two and the netns
-#   soak with kmemleak in one; on the debug kernel (KASAN, KMEMLEAK, UBSAN) KUnit and a subset
-#   of the kselftests in one and the hardening suite in two more). With the 6.12 kernels to
-#   build, the stock kernel's VMs run while they build and build-6.12 comes after them. The
-#   data-plane kselftests run in both of kmaglev's modes: prerouting on the stock kernel,
-#   ingress on the test kernel, and dp_badpkt in mode ingress on the stock kernel too. Last,
-#   the results in that order, the hardening figures (Documentation/reliability.rst) and the
-#   line "N passed, N failed".
+#   selftests/check.sh          the quick tier (make check; .ci/run): before every commit.
+#                               Stock 6.1 and one compiled kernel, the 6.12 debug kernel (KASAN,
+#                               UBSAN, KMEMLEAK, lockdep). Budget: 15 min warm (kernel cached),
+#                               30 min cold on 2 cores; a warm run over KMAGLEV_CHECK_BUDGET
+#                               seconds (default 900) fails.
+#   selftests/check.sh --full   the full tier (make check-full): before a release. Every
+#                               kselftest on 6.1 and on a 6.12 kernel (the lockdep test kernel),
+#                               the soaks, the fuzzers at 100,000 each, fail-nth on every config
+#                               op, install and DKMS, the host's BGP peers.
+#
+#   deps -> kernels (the 6.12 kernels this tier needs: cached, or built in the background at
+#   normal priority, first) -> build (the module for the stock kernel, sparse,
+#   -Wmaybe-uninitialized, checkpatch, CLI, generated code, test tools) -> jobs, as many at a
+#   time as their vCPUs fit in KMAGLEV_CHECK_VCPUS: the userland unit tests and libFuzzer runs,
+#   and KUnit and the kselftests in VMs -> build-6.12 (the module for each 6.12 kernel once it is
+#   there) -> the results, the hardening figures and the line "N passed, N failed".
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 VM=$TOP/selftests/vm
-OUT=$TOP/.build/check
+TIER=quick
+case "${1:-}" in
+"") ;;
+--full) TIER=full ;;
+*) echo "usage: $0 [--full]" >&2; exit 2 ;;
+esac
+OUT=$TOP/.build/check-$TIER
 mkdir -p "$OUT"
 # A previous run's logs (jobs since renamed included) would add their figures to this run's.
 rm -f "$OUT"/*.log "$OUT"/*.rc "$OUT"/*.times "$OUT"/*.secs "$OUT"/reliability.txt
 cd "$TOP" || exit 1
-
 declare -a T_NAME T_SECS T_CPU T_PASS T_FAIL T_SKIP
 TOTAL_PASS=0
 TOTAL_FAIL=0
@@ -117,6 +124,26 @@ reliability() {
 		<<<"$lines" | tee "$OUT/reliability.txt"
 }
 
+# The quick tier's budget: a warm run (nothing installed, no kernel built) that takes longer
+# than KMAGLEV_CHECK_BUDGET seconds fails, so that a test that grows `make check` is noticed the
+# day it lands. A cold run is only told how it did against its 30 minutes.
+BUDGET=${KMAGLEV_CHECK_BUDGET:-900}
+COLD_BUDGET=1800
+WARM=0
+budget() {
+	local m="$((SECONDS / 60)) min $((SECONDS % 60)) s"
+	[[ $TIER == quick ]] || { echo "make check-full took $m"; return; }
+	if [[ $WARM != 1 ]]; then
+		echo "make check took $m, cold (packages installed or a kernel built): its budget is $((COLD_BUDGET / 60)) min$( ((SECONDS > COLD_BUDGET)) && echo ", EXCEEDED")"
+	elif ((SECONDS > BUDGET)); then
+		TOTAL_FAIL=$((TOTAL_FAIL + 1))
+		echo "FAIL make check took $m warm, over its budget of $BUDGET s (KMAGLEV_CHECK_BUDGET):"
+		echo "     a test that grew the quick tier belongs in make check-full (Documentation/testing.rst)"
+	else
+		echo "make check took $m warm, within its budget of $BUDGET s"
+	fi
+}
+
 summary() {
 	local i
 	reliability
@@ -127,6 +154,7 @@ summary() {
 			"${T_PASS[$i]}" "${T_FAIL[$i]}" "${T_SKIP[$i]}"
 	done
 	printf '%-20s %7d\n' total "$SECONDS"
+	budget
 	echo "$TOTAL_PASS passed, $TOTAL_FAIL failed"
 	[[ $TOTAL_FAIL -eq 0 ]]
 }
@@ -135,30 +163,38 @@ trap 'summary; exit $?' EXIT
 # --- deps -------------------------------------------------------------------------------
 phase deps
 step "dependencies installed (selftests/vm/deps.sh)" "$OUT/deps.log" "$VM/deps.sh" || exit
+# A warm run is one that installed nothing and built no kernel: the budget applies to it.
+WARM=1
+grep -q '^deps: installing' "$OUT/deps.log" && WARM=0
 phase_end
 
 # --- kernels ----------------------------------------------------------------------------
-# The 6.12 test and debug kernels come from the cache, or are built in the background (cold, on
-# 2 cores and alone: about 10 min for the test kernel, 18 for the debug one: KASAN), niced, while
-# everything that needs only the stock kernel goes on: its module builds, the userland tests
-# and the stock kernel's VMs. Their results count in the phase build-6.12.
+# The 6.12 kernels this tier needs come from the cache (keyed by their configuration), or are
+# built in the background at normal priority, before anything else starts: on a cold machine
+# the debug kernel is the critical path (its VMs can only start once it is there). The stock
+# kernel's work goes on beside it. Their results count in the phase build-6.12.
 phase kernels
-step "stock kernel and initrd" "$OUT/kernel-stock.log" "$VM/kernel.sh" stock-initrd
+# The source first, in the foreground: the kernel builds, checkpatch and the YNL generator all
+# read it, and two extractions at once would race.
 step "Debian's linux-source-6.12, extracted" "$OUT/kernel-src.log" "$VM/kernel.sh" src
+KERNELS=debug
+[[ $TIER == full ]] && KERNELS="debug test"
 KERNELS_CACHED=1
-for k in test debug; do "$VM/kernel.sh" cached $k || KERNELS_CACHED=0; done
+for k in $KERNELS; do "$VM/kernel.sh" cached $k || KERNELS_CACHED=0; done
+[[ $KERNELS_CACHED == 1 ]] || WARM=0
 (
-	for k in test debug; do
+	for k in $KERNELS; do
 		start=$SECONDS
-		nice -n 10 "$VM/kernel.sh" $k >/dev/null 2>"$OUT/kernel-$k.log"
+		"$VM/kernel.sh" $k >/dev/null 2>"$OUT/kernel-$k.log"
 		echo "$? $((SECONDS - start))" >"$OUT/kernel-$k.rc"
 	done
 ) &
 KBUILD_PID=$!
+step "stock kernel and initrd" "$OUT/kernel-stock.log" "$VM/kernel.sh" stock-initrd
 if [[ $KERNELS_CACHED == 1 ]]; then
-	echo "     the 6.12 test and debug kernels: cached"
+	echo "     the 6.12 kernels ($KERNELS): cached"
 else
-	echo "     the 6.12 test and debug kernels: not cached, building in the background (niced)"
+	echo "     the 6.12 kernels ($KERNELS): not all cached, building in the background"
 fi
 phase_end
 
@@ -183,15 +219,17 @@ sparse_for() {
 	! echo "$log" | grep -E 'warning:|error:' | grep -v "^make"
 }
 # build_module K: the module for kernel K (stock, test, debug), and sparse on it once per kernel
-# version (the debug kernel is 6.12 like the test kernel)
+# version: on the stock kernel (6.1) and on the first 6.12 kernel built
+SPARSE_612=
 build_module() {
 	local k=$1 kd=KDIR_$1
 	# No VM job runs on a kernel its module did not build for (vm_job).
 	rm -f "$TOP/.build/$k/kmod/kmaglev.ko"
 	if [[ -n ${!kd} ]]; then
-		step "module builds against $k kernel (-Werror)" "$OUT/build-$k.log" build_for "$k" "${!kd}" &&
-			[[ $k != debug ]] &&
-			step "sparse clean on $k kernel" "$OUT/sparse-$k.log" sparse_for "$k" "${!kd}"
+		step "module builds against $k kernel (-Werror)" "$OUT/build-$k.log" build_for "$k" "${!kd}" || return
+		[[ $k != stock && -n $SPARSE_612 ]] && return
+		[[ $k != stock ]] && SPARSE_612=$k
+		step "sparse clean on $k kernel" "$OUT/sparse-$k.log" sparse_for "$k" "${!kd}"
 	else
 		notok "no $k kernel to build against"
 	fi
@@ -214,22 +252,25 @@ step "CLI builds (-Werror)" "$OUT/userland.log" make -C userland -j"$(nproc)"
 # The hardening tests' programs (fuzzers, fault injector, soak drivers): the guests see the
 # host root read-only, so they are built here.
 step "test tools build (-Werror, selftests/tools)" "$OUT/tools.log" make -C selftests/tools -j"$(nproc)"
-# install.sh's host half: dkms add/build and make for the stock kernel into .build/install,
-# in a private mount namespace (the host's /lib/modules, /var/lib/dkms and /usr stay as they
-# are); the guest runs dkms install, make install and uninstall on an overlay.
-step "DKMS tree and make-install tree for the stock kernel (selftests/install-prep.sh)" \
-	"$OUT/install-prep.log" "$TOP/selftests/install-prep.sh"
+# install.sh's host half (full tier): dkms add/build and make for the stock kernel into
+# .build/install, in a private mount namespace (the host's /lib/modules, /var/lib/dkms and /usr
+# stay as they are); the guest runs dkms install, make install and uninstall on an overlay.
+[[ $TIER == full ]] &&
+	step "DKMS tree and make-install tree for the stock kernel (selftests/install-prep.sh)" \
+		"$OUT/install-prep.log" "$TOP/selftests/install-prep.sh"
 phase_end
 
-# --- userland unit tests and host kselftests: in the background, beside the first VMs -----
-# Userland unit tests; the BGP message parser, kmod/parse.c and kmod/maglev.c under libFuzzer
-# (clang's -fsanitize=fuzzer,address,undefined), each from its committed corpus for a bounded
-# time: a crash or a sanitizer report fails it. Then the kselftests that need no kernel module,
+# --- userland unit tests, libFuzzer and host kselftests: a job beside the VMs -------------
+# Userland unit tests (cmocka); the BGP message parser, kmod/parse.c and kmod/maglev.c under
+# libFuzzer (clang's -fsanitize=fuzzer,address,undefined), each from its committed corpus for a
+# bounded time (5 s in the quick tier, 30 s in the full one; `make fuzz`: 10 min): a crash or a
+# sanitizer report fails it. In the full tier, then the kselftests that need no kernel module,
 # on the host: real BGP daemons (BIRD 2, FRR, GoBGP) in network namespaces, the peers' library
 # checked against itself, and the routes mode's BIRD and FRR snippets exporting to a router.
-# Neither rebuilds what the VMs run (userland/kmaglev is built already). They take a VM slot.
-HOST_NET="bgp_lib_selftest bgp_snippets"
-FUZZ_SECONDS=${KMAGLEV_FUZZ_SECONDS:-30}
+HOST_NET=
+[[ $TIER == full ]] && HOST_NET="bgp_lib_selftest bgp_snippets"
+FUZZ_SECONDS=${KMAGLEV_FUZZ_SECONDS:-5}
+[[ $TIER == full ]] && FUZZ_SECONDS=${KMAGLEV_FUZZ_SECONDS:-30}
 unit_host() {
 	local start=$SECONDS t
 	make -C userland -s check >"$OUT/unit.log" 2>&1
@@ -257,6 +298,7 @@ unit_host_results() {
 		tail -n 30 "$OUT/fuzz.log" | sed 's/^/    /'
 	fi
 	phase_end "$(cat "$OUT/unit.secs" 2>/dev/null || echo 0)"
+	[[ -n $HOST_NET ]] || return 0
 	phase host
 	for t in $HOST_NET; do
 		rc=$(cat "$OUT/host-$t.rc" 2>/dev/null || echo 1)
@@ -266,45 +308,44 @@ unit_host_results() {
 	phase_end "$(cat "$OUT/host.secs" 2>/dev/null || echo 0)"
 }
 
-# --- tests in VMs: KUnit and the kselftests, a few VMs at a time --------------------------
-# TCG is CPU-bound: every guest vCPU is a host thread. KMAGLEV_CHECK_VMS VMs run at once
-# (default 3: the stock kernel's guests spend part of their time waiting, the debug kernel's
-# hardly ever), the longest first, so that each VM gets most of a core and its time limits
-# keep their meaning (eight at once on two cores starved them all past an hour). Each job's
-# wall time and the CPU time its QEMU used are in the table.
+# --- tests in VMs: KUnit and the kselftests ------------------------------------------------
+# TCG is CPU-bound: every guest vCPU is a host thread. Jobs start while the vCPUs of those
+# running (the unit job counts one, a kernel build in the background one) fit in
+# KMAGLEV_CHECK_VCPUS (default 3 on 2 cores: the stock kernel's guests spend part of their time
+# waiting), the longest first, so that each VM gets most of a core and its time limits keep
+# their meaning. Each job's wall time and the CPU time its QEMU used are in the table.
 #
 # Two vCPUs where concurrency is what is tested: the data path on two CPUs at once (the SYN
 # flood soak found conn-max exceeded by one entry per CPU inserting at once), unloads with
 # packets in flight, the netlink fuzzer's workers beside netns churn and traffic, teardown and
 # KUnit under KASAN. One vCPU for the rest: under TCG on a loaded host, a guest's second vCPU
 # spins in IPIs and TLB shootdowns while its peer waits for a host core, and the same test
-# costs about half as much CPU again (control_plane.sh and userns.sh on the stock kernel,
-# three VMs at once: 316 s of CPU with two vCPUs, 220 s with one).
+# costs about half as much CPU again.
 #
-# What runs where:
-# - debug kernel (KASAN, KMEMLEAK, UBSAN, lockdep, full preemption; about ten times slower than
-#   stock): KUnit, control_plane and teardown; the netlink fuzzer (100,000 messages) with the
-#   netns and unload soak at debug sizes; fault injection and the packet fuzzer (100,000
-#   frames), one vCPU (each fault and each frame is one sequential path). The harness fails a
-#   VM on any splat in its console or kernel log and asks kmemleak for a scan at its end.
-# - stock kernel (Debian's 6.1): every functional kselftest, one vCPU; the dp_*.sh ones in
-#   mode prerouting and dp_badpkt in mode ingress too (6.1's netdev hooks, the compat build),
-#   one vCPU; the SYN flood and the netns soak (1,000 namespaces) with the module unloaded 50
-#   times under traffic, two vCPUs; make install and DKMS, one vCPU.
-# - test kernel (6.12, lockdep, kmemleak): the dp_*.sh tests in mode ingress and the backend
-#   churn soak (two vCPUs for dp_conntable and the soak's half, one for the other), with
-#   kmemleak off (kmemleak=off: it costs a fifth of their CPU and
-#   they ask it nothing; the debug kernel's VMs scan the same code); the netns soak with
-#   kmemleak scans (1,000 namespaces, 10 unloads). 6.12's control plane runs on the debug
-#   kernel.
-VM_SLOTS=${KMAGLEV_CHECK_VMS:-3}
+# What runs where, quick tier (make check):
+# - stock kernel (Debian's 6.1), one vCPU each: one VM with the control plane
+#   (control_plane, userns, module_load), `kmaglev daemon` with its health checks (daemon),
+#   the BGP speaker against BIRD (bgp) and ECMP failover over two LBs in the built-in mode
+#   (bgp_ecmp); one VM with the data plane, dp_basic in both hook modes.
+# - debug kernel (6.12 with KASAN, KMEMLEAK, UBSAN, lockdep, full preemption, fault
+#   injection; about ten times slower than stock): KUnit, control_plane, dp_basic in mode
+#   ingress and teardown, at reduced sizes, two vCPUs; the netlink fuzzer and the packet fuzzer
+#   (10,000 each) and fail-nth on the most used config ops, one vCPU. Every debug VM ends with
+#   a kmemleak scan, and any splat in a guest's kernel log fails its VM.
+# Full tier (make check-full): every kselftest on the stock kernel (the dp_* in mode
+# prerouting, dp_badpkt in ingress too; the soaks: SYN flood, 1,000 netns and 50 unloads;
+# install and DKMS); on the test kernel (6.12, lockdep, kmemleak) the functional kselftests,
+# the dp_* in mode ingress, the backend churn soak and the netns soak with kmemleak scans;
+# on the debug kernel KUnit and control_plane/teardown at larger sizes, the fuzzers at 100,000
+# each with the netns and unload soak, fail-nth on every config op.
+VCPUS=${KMAGLEV_CHECK_VCPUS:-3}
 HOOK_STOCK=prerouting
 HOOK_TEST=ingress
 DP_ALL=$(cd "$TOP/selftests/net" && ls dp_*.sh | sed 's/\.sh$//' | grep -vx dp_lib | tr '\n' ' ')
-# The stock kernel's functional kselftests: every script that is not a data-plane test, a soak,
-# a hardening test of the debug kernel, install.sh or a host test.
-STOCK_CTL=$(cd "$TOP/selftests/net" && ls *.sh | sed 's/\.sh$//' |
-	grep -vxE "lib|dp_.*|bgp_lib|run_tests|${HOST_NET// /|}|soak_.*|faults|fuzz_netlink|fuzz_packets|install" |
+# The functional kselftests: every script that is not a data-plane test, a soak, a hardening
+# test of the debug kernel, install.sh or a host test.
+FUNC_ALL=$(cd "$TOP/selftests/net" && ls *.sh | sed 's/\.sh$//' |
+	grep -vxE "lib|dp_.*|bgp_lib|bgp_lib_selftest|bgp_snippets|run_tests|soak_.*|faults|fuzz_netlink|fuzz_packets|install" |
 	tr '\n' ' ')
 STOCK_DP="${DP_ALL}dp_badpkt@ingress"
 # The soaks but the churn one (the test kernel's): the SYN flood, the netns and unload soak.
@@ -312,27 +353,44 @@ STOCK_SOAK=$(cd "$TOP/selftests/net" && ls soak_*.sh | sed 's/\.sh$//' | grep -v
 # The test kernel: the dp_*.sh tests, halved, the churn soak with one half.
 TEST_A="dp_basic dp_badpkt dp_acl dp_conntable soak_churn"
 TEST_B=$(tr ' ' '\n' <<<"$DP_ALL" | grep -vxE "${TEST_A// /|}" | tr '\n' ' ')
-DEBUG_SET=${KMAGLEV_DEBUG_SET:-"control_plane teardown"}
+# The quick tier's sets
+QUICK_CTL="control_plane userns module_load daemon bgp bgp_ecmp"
+QUICK_DP="dp_basic@$HOOK_STOCK dp_basic@$HOOK_TEST"
+QUICK_DEBUG="control_plane dp_basic@$HOOK_TEST teardown"
 
 declare -a J_NAME J_DESC
-# wait_slot: until fewer than VM_SLOTS of the VMs (and the unit/host job) run: the shell's
-# running jobs but the kernel build (not pids polled with kill -0: a cold run's kernel builds
-# wrap the pid space)
+declare -A J_VCPUS=()
+# running_vcpus: RUNNING, the vCPUs of the jobs still running (the shell's running jobs, not pids polled
+# with kill -0: a cold run's kernel builds wrap the pid space); the kernel build counts one
+running_vcpus() {
+	local p run
+	RUNNING=0
+	run=" $(jobs -rp | tr '\n' ' ') "
+	for p in "${!J_VCPUS[@]}"; do
+		if [[ $run == *" $p "* ]]; then
+			RUNNING=$((RUNNING + J_VCPUS[$p]))
+		else
+			unset "J_VCPUS[$p]"
+		fi
+	done
+	[[ $run == *" $KBUILD_PID "* ]] && RUNNING=$((RUNNING + 1))
+}
+# wait_slot N: until a job of N vCPUs fits (or nothing else runs)
 wait_slot() {
-	while [[ $(jobs -rp | grep -cvxF "$KBUILD_PID") -ge $VM_SLOTS ]]; do
+	while running_vcpus; [[ $RUNNING -gt 0 && $((RUNNING + $1)) -gt $VCPUS ]]; do
 		sleep 2
 	done
 }
-# vm_job NAME KERNEL DESC CMD...: run CMD in a VM in the background once fewer than VM_SLOTS
-# run; its log in $OUT/NAME.log, "EXIT WALL-SECONDS CPU-SECONDS" in $OUT/NAME.rc. The VM's
-# vCPUs and extra kernel arguments: KMAGLEV_VM_CPUS and KMAGLEV_VM_APPEND (selftests/vm/run).
+# vm_job NAME KERNEL DESC CMD...: run CMD in a VM in the background once its vCPUs fit; its log
+# in $OUT/NAME.log, "EXIT WALL-SECONDS CPU-SECONDS" in $OUT/NAME.rc. The VM's vCPUs and extra
+# kernel arguments: KMAGLEV_VM_CPUS and KMAGLEV_VM_APPEND (selftests/vm/run).
 # No VM for a kernel kmaglev did not build for: the job fails at once.
 vm_job() {
-	local name=$1 k=$2 desc=$3
+	local name=$1 k=$2 desc=$3 cpus=${KMAGLEV_VM_CPUS:-2}
 	shift 3
 	rm -f "$OUT/$name.rc"
-	desc+=", ${KMAGLEV_VM_CPUS:-2} vCPU"
-	[[ ${KMAGLEV_VM_CPUS:-2} == 1 ]] || desc+=s
+	desc+=", $cpus vCPU"
+	[[ $cpus == 1 ]] || desc+=s
 	[[ -n ${KMAGLEV_VM_APPEND:-} ]] && desc+=", $KMAGLEV_VM_APPEND"
 	J_NAME+=("$name") J_DESC+=("$desc")
 	if [[ ! -f $TOP/.build/$k/kmod/kmaglev.ko ]]; then
@@ -340,11 +398,11 @@ vm_job() {
 		echo "1 0 0" >"$OUT/$name.rc"
 		return
 	fi
-	wait_slot
+	wait_slot "$cpus"
 	echo "     $(date +%T) $name: $desc"
 	(
 		start=$SECONDS
-		KMAGLEV_VM_TIMEOUT=${KMAGLEV_VM_TIMEOUT:-3600} \
+		KMAGLEV_VM_TIMEOUT=${KMAGLEV_VM_TIMEOUT:-3600} KMAGLEV_VM_CPUS=$cpus \
 			KMAGLEV_KO=$TOP/.build/$k/kmod/kmaglev.ko "$VM/run" --kernel "$k" -- "$@" \
 			>"$OUT/$name.log" 2>&1
 		rc=$?
@@ -353,11 +411,59 @@ vm_job() {
 		cpu=$(awk 'NR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } printf "%d", s }' "$OUT/$name.times")
 		echo "$rc $((SECONDS - start)) $cpu" >"$OUT/$name.rc"
 	) &
+	J_VCPUS[$!]=$cpus
 }
-# Per test on the stock and test kernels, 1800 s rather than run_tests.sh's 900.
+# The unit job, in a slot of one vCPU
+unit_job() {
+	wait_slot 1
+	echo "     $(date +%T) unit: userland unit tests, libFuzzer ${FUZZ_SECONDS}s each${HOST_NET:+, host kselftests ($HOST_NET)}"
+	unit_host &
+	J_VCPUS[$!]=1
+}
+# Per test, 1800 s rather than run_tests.sh's 900.
 export KMAGLEV_TEST_TIMEOUT=${KMAGLEV_TEST_TIMEOUT:-1800}
 
-# The jobs. What runs where is said above; each function queues one VM.
+# --- the quick tier's jobs ---
+# The debug kernel: KUnit, the control plane, the data path in mode ingress and teardown (the
+# tests that found the use-after-frees), two vCPUs. Sizes: control_plane.sh's large cases
+# (still several dump messages each), teardown.sh's netns destroyed with live flows and its
+# rounds.
+job_q_debug() {
+	KMAGLEV_TEARDOWN_NETNS=${KMAGLEV_TEARDOWN_NETNS:-10} KMAGLEV_TEARDOWN_ROUNDS=1 \
+	KMAGLEV_CP_STATS_BACKENDS=300 KMAGLEV_CP_DUMP_BACKENDS=2000 KMAGLEV_CP_SERVICES=40 \
+	KMAGLEV_TEST_TIMEOUT=1500 \
+		vm_job q-debug debug "KUnit and kselftests on debug kernel ($QUICK_DEBUG)" \
+		bash -c '"$1" "$2"; a=$?; shift 2; "$@"; b=$?; exit $((a | b))' - \
+		"$TOP/selftests/kunit.sh" "$TOP/.build/debug/kmod" "$TOP/selftests/net/run_tests.sh" $QUICK_DEBUG
+}
+# The hardening suite, bounded: the netlink fuzzer (10,000 messages, with its netns churn,
+# user-namespace and unprivileged fuzzers and traffic), fail-nth on the most used config ops
+# (a service added, a backend added, a weight changed, a service deleted with connections;
+# services of 10 backends, mode once) and the packet fuzzer (10,000 frames over both modes),
+# one vCPU.
+FAULTS_QUICK="service-new/first backend-new backend-set/weight service-del/conns"
+job_q_hardening() {
+	KMAGLEV_FUZZ_MSGS=10000 KMAGLEV_FUZZ_PKTS=10000 KMAGLEV_FUZZ_NETNS_MIN=2 \
+	KMAGLEV_FAULTS_BACKENDS=10 KMAGLEV_FAULTS_MODES=once KMAGLEV_FAULTS_ONLY=$FAULTS_QUICK \
+	KMAGLEV_TEST_TIMEOUT=1500 KMAGLEV_VM_CPUS=1 \
+		vm_job q-hardening debug "hardening kselftests on debug kernel (fuzz_netlink faults fuzz_packets)" \
+		"$TOP/selftests/net/run_tests.sh" fuzz_netlink faults fuzz_packets
+}
+# The control plane, the daemon and BGP on the stock kernel: BIRD alone as the peer, ECMP
+# failover in the built-in speaker's mode.
+job_q_stock_ctl() {
+	KMAGLEV_BGP_PEERS=bird KMAGLEV_ECMP_MODES=builtin KMAGLEV_CP_DUMP_BACKENDS=20000 \
+	KMAGLEV_CP_SERVICES=300 KMAGLEV_VM_CPUS=1 \
+		vm_job q-stock-ctl stock "kselftests on stock kernel ($QUICK_CTL)" \
+		"$TOP/selftests/net/run_tests.sh" $QUICK_CTL
+}
+job_q_stock_dp() {
+	KMAGLEV_VM_CPUS=1 \
+		vm_job q-stock-dp stock "data-plane kselftests on stock kernel, both hook modes ($QUICK_DP)" \
+		"$TOP/selftests/net/run_tests.sh" $QUICK_DP
+}
+
+# --- the full tier's jobs ---
 # The hardening suite on the debug kernel: the netlink fuzzer (100,000 messages) with the netns
 # and unload soak at debug sizes (50 namespaces and 3 unloads at 150 packets/s: at 1,200 no
 # round finished in 10 min).
@@ -370,6 +476,7 @@ job_hardening() {
 # Sizes on the debug kernel. teardown.sh: how many netns it creates and destroys with live
 # flows (each a fork, an exec and a netns under emulation), in how many rounds;
 # control_plane.sh: its large cases (still several dump messages each).
+DEBUG_SET="control_plane teardown"
 job_debug() {
 	KMAGLEV_TEARDOWN_NETNS=20 KMAGLEV_TEARDOWN_ROUNDS=2 KMAGLEV_CP_STATS_BACKENDS=1000 \
 	KMAGLEV_CP_DUMP_BACKENDS=5000 KMAGLEV_CP_SERVICES=100 KMAGLEV_TEST_TIMEOUT=2400 \
@@ -391,8 +498,15 @@ job_faults() {
 }
 job_stock_ctl() {
 	KMAGLEV_TEARDOWN_NETNS=50 KMAGLEV_VM_CPUS=1 \
-		vm_job kselftest-stock-ctl stock "kselftests on stock kernel ($STOCK_CTL)" \
-		"$TOP/selftests/net/run_tests.sh" $STOCK_CTL
+		vm_job kselftest-stock-ctl stock "kselftests on stock kernel ($FUNC_ALL)" \
+		"$TOP/selftests/net/run_tests.sh" $FUNC_ALL
+}
+# The functional kselftests on 6.12 too (every kselftest on every kernel), kmemleak off (the
+# debug kernel's VMs scan the same code).
+job_test_ctl() {
+	KMAGLEV_TEARDOWN_NETNS=50 KMAGLEV_VM_CPUS=1 KMAGLEV_VM_APPEND=kmemleak=off \
+		vm_job kselftest-test-ctl test "kselftests on test kernel ($FUNC_ALL)" \
+		"$TOP/selftests/net/run_tests.sh" $FUNC_ALL
 }
 job_test_a() {
 	KMAGLEV_DP_HOOK=$HOOK_TEST KMAGLEV_VM_APPEND=kmemleak=off \
@@ -404,8 +518,7 @@ job_stock_dp() {
 		vm_job kselftest-stock-dp stock "kselftests on stock kernel, dp_* in mode $HOOK_STOCK ($STOCK_DP)" \
 		"$TOP/selftests/net/run_tests.sh" $STOCK_DP
 }
-# The SYN flood, and the issue's 50 module unloads under traffic after 1,000 namespaces, on
-# 6.1.
+# The SYN flood, and 50 module unloads under traffic after 1,000 namespaces, on 6.1.
 job_soak_stock() {
 	KMAGLEV_DP_HOOK=$HOOK_STOCK KMAGLEV_SOAK_NETNS=${KMAGLEV_SOAK_NETNS:-1000} \
 	KMAGLEV_SOAK_UNLOADS=${KMAGLEV_SOAK_UNLOADS:-50} \
@@ -439,7 +552,7 @@ build_612() {
 	local k rc secs how kd
 	phase build-6.12
 	wait "$KBUILD_PID"
-	for k in test debug; do
+	for k in $KERNELS; do
 		read -r rc secs 2>/dev/null <"$OUT/kernel-$k.rc" || { rc=1 secs=0; }
 		how="built in $secs s"
 		[[ $KERNELS_CACHED == 1 ]] && how=cached
@@ -457,18 +570,27 @@ build_612() {
 	phase_end
 }
 
-# The 6.12 kernels cached: their modules first, then every VM, the longest first, so that the
-# last to start are short. Not cached: the stock kernel's VMs run while they build.
+# The 6.12 kernels cached: their modules first, then every job, the longest first, so that the
+# last to start are short. Not cached: the stock kernel's jobs run while they build.
 [[ $KERNELS_CACHED == 1 ]] && build_612
-echo "=== KUnit and kselftests: VMs $VM_SLOTS at a time (the userland and host tests in one slot)"
-unit_host &
-if [[ $KERNELS_CACHED == 1 ]]; then
-	job_hardening; job_debug; job_faults; job_stock_ctl; job_test_a; job_stock_dp
-	job_soak_stock; job_test_b; job_install; job_soak_test
+echo "=== KUnit and kselftests in VMs, as many at a time as fit in $VCPUS vCPUs"
+if [[ $TIER == quick ]]; then
+	if [[ $KERNELS_CACHED == 1 ]]; then
+		job_q_debug; job_q_hardening; job_q_stock_ctl; unit_job; job_q_stock_dp
+	else
+		job_q_stock_ctl; unit_job; job_q_stock_dp
+		build_612
+		job_q_debug; job_q_hardening
+	fi
 else
-	job_stock_ctl; job_stock_dp; job_soak_stock; job_install
-	build_612
-	job_hardening; job_debug; job_faults; job_test_a; job_test_b; job_soak_test
+	if [[ $KERNELS_CACHED == 1 ]]; then
+		job_hardening; job_debug; job_faults; job_stock_ctl; job_test_ctl; job_test_a
+		job_stock_dp; job_soak_stock; job_test_b; job_install; job_soak_test; unit_job
+	else
+		job_stock_ctl; job_stock_dp; job_soak_stock; job_install; unit_job
+		build_612
+		job_hardening; job_debug; job_faults; job_test_ctl; job_test_a; job_test_b; job_soak_test
+	fi
 fi
 wait
 unit_host_results

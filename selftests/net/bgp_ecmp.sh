@@ -51,7 +51,13 @@ SEED=0123456789abcdef0123456789abcdef
 # table (backends coming up one by one at a daemon's start are table changes).
 WINDOW=5
 
-dp_test_start 18 2 3
+# KMAGLEV_ECMP_MODES: the modes to run (make check: builtin alone; both in make check-full)
+ECMP_MODES=(${KMAGLEV_ECMP_MODES:-builtin routes})
+for m in "${ECMP_MODES[@]}"; do
+	[[ $m == builtin || $m == routes ]] || ktap_skip_all "KMAGLEV_ECMP_MODES: unknown mode '$m' (builtin, routes)"
+done
+# two results before the modes (BIRD in the router, its route), NCASES (8) per mode
+dp_test_start $((2 + 8 * ${#ECMP_MODES[@]})) 2 3
 
 V4=$(dp_vip4 0)
 MODE=
@@ -388,7 +394,7 @@ mode_end() {
 if [[ $RT_UP -ne 1 ]]; then
 	dp_fail_rest "BIRD in the router" 1
 else
-	for MODE in builtin routes; do
+	for MODE in "${ECMP_MODES[@]}"; do
 		write_config 1 >"$DP_TMP/check.yaml"
 		if ! out=$("$KMAGLEV" daemon --check "$DP_TMP/check.yaml" 2>&1); then
 			echo "$out" | sed 's/^/# /'

@@ -62,7 +62,8 @@ cmd_src() {
 progress() {
 	local flavour=$1 out=$2 pid=$3 start=$SECONDS n
 	while kill -0 "$pid" 2>/dev/null; do
-		n=$(find "$out" -name '*.o' 2>/dev/null | wc -l)
+		# (find fails on the build's temporary files vanishing under it: not an error here)
+		n=$(find "$out" -name '*.o' 2>/dev/null | wc -l) || true
 		printf '\rkernel: building 6.12 %s kernel: %d objects, %ds ' "$flavour" "$n" $((SECONDS - start)) >&2
 		sleep 5
 	done
