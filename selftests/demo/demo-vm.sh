@@ -174,11 +174,16 @@ prop $? "removing b2 moved its $from_b2 flows and only them ($moved_others other
 # --- (c) a second LB -----------------------------------------------------------------------------------
 say "(c) A second LB with the same configuration takes over a connection mid-flow"
 run 2 service add "$SVC" backend "$B1" weight 1 backend "$B3" weight 2 || die "service add failed on lb2"
-d1=$(dp_km 1 table show "$SVC" | awk '$1 == "table" { print $NF }')
-d2=$(dp_km 2 table show "$SVC" | awk '$1 == "table" { print $NF }')
+# digest N: the digest of LB N's table, read by key from `kmaglev -j table show` (empty if none)
+digest() { dp_kmj "$1" .digest table show "$SVC"; }
+# packets N: the packets LB N balanced for the service (kmaglev -j stats)
+packets() { dp_svc_stat "$1" "$SVC" .stats.packets; }
+d1=$(digest 1)
+d2=$(digest 2)
 note "table digests: lb1 $d1, lb2 $d2 (equal digests: identical tables)"
 [[ -n $d1 && $d1 == "$d2" ]]
 prop $? "lb1 and lb2 built the same Maglev table"
+p2a=$(packets 2)
 download_start dl2 || die "the download did not start"
 owner=$(download_owner dl2)
 note "a long-lived HTTP response through lb1 is served by $owner; it has $(bytes_received dl2) bytes"
@@ -191,9 +196,22 @@ note "the download has $(bytes_received dl2) bytes; lb2 has seen the flow's pack
 run 2 stats "$SVC"
 download_done dl2
 prop $? "the download moved to lb2 mid-flow completed ($(bytes_received dl2) bytes, no reset): lb2 chose $owner too"
-p2=$(dp_svc_stats 2 "$SVC" | awk '$1 == "service" { print $2 }')
-[[ ${p2:-0} -gt 0 ]]
+p2=$(packets 2)
+[[ -n $p2 && $p2 -gt 0 ]]
 prop $? "lb2 carried the moved connection ($p2 packets)"
+# The two checks above can fail. Before the move lb2 had balanced nothing: the same read gave
+# 0 packets then.
+[[ $p2a == 0 ]]
+prop $? "before the move lb2 had carried nothing (${p2a:-no} packets then): its packet count tells"
+# A different table has a different digest: b3 at weight 1 on lb2 (only now: a table change
+# gives lb2 a previous table, which for 30 s sends the packets of flows it does not know).
+run 2 backend set "$SVC" "$B3" weight 1
+dx=$(digest 2)
+run 2 backend set "$SVC" "$B3" weight 2
+d3=$(digest 2)
+note "table digests: lb1 $d1; lb2 with b3 at weight 1 $dx, at weight 2 again $d3"
+[[ -n $dx && $dx != "$d1" && $d3 == "$d1" ]]
+prop $? "the digests tell tables apart: b3 at weight 1 on lb2 gives another, weight 2 again lb1's"
 
 # --- (d) the daemon ------------------------------------------------------------------------------
 say "(d) kmaglev daemon: health checks take a killed backend out and bring it back"
@@ -234,10 +252,8 @@ dstatus() {
 	printf '  lb1$ kmaglev status\n'
 	KMAGLEV_SOCKET=$DSOCK ip netns exec "${DP_LB[1]}" "$KMAGLEV" status 2>&1 | sed 's/^/    /'
 }
-be_state() {
-	dp_km 1 backend show "$DVIP:80/tcp" | awk -v b="$1" '$1 == "backend" && $2 == b {
-		for (i = 3; i < NF; i++) if ($i == "state") print $(i + 1) }'
-}
+# be_state ADDR: the state of backend ADDR (kmaglev -j backend show: services, their backends)
+be_state() { dp_kmj 1 ".[].backends[] | select(.backend == \"$1\") | .state" backend show "$DVIP:80/tcp"; }
 printf '  lb1$ kmaglev daemon --check kmaglev.yaml\n'
 dp_km 1 daemon --check "$DCFG" 2>&1 | sed 's/^/    /'
 printf '  lb1$ kmaglev daemon -c kmaglev.yaml &\n'

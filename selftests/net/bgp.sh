@@ -87,7 +87,7 @@ setup() {
 	# (the v6 link-local addresses, for the next hop the speaker adds)
 	bgp_wait 10 eval '[[ -n $(ip -n "$LB" -6 addr show dev r0 scope link -tentative) ]]'
 	backend_start
-	ip netns exec "$LB" timeout 1800 "$KMAGLEV" -t monitor >"$T/mon.log" 2>&1 &
+	ip netns exec "$LB" timeout 1800 "$KMAGLEV" -j -t monitor >"$T/mon.log" 2>&1 &
 	MONPID=$!
 	disown $MONPID
 }
@@ -257,10 +257,11 @@ watch_start() {
 }
 watch_stop() { touch "$1.stop"; wait "$WATCHPID"; }
 
-# the time of the first backend-change or service-change event after TS
+# the time of the first backend-change or service-change event after TS (the monitor's JSON
+# lines, one by one: a line it is still writing is left for the next call)
 event_after() {
 	local iso s
-	awk '$3 == "event" && ($4 == "backend-change" || $4 == "service-change") { print $2 }' \
+	jq -rR 'fromjson? | select(.event == "backend-change" or .event == "service-change") | .time' \
 		"$T/mon.log" | while read -r iso; do
 		s=$(date -d "$iso" +%s.%N)
 		fle "$s" "$1" && continue

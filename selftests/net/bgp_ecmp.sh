@@ -56,8 +56,9 @@ ECMP_MODES=(${KMAGLEV_ECMP_MODES:-builtin routes})
 for m in "${ECMP_MODES[@]}"; do
 	[[ $m == builtin || $m == routes ]] || ktap_skip_all "KMAGLEV_ECMP_MODES: unknown mode '$m' (builtin, routes)"
 done
-# two results before the modes (BIRD in the router, its route), NCASES (8) per mode
-dp_test_start $((2 + 8 * ${#ECMP_MODES[@]})) 2 3
+# results: the topology, the own checks of same_tables and newflows, NCASES per mode, the
+# module's unload
+dp_test_start $((4 + 8 * ${#ECMP_MODES[@]})) 2 3
 
 V4=$(dp_vip4 0)
 MODE=
@@ -238,23 +239,38 @@ be_streams() {
 	done | sort
 }
 
-# The digest of LB N's current table of the VIP's service.
-digest() {
-	dp_km "$1" table show "$V4/tcp" |
-		awk '$1 == "table" { for (i = 3; i < NF; i++) if ($i == "digest") print $(i + 1) }'
+# digest N [SERVICE]: the digest of LB N's current table of SERVICE (the VIP's service), from
+# kmaglev -j table show; nothing if there is none.
+digest() { dp_kmj "$1" .digest table show "${2:-$V4/tcp}"; }
+# same_tables [SERVICE]: both LBs have a table of SERVICE and the same one
+same_tables() {
+	local d1
+	d1=$(digest 1 "$@")
+	[[ -n $d1 && $d1 == "$(digest 2 "$@")" ]]
 }
 # Both LBs have the same current table and no previous one.
 settled() {
-	local i d1
+	local i
 	for i in 1 2; do
-		[[ $(dp_km "$i" service show "$V4/tcp") != *prev-generation* ]] || return 1
+		dp_km "$i" -j service show "$V4/tcp" | kmg_jq_test '.[0] | has("prev-generation") | not' ||
+			return 1
 	done
-	d1=$(digest 1)
-	[[ -n $d1 && $d1 == "$(digest 2)" ]]
+	same_tables
 }
 
-# New flows of the VIP's service in LB N (kmaglev stats).
-newflows() { dp_svc_stats "$1" "$V4/tcp" | awk '$1 == "service" { print $3 }'; }
+# newflows N [SERVICE]: new flows of SERVICE (the VIP's) in LB N (kmaglev -j stats); nothing
+# if it cannot be read.
+newflows() { dp_svc_stat "$1" "${2:-$V4/tcp}" '.stats."new-flows"'; }
+# delta VAR BEFORE AFTER: VAR=AFTER-BEFORE, or VAR=? (and failure) when a read failed: a
+# counter that could not be read never counts as +0.
+delta() {
+	if [[ $2 =~ ^[0-9]+$ && $3 =~ ^[0-9]+$ ]]; then
+		printf -v "$1" %d $(($3 - $2))
+	else
+		printf -v "$1" '?'
+		return 1
+	fi
+}
 # --- one mode ----------------------------------------------------------------------------------
 NCASES=8
 run_mode() {
@@ -291,9 +307,10 @@ run_mode() {
 		dp_fail_rest "$m: $NSTREAMS streams" $((DP_PLAN - __ktap_n - NCASES + 1))
 		return 1
 	fi
-	a=$(($(newflows 1) - n1)) b=$(($(newflows 2) - n2))
+	delta a "$n1" "$(newflows 1)"
+	delta b "$n2" "$(newflows 2)"
 	out="$a via lb1, $b via lb2 (the LBs' new-flow counters; both LBs' table digest $(digest 1)); backends $(dp_tally "$DP_TMP/s$m.info" | tr '\n' ' ' | sed 's/ $//')"
-	if [[ $a -ge 1 && $b -ge 1 && $((a + b)) -eq $NSTREAMS ]]; then
+	if [[ $a != '?' && $b != '?' && $a -ge 1 && $b -ge 1 && $((a + b)) -eq $NSTREAMS ]]; then
 		ktap_test_pass "$m: $NSTREAMS streams spread over both LBs: $out"
 	else
 		ktap_test_fail "$m: $NSTREAMS streams spread over both LBs: $out"
@@ -367,10 +384,11 @@ run_mode() {
 		dp_curl_many "$V4" $NCURL >"$DP_TMP/c$m"
 		dp_all_answered "$DP_TMP/c$m" $NCURL >/dev/null && break
 	done
-	c1=$(($(newflows 1) - n1)) c2=$(($(newflows 2) - n2))
+	delta c1 "$n1" "$(newflows 1)"
+	delta c2 "$n2" "$(newflows 2)"
 	out="lb1 new flows +$c1, lb2 +$c2; $(dp_tally "$DP_TMP/c$m" | tr '\n' ' ' | sed 's/ $//')"
 	[[ $t -eq 1 ]] || out+="; batch $t"
-	if dp_all_answered "$DP_TMP/c$m" $NCURL && [[ $c1 -ge $NCURL && $c2 -eq 0 ]]; then
+	if dp_all_answered "$DP_TMP/c$m" $NCURL && [[ $c1 != '?' && $c2 != '?' && $c1 -ge $NCURL && $c2 -eq 0 ]]; then
 		ktap_test_pass "$m: $NCURL new connections all answered through lb1 ($out)"
 	else
 		diag
@@ -390,6 +408,45 @@ mode_end() {
 	now t0
 	wait_nhs 20 "" "$t0"
 }
+
+# The digest comparison of settled() tells tables apart: a service of its own in both LBs, b3
+# at weight 2 in LB 1 and 1 in LB 2, then 2 in both (made and deleted before any daemon runs).
+XS="$(dp_vip4 9):9/tcp"
+same_tables_check() {
+	local d1 d2
+	dp_km 1 service add "$XS" backend "$(dp_be4 1)" backend "$(dp_be4 3)" weight 2 &&
+		dp_km 2 service add "$XS" backend "$(dp_be4 1)" backend "$(dp_be4 3)" weight 1 ||
+		return 1
+	d1=$(digest 1 "$XS") d2=$(digest 2 "$XS")
+	echo "b3 at weight 2 and 1: digests $d1 and $d2"
+	[[ -n $d1 && -n $d2 ]] && ! same_tables "$XS" || return 1
+	dp_km 2 backend set "$XS" "$(dp_be4 3)" weight 2 || return 1
+	d2=$(digest 2 "$XS")
+	echo "at weight 2 in both: $d1 and $d2"
+	same_tables "$XS"
+}
+out=$(same_tables_check 2>&1)
+rc=$?
+# The new-flow checks count on newflows and delta: the service of its own has had no flow (0
+# in both LBs: "at least one via each LB" fails on it), and a service that is not there reads
+# nothing, which delta takes for no number (not for +0).
+n1=$(newflows 1 "$XS") n2=$(newflows 2 "$XS")
+x=$(newflows 1 "$(dp_vip4 8):9/tcp")
+[[ $n1 == 0 && $n2 == 0 ]] && ! delta c 0 "$x"
+rc2=$?
+dp_km 0 service del "$XS" >/dev/null 2>&1
+if [[ $rc -eq 0 ]]; then
+	ktap_test_pass "the LBs' table digests tell tables apart ($(tr '\n' ';' <<<"$out" | sed 's/;$//; s/;/; /g'))"
+else
+	echo "$out" | sed 's/^/# /'
+	ktap_test_fail "the LBs' table digests tell tables apart"
+fi
+msg="new-flows read: ${n1:-nothing} in lb1 and ${n2:-nothing} in lb2 for a service without flows, ${x:-nothing} for one that is not there (delta ${c:-?})"
+if [[ $rc2 -eq 0 ]]; then
+	ktap_test_pass "$msg"
+else
+	ktap_test_fail "$msg"
+fi
 
 if [[ $RT_UP -ne 1 ]]; then
 	dp_fail_rest "BIRD in the router" 1

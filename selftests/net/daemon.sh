@@ -26,7 +26,7 @@ source "$(dirname "$0")/dp_lib.sh"
 
 kmg_require_cmd socat
 
-dp_test_start 34 1 3
+dp_test_start 36 1 3
 
 LB=1
 V0=$(dp_vip4 0)		# port 0 (every port): http checks via the tunnel; streams on 7000
@@ -52,10 +52,11 @@ K() { dp_km $LB "$@"; }
 # the CLI's commands that talk to the daemon
 KS() { KMAGLEV_SOCKET=$SOCK ip netns exec "${DP_LB[LB]}" "$KMAGLEV" "$@"; }
 
-# be_field SVC BACKEND FIELD: a field of a backend in `kmaglev backend show SVC`.
+# be_field SVC BACKEND FIELD: a field of a backend in `kmaglev -j backend show SVC` (services,
+# each with its backends); nothing if it is not there.
 be_field() {
-	K backend show "$1" | awk -v b="$2" -v f="$3" '
-		$1 == "backend" && $2 == b { for (i = 3; i < NF; i++) if ($i == f) print $(i + 1) }'
+	K -j backend show "$1" |
+		kmg_jq '.[].backends[] | select(.backend == $b) | .[$f]' --arg b "$2" --arg f "$3"
 }
 # wait_be SECS SVC BACKEND FIELD VALUE: until the kernel shows it; prints how long it took.
 wait_be() {
@@ -71,10 +72,11 @@ wait_be() {
 }
 # now: a timestamp comparable with the monitor's
 now() { date +%s.%N; }
-# since VIP TS: seconds from TS to the first service-change event of VIP after TS.
+# since VIP TS: seconds from TS to the first service-change event of VIP after TS (the
+# monitor's JSON lines, one by one: a line it is still writing is left for the next call).
 since() {
 	local iso s
-	awk -v v=" $1" '$3 == "event" && $4 == "service-change" && index($0, v) { print $2 }' \
+	jq -rR --arg v "$1" 'fromjson? | select(.event == "service-change" and .service.address == $v) | .time' \
 		"$DP_TMP/mon.log" | while read -r iso; do
 		s=$(date -d "$iso" +%s.%N)
 		awk -v a="$s" -v b="$2" 'BEGIN { if (a <= b) exit 1; printf "%.1f\n", a - b }' && break
@@ -200,13 +202,16 @@ for i in 1 2 3; do
 done
 
 # --- 2: save --yaml round trip ---------------------------------------------------------------
+# digest SVC: the digest of SVC's table (kmaglev -j table show SVC); nothing if there is none
+digest() { K -j table show "$1" | kmg_jq .digest; }
 round_trip() {
 	local d1 d2
 	K service add "$V6:$DP_HTTP_PORT/tcp" table-size 251 window 10s backend "$(dp_be4 1)" \
 		weight 3 backend "$(dp_be4 2)" weight 1 encap gre backend "$(dp_be4 3)" \
 		state drain || return 1
 	K save --yaml >"$DP_TMP/saved.yaml" || return 1
-	d1=$(K table show "$V6:$DP_HTTP_PORT/tcp" | awk '/digest/ { for (i = 1; i < NF; i++) if ($i == "digest") print $(i + 1) }')
+	d1=$(digest "$V6:$DP_HTTP_PORT/tcp")
+	echo "$d1" >"$DP_TMP/rt.d1"	# (ktap_test_result runs this in a subshell)
 	K service flush || return 1
 	cat >>"$DP_TMP/saved.yaml" <<EOF
 daemon:
@@ -216,15 +221,20 @@ EOF
 	K daemon --check "$DP_TMP/saved.yaml" || return 1
 	daemon_start "$DP_TMP/saved.yaml" || { cat "$DLOG"; return 1; }
 	dp_wait 20 eval '[[ -n $(K table show '"$V6:$DP_HTTP_PORT/tcp"' 2>/dev/null) ]]'
-	d2=$(K table show "$V6:$DP_HTTP_PORT/tcp" | awk '/digest/ { for (i = 1; i < NF; i++) if ($i == "digest") print $(i + 1) }')
+	d2=$(digest "$V6:$DP_HTTP_PORT/tcp")
 	kill -9 "$DPID"
 	wait "$DPID" 2>/dev/null
 	rm -f "$SOCK"
 	echo "# digest before $d1, after $d2"
 	[[ -n $d1 && $d1 == "$d2" ]] || { sed 's/^/# /' "$DP_TMP/saved.yaml"; return 1; }
-	K service del "$V6:$DP_HTTP_PORT/tcp"
 }
 ktap_test_result "save --yaml, flush, daemon on the saved file: equal table digest" round_trip
+# The comparison sees a different table: the drained backend up
+RT_D1=$(cat "$DP_TMP/rt.d1" 2>/dev/null)
+d3=$(K backend set "$V6:$DP_HTTP_PORT/tcp" "$(dp_be4 3)" state up && digest "$V6:$DP_HTTP_PORT/tcp")
+ktap_test_result "the digest comparison sees a changed table (the drained b3 up: ${d3:-no digest}, not ${RT_D1:-none})" \
+	test -n "$d3" -a -n "$RT_D1" -a "$d3" != "$RT_D1"
+K service del "$V6:$DP_HTTP_PORT/tcp" >/dev/null
 
 # --- start -----------------------------------------------------------------------------------
 K service add "$V5:$DP_HTTP_PORT/tcp" backend "$(dp_be4 3)"
@@ -238,11 +248,16 @@ else
 	dp_fail_rest "daemon start" 1
 	dp_test_end
 fi
-dp_bg mon ip netns exec "${DP_LB[LB]}" "$KMAGLEV" -t monitor
+dp_bg mon ip netns exec "${DP_LB[LB]}" "$KMAGLEV" -j -t monitor
 ktap_test_result "traffic through the VIP reaches every backend" only "$V0" 20 b1 b2 b3
-ktap_test_result "hand-made service untouched: no owner, same backend" bash -c "
-	[[ \$($KMAGLEV -n ${DP_LB[LB]} -j service show $V5:$DP_HTTP_PORT/tcp) != *owner* ]] &&
-	[[ \$($KMAGLEV -n ${DP_LB[LB]} -j service show $V0/tcp) == *kmaglev-selftest* ]]"
+# (the hand-made service is there, without an owner, with its one backend; V0 is the daemon's)
+hand_made() {
+	K -j service show "$V5:$DP_HTTP_PORT/tcp" |
+		kmg_jq_test '.[0] | (has("owner") | not) and ([.backends[].backend] == [$b])' \
+			--arg b "$(dp_be4 3)" &&
+		K -j service show "$V0/tcp" | kmg_jq_test '.[0].owner == "kmaglev-selftest"'
+}
+ktap_test_result "hand-made service untouched: no owner, same backend" hand_made
 
 # --- failures --------------------------------------------------------------------------------
 ts=$(now)
@@ -382,7 +397,9 @@ daemon_start
 dp_sleep 8
 # events caused by a request (the kernel's own, port id 0, such as a previous table retired
 # when its window ends, are not the daemon's)
-changes=$(tail -n +"$((marker + 1))" "$DP_TMP/mon.log" | awk '$5 != "portid" || $6 != 0')
+# (a line that is no JSON event counts as a change: it is shown)
+changes=$(tail -n +"$((marker + 1))" "$DP_TMP/mon.log" |
+	jq -cR '. as $l | (fromjson? // {line: $l}) | select(.portid != 0)')
 if [[ -z $changes ]] && daemon_alive; then
 	ktap_test_pass "kill -9 and restart: no request changed anything in the kernel (no flap)"
 else
@@ -408,14 +425,22 @@ else
 	ktap_test_fail "/metrics answers"
 fi
 # With no traffic, the packet counter of V3 is what `kmaglev stats` says.
+# metric VIP: kmaglev_service_packets_total of VIP in the metrics in $DP_TMP/m.txt
+metric() { awk -v v="$1" '/^kmaglev_service_packets_total\{/ && index($0, "vip=\"" v "\"") { print $2 }' "$DP_TMP/m.txt"; }
+# (both read here, not in ktap_test_result's subshell: the next check uses them too)
+metrics >"$DP_TMP/m.txt"
+STATS3=$(dp_svc_stat $LB "$V3:$DP_HTTP_PORT/tcp" .stats.packets)
 check_metric() {
-	local want got
-	want=$(K -j stats "$V3:$DP_HTTP_PORT/tcp" | grep -oE '"packets": *[0-9]+' | head -n 1 | grep -oE '[0-9]+$')
-	got=$(metrics | awk -v v="$V3" '/^kmaglev_service_packets_total\{/ && index($0, "vip=\"" v "\"") { print $2 }')
-	echo "# stats $want, metrics $got"
-	[[ -n $want && $want == "$got" ]]
+	local got
+	got=$(metric "$V3")
+	echo "# stats $STATS3, metrics $got"
+	[[ -n $STATS3 && $STATS3 == "$got" ]]
 }
 ktap_test_result "metrics agree with kmaglev stats" check_metric
+# ... and the comparison tells services apart: V0's packets (the clients' requests) are not V3's
+m0=$(metric "$V0")
+ktap_test_result "the comparison sees another service's metric: V0's ${m0:-none} is not V3's stats ${STATS3:-none}" \
+	test -n "$m0" -a -n "$STATS3" -a "$m0" != "$STATS3"
 gauges() {
 	metrics | awk -v v="vip=\"$V0\"" '/^kmaglev_backend_up\{/ && index($0, v) { n++; if ($2 != 1) bad++ }
 		END { print "# " n " gauges, " bad + 0 " not 1"; exit !(n == 3 && !bad) }'

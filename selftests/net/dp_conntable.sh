@@ -8,7 +8,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/dp_lib.sh"
 
-dp_test_start 11 1 3
+dp_test_start 13 1 3
 
 V=$(dp_vip4 0)
 CLOSED=81
@@ -25,12 +25,12 @@ if ! out=$(dp_km_batch 1 2>&1 <<-EOF
 	dp_test_end
 fi
 
-# conns: the netns's connection entries now ("config show")
-conns() { dp_km 1 config show | awk '{ for (i = 1; i < NF; i++) if ($i == "conns") print $(i + 1) }'; }
+# conns: the netns's connection entries now (kmaglev -j config show); nothing if not reported
+conns() { dp_kmj 1 .conns config show; }
 
 if dp_need_kmaglev "config show: conn-max 64, flood-rate 0"; then
-	out=$(dp_km 1 config show 2>&1)
-	if [[ $out == *" conn-max 64 "* && $out == *" flood-rate 0"* ]]; then
+	out=$(dp_km 1 -j config show 2>&1)
+	if kmg_jq_test '."conn-max" == 64 and ."flood-rate" == 0' <<<"$out"; then
 		ktap_test_pass "config show: conn-max 64, flood-rate 0"
 	else
 		echo "# $out"
@@ -39,6 +39,7 @@ if dp_need_kmaglev "config show: conn-max 64, flood-rate 0"; then
 fi
 
 # --- SYN-only entries ------------------------------------------------------------------------
+c0=$(conns)
 out=$(dp_py "$DP_CL" connect --addr "$V" --port $CLOSED --count 20 --hold 2 2>&1)
 ktap_test_result "20 SYNs to port $CLOSED, refused by the backends ($out)" \
 	test "$out" == "connect: 20 SYNs, 20 refused"
@@ -48,6 +49,14 @@ if dp_need_kmaglev "20 SYN-only entries"; then
 		ktap_test_pass "20 SYN-only entries: conns $c"
 	else
 		ktap_test_fail "20 SYN-only entries: conns ${c:-not reported}"
+	fi
+fi
+# the check above fails where there are no entries: before the SYNs
+if dp_need_kmaglev "before the SYNs: no entry"; then
+	if [[ $c0 == 0 ]]; then
+		ktap_test_pass "before the SYNs: conns 0 (the check of 20 entries fails on it)"
+	else
+		ktap_test_fail "before the SYNs: conns ${c0:-not reported}, want 0"
 	fi
 fi
 
@@ -83,6 +92,19 @@ g1=$(dp_gstats 1)
 ktap_test_result "flood-rate 5: 100 new flows answered" dp_all_answered "$DP_TMP/f" 100
 if dp_need_kmaglev "flood mode"; then
 	dp_gcheck "flood mode: new flows untracked" "$g0" "$g1" "conn-flood>=1"
+fi
+# dp_gcheck's test fails on counters that did not grow (the two readings swapped) and on a
+# counter that is not there
+if dp_need_kmaglev "dp_grew: readings swapped, a missing counter"; then
+	dp_grew "$g1" "$g0" "conn-flood>=1"
+	rc1=$? m1=$DP_GREW
+	dp_grew "$g0" "$g1" "conn-floods>=0"
+	rc2=$? m2=$DP_GREW
+	if [[ $rc1 -ne 0 && $rc2 -ne 0 ]]; then
+		ktap_test_pass "the counter check fails on the readings swapped ($m1 ) and on a counter that is not there ($m2 )"
+	else
+		ktap_test_fail "the counter check fails on the readings swapped ($m1 ) and on a counter that is not there ($m2 )"
+	fi
 fi
 
 if dp_stream_stop s; then

@@ -39,7 +39,8 @@
 #   dp_http, dp_udp, dp_curl_many, dp_py ...   clients: "LPORT BACKEND" lines
 #   dp_stream_start/wait/stop/alive            long-lived TCP streams with checked echoes
 #   dp_snap ARRAY ..., dp_snap_all, dp_delta   interface and SNMP counters of the namespaces
-#   dp_gstats N, dp_gcheck, dp_svc_stats N S   kmaglev's counters
+#   dp_kmj N FILTER ARGS                       a value from kmaglev -j ARGS, by key (jq)
+#   dp_gstats N, dp_gcheck, dp_svc_stat N S F  kmaglev's counters
 #   dp_check_encap, dp_check_split, dp_check_dsr, dp_check_icmp_fwd    checks (KTAP results)
 #   dp_check_hook                              where kmaglev took the packets (DP_HOOK, below)
 #
@@ -231,7 +232,8 @@ dp_hook_setup() {
 	dp_standin && return 0
 	for ((i = 1; i <= DP_NLB; i++)); do
 		dp_km "$i" config set hook ingress ingress-dev "$(dp_lb_ingress_dev "$i")" || return 1
-		dp_km "$i" config show | grep -q " hook ingress ingress-dev $(dp_lb_ingress_dev "$i")" ||
+		dp_km "$i" -j config show |
+			kmg_jq_test '.hook == "ingress" and ."ingress-dev" == $d' --arg d "$(dp_lb_ingress_dev "$i")" ||
 			{ echo "LB $i: config show: $(dp_km "$i" config show)"; return 1; }
 	done
 }
@@ -544,43 +546,64 @@ dp_km() {
 	ip netns exec "${DP_LB[i]}" timeout 20 "$KMAGLEV" "$@"
 }
 
-# Netns-wide counters of LB N as "NAME VALUE" lines: the "global" section of "kmaglev stats"
-# (text output, parsed with awk: python is slow to start in the VMs).
-dp_gstats() {
+# dp_kmj N FILTER ARGS...: what jq FILTER picks from "kmaglev -j ARGS" in LB N (kmg_jq: fails,
+# printing nothing, when the command fails or the key is not there). Not with the stand-in.
+dp_kmj() {
+	local i=$1 f=$2
+	shift 2
 	dp_standin && return 1
-	ip netns exec "${DP_LB[$1]}" timeout 20 "$KMAGLEV" stats |
-		awk -f "$KMG_TOP/selftests/net/gstats.awk"
+	dp_km "$i" -j "$@" | kmg_jq "$f"
+}
+
+# Netns-wide counters of LB N as "NAME VALUE" lines: the "global" object of "kmaglev -j stats"
+# (jq, not python: python is slow to start in the VMs). Fails if there is none.
+dp_gstats() {
+	dp_kmj "$1" '.global | to_entries[] | "\(.key) \(.value)"' stats
 }
 
 # dp_gdelta BEFORE AFTER NAME: how much counter NAME grew between two dp_gstats outputs;
-# -1 (and failure) when AFTER does not have it.
+# -1 (and failure) when either does not have it (the kernel reports every counter: a read
+# that failed, or a name that is not a counter).
 dp_gdelta() {
 	local b a
 	b=$(awk -v k="$3" '$1 == k { print $2 }' <<<"$1")
 	a=$(awk -v k="$3" '$1 == k { print $2 }' <<<"$2")
-	if [[ -z $a ]]; then
+	if [[ -z $a || -z $b ]]; then
 		echo -1
 		return 1
 	fi
-	echo $((a - ${b:-0}))
+	echo $((a - b))
 }
 
-# dp_gcheck DESC BEFORE AFTER "NAME[+NAME...]>=MIN" ...: one KTAP result: each counter (or sum
-# of counters) grew by at least MIN. The deltas are in the result line.
-dp_gcheck() {
-	local desc=$1 before=$2 after=$3 c names min n d sum ok=1 msg=
-	shift 3
+# dp_grew BEFORE AFTER "NAME[+NAME...]>=MIN" ...: each counter (or sum of counters) grew by at
+# least MIN between two dp_gstats outputs (a counter AFTER does not have fails); the deltas
+# in DP_GREW (" NAME +DELTA ...").
+DP_GREW=
+dp_grew() {
+	local before=$1 after=$2 c names min n d sum ok=0
+	shift 2
+	DP_GREW=
 	for c in "$@"; do
 		names=${c%%>=*}
 		min=${c#*>=}
 		sum=0
 		for n in ${names//+/ }; do
-			d=$(dp_gdelta "$before" "$after" "$n") || ok=0
+			d=$(dp_gdelta "$before" "$after" "$n") || ok=1
 			sum=$((sum + d))
 		done
-		msg+=" $names +$sum"
-		[[ $sum -ge $min ]] || { ok=0; msg+=" (want >= $min)"; }
+		DP_GREW+=" $names +$sum"
+		[[ $sum -ge $min ]] || { ok=1; DP_GREW+=" (want >= $min)"; }
 	done
+	return $ok
+}
+
+# dp_gcheck DESC BEFORE AFTER "NAME[+NAME...]>=MIN" ...: one KTAP result: each counter (or sum
+# of counters) grew by at least MIN (dp_grew). The deltas are in the result line.
+dp_gcheck() {
+	local desc=$1 ok=1 msg
+	shift
+	dp_grew "$@" || ok=0
+	msg=$DP_GREW
 	if [[ $ok -eq 1 ]]; then
 		ktap_test_pass "$desc:$msg"
 	else
@@ -588,15 +611,11 @@ dp_gcheck() {
 	fi
 }
 
-# Counters of LB N for SERVICE: "service PACKETS NEWFLOWS CONNS", then "ADDR PACKETS NEWFLOWS
-# CONNS" per backend (from "kmaglev stats SERVICE").
-dp_svc_stats() {
-	dp_standin && return 1
-	ip netns exec "${DP_LB[$1]}" timeout 20 "$KMAGLEV" stats "$2" |
-		awk 'function v(k,   i) { for (i = 1; i < NF; i++) if ($i == k) return $(i + 1); return 0 }
-		     $1 == "service" { print "service", v("packets"), v("new-flows"), v("conns") }
-		     $1 == "backend" { print $2, v("packets"), v("new-flows"), v("conns") }'
-}
+# dp_svc_stat N SERVICE FILTER: what jq FILTER picks from SERVICE's entry in "kmaglev -j stats
+# SERVICE" in LB N: '.stats.packets', '.stats."new-flows"', '.stats.conns', a backend's
+# '.backends[] | select(.backend == "10.0.1.2") | .stats.conns'. Fails, printing nothing, if
+# it is not there (and with the stand-in).
+dp_svc_stat() { dp_kmj "$1" ".services[] | $3" stats "$2"; }
 
 # IPVS in place of kmaglev: the subset of the CLI the tests use (service add/del/flush, backend
 # add/set/drain/del, config set as a no-op). SERVICE -> IPVS_SVC, IPVS_VIP, IPVS_PORT.

@@ -7,7 +7,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/dp_lib.sh"
 
-dp_test_start 9 2 3
+dp_test_start 11 2 3
 
 V4=$(dp_vip4 0)
 V6=$(dp_vip6 0)
@@ -26,16 +26,21 @@ if ! out=$(dp_km_batch 0 2>&1 <<-EOF
 fi
 
 # --- the same tables -----------------------------------------------------------------------------
+# digests N: "SERVICE DIGEST" for each table of LB N (kmaglev -j table show)
+digests() { dp_kmj "$1" '.[] | "\(.table) \(.digest)"' table show; }
+# spackets N SERVICE: the packets LB N balanced for SERVICE (kmaglev -j stats)
+spackets() { dp_svc_stat "$1" "$2" .stats.packets; }
+# LB 2 before it has carried anything
+p40=$(spackets 2 "$V4:$DP_STREAM_PORT/tcp")
+p60=$(spackets 2 "[$V6]:$DP_STREAM_PORT/tcp")
 if dp_need_kmaglev "both LBs built the same 4 tables (digests)"; then
-	digests() { dp_km "$1" table show |
-		awk '$1 == "table" { for (i = 3; i < NF; i++) if ($i == "digest") print $2, $(i + 1) }'; }
-	d1=$(digests 1)
-	d2=$(digests 2)
-	if [[ -n $d1 && $d1 == "$d2" && $(wc -l <<<"$d1") -eq 4 ]]; then
-		ktap_test_pass "both LBs built the same 4 tables (digests $(awk '{ print $2 }' <<<"$d1" | tr '\n' ' '| sed 's/ $//'))"
+	TD1=$(digests 1)
+	TD2=$(digests 2)
+	if [[ -n $TD1 && $TD1 == "$TD2" && $(wc -l <<<"$TD1") -eq 4 ]]; then
+		ktap_test_pass "both LBs built the same 4 tables ($(tr '\n' ';' <<<"$TD1" | sed 's/;$//; s/;/; /g'))"
 	else
-		echo "# LB 1: $d1"
-		echo "# LB 2: $d2"
+		echo "LB 1: $TD1" | sed 's/^/# /'
+		echo "LB 2: $TD2" | sed 's/^/# /'
 		ktap_test_fail "both LBs built the same 4 tables (digests)"
 	fi
 fi
@@ -130,12 +135,37 @@ fi
 
 # --- LB 2 balanced the moved streams ----------------------------------------------------------
 if dp_need_kmaglev "LB 2 counted the moved streams"; then
-	p4=$(dp_svc_stats 2 "$V4:$DP_STREAM_PORT/tcp" | awk '$1 == "service" { print $2 }')
-	p6=$(dp_svc_stats 2 "[$V6]:$DP_STREAM_PORT/tcp" | awk '$1 == "service" { print $2 }')
-	if [[ ${p4:-0} -gt 0 && ${p6:-0} -gt 0 ]]; then
+	p4=$(spackets 2 "$V4:$DP_STREAM_PORT/tcp")
+	p6=$(spackets 2 "[$V6]:$DP_STREAM_PORT/tcp")
+	if [[ -n $p4 && -n $p6 && $p4 -gt 0 && $p6 -gt 0 ]]; then
 		ktap_test_pass "LB 2 counted the moved streams: $p4 packets (IPv4), $p6 (IPv6)"
 	else
 		ktap_test_fail "LB 2 counted the moved streams: ${p4:-no} packets (IPv4), ${p6:-no} (IPv6)"
+	fi
+fi
+# The check above fails where LB 2 carried nothing: the same reads before the moves
+if dp_need_kmaglev "before the moves LB 2 had counted nothing"; then
+	if [[ $p40 == 0 && $p60 == 0 ]]; then
+		ktap_test_pass "before the moves LB 2 had counted nothing: ${p40} packets (IPv4), ${p60} (IPv6)"
+	else
+		ktap_test_fail "before the moves LB 2 had counted nothing: ${p40:-no} packets (IPv4), ${p60:-no} (IPv6)"
+	fi
+fi
+# The digest comparison sees a different table: b3 at weight 1 in LB 2's IPv4 HTTP service
+# (only now: a table change gives LB 2 a previous table, which for 30 s sends the packets of
+# flows it does not know), then weight 2 again
+if dp_need_kmaglev "the digest comparison sees a changed table"; then
+	s="$V4:$DP_HTTP_PORT/tcp"
+	dp_km 2 backend set "$s" "$(dp_be4 3)" weight 1
+	dx=$(digests 2)
+	dp_km 2 backend set "$s" "$(dp_be4 3)" weight 2
+	dy=$(digests 2)
+	if [[ -n $dx && $dx != "$TD1" && $dy == "$TD1" ]]; then
+		ktap_test_pass "the digest comparison sees a changed table: b3 at weight 1 in LB 2 ($(grep -F "$s " <<<"$dx")), then at weight 2 again: LB 1's"
+	else
+		{ echo "LB 1: $TD1"; echo "LB 2, b3 at weight 1: $dx"; echo "LB 2, weight 2 again: $dy"; } |
+			sed 's/^/# /'
+		ktap_test_fail "the digest comparison sees a changed table"
 	fi
 fi
 

@@ -205,9 +205,7 @@ else
 fi
 
 pkts=$(tail -n1 "$OUT/traffic")
-rx=$("$KMAGLEV" -n "$lb" stats 2>/dev/null |
-	awk '$1 == "global" { g = 1 } g { for (i = 1; i < NF; i++) if ($i == "rx-packets") print $(i + 1) }' |
-	head -n1)
+rx=$("$KMAGLEV" -n "$lb" -j stats 2>/dev/null | kmg_jq '.global."rx-packets"')
 ktap_print_msg "traffic: $pkts datagrams sent to the VIPs, rx-packets $rx"
 if [[ $pkts =~ ^[0-9]+$ && $pkts -gt 0 ]]; then
 	ktap_test_pass "traffic flowed during the fuzzing"

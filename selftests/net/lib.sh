@@ -101,6 +101,37 @@ kmg_module_path() {
 	return 1
 }
 
+# --- the CLI's JSON output ---------------------------------------------------------------------
+# Tests read what the CLI prints from its JSON output (-j: the same keys as the text), by key
+# with jq, never by the position of a word in the text.
+#
+# kmg_jq FILTER [JQ-ARGS...]: the values FILTER picks from the JSON document on stdin, one a
+# line, raw (strings without quotes). Fails and prints nothing when the input is not a JSON
+# document (the CLI failed: no output) or FILTER picks nothing but null (a key that is not
+# there): a missing field never reads as "" or 0. JQ-ARGS: --arg NAME VALUE, --argjson ...
+kmg_jq() { jq -ner "input | ($1) | select(. != null) | tostring" "${@:2}" 2>/dev/null; }
+# kmg_jq_test FILTER [JQ-ARGS...]: FILTER on the JSON document on stdin is true (not false,
+# null, nothing or an error).
+kmg_jq_test() { jq -ne "input | ($1)" "${@:2}" >/dev/null 2>&1; }
+
+# --- kmemleak --------------------------------------------------------------------------------
+# /sys/kernel/debug/kmemleak is there on a kernel built with it even when it is off (booted
+# with kmemleak=off, or turned off by an error), and root may always open it for writing: a
+# -w test says nothing. kmemleak is in use when it takes a command: a scan is refused (EPERM)
+# when it is off. (selftests/vm/guest-init decides the same way.)
+KMG_KMEMLEAK=/sys/kernel/debug/kmemleak
+# kmg_kmemleak_scan: ask for a scan; fails when kmemleak is not in use.
+kmg_kmemleak_scan() { [[ -e $KMG_KMEMLEAK ]] && { echo scan >"$KMG_KMEMLEAK"; } 2>/dev/null; }
+# kmg_kmemleak_count: scan (twice: that settles grey objects) and print how many suspected leaks
+# kmemleak lists; fails, printing nothing, when kmemleak is not in use. Objects younger than
+# 5 s are never reported: the caller waits first where that matters.
+kmg_kmemleak_count() {
+	local n
+	kmg_kmemleak_scan && kmg_kmemleak_scan || return 1
+	n=$(grep -c '^unreferenced object' "$KMG_KMEMLEAK")	# (exit 1 when 0)
+	[[ -n $n ]] && echo "$n"
+}
+
 # Load kmaglev.ko (and the kernel modules it needs) unless it is already loaded.
 kmg_load_module() {
 	[[ -d /sys/module/kmaglev ]] && return 0

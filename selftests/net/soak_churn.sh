@@ -29,7 +29,7 @@ BATCH=${KMAGLEV_SOAK_BATCH:-8}		# churn steps per "kmaglev -b" (each changes 4 s
 CHECK_SECS=${KMAGLEV_SOAK_CHECK_SECS:-20}	# seconds of churn between two check rounds
 dp_standin && ktap_skip_all "the churn soak checks kmaglev's own counters (no stand-in)"
 
-dp_test_start 18 1 6
+dp_test_start 19 1 6
 
 V=$(dp_vip4 0)
 VR=$(dp_vip4 1)
@@ -206,9 +206,10 @@ check_udp() {
 	GONE=()
 }
 
-# counters of the netns: "kmaglev stats" whole, and "config show"
-stats_all() { dp_km 1 stats; }
-g_of() { awk -f "$KMG_TOP/selftests/net/gstats.awk" "$1"; }
+# counters of the netns: "kmaglev -j stats" whole (a JSON document); g_of FILE: its global
+# counters as "NAME VALUE" lines, as dp_gstats prints them
+stats_all() { dp_km 1 -j stats; }
+g_of() { kmg_jq '.global | to_entries[] | "\(.key) \(.value)"' <"$1"; }
 
 # curl_start: new HTTP connections, 20 per curl, until the file curl.stop appears; the loop
 # ends at the first failure. It stops between two curls, never in a request, so every SYN it
@@ -342,12 +343,14 @@ else
 	ktap_test_pass "$round samples during the churn: no counter ever went back"
 fi
 stats_all >"$DP_TMP/stats.end"
-cfg=$(dp_km 1 config show)
+cfg=$(dp_km 1 -j config show)
 g1=$(g_of "$DP_TMP/stats.end")
-gv() { awk -v k="$1" '$1 == k { print $2 }' <<<"$g1"; }
-sums=$(awk 'function v(k,   i) { for (i = 1; i < NF; i++) if ($i == k) return $(i + 1); return 0 }
-	    $1 == "service" { p += v("packets"); b += v("bytes"); n += v("new-flows"); c += v("conns"); s++ }
-	    END { print s + 0, p + 0, b + 0, n + 0, c + 0 }' "$DP_TMP/stats.end")
+# gv NAME [G]: counter NAME of the dp_gstats-like output G (default g1)
+gv() { awk -v k="$1" '$1 == k { print $2 }' <<<"${2:-$g1}"; }
+# "SERVICES PACKETS BYTES NEW-FLOWS CONNS": the count of services and the sums of their counters
+sums=$(kmg_jq '[.services[].stats] |
+	"\(length) \(map(.packets) | add // 0) \(map(.bytes) | add // 0) \(map(."new-flows") | add // 0) \(map(.conns) | add // 0)"' \
+	<"$DP_TMP/stats.end")
 read -r nsvc sp sb sn sc <<<"$sums"
 MISMATCH=0
 msg="services $nsvc: packets $sp bytes $sb new-flows $sn conns $sc; global $(gv packets) $(gv bytes) $(gv new-flows) $(gv conns)"
@@ -380,7 +383,7 @@ fi
 # This holds below conn-max, which the soak never reaches.
 REUSE=$(awk '/^backend b[0-9]+ [0-9]+$/ { n[$3]++ } END { for (p in n) r += n[p] - 1; print r + 0 }' "$DP_TMP/curl.out")
 CN=$(gv conn-new)
-tbl=$(awk '{ for (i = 1; i < NF; i++) if ($i == "conns") print $(i + 1) }' <<<"$cfg")
+tbl=$(kmg_jq .conns <<<"$cfg")
 UNTR=$(($(gv conn-table-full) + $(gv conn-flood) + $(gv conn-svc-limit)))
 msg="conns $(gv conns), table $tbl, conn-new $CN - conn-expired $(gv conn-expired) - conn-evict-syn $(gv conn-evict-syn); new-flows $(gv new-flows) = conn-new + untracked $UNTR + reused $REUSE"
 if [[ $(gv conns) -eq $tbl && $tbl -eq $((CN - $(gv conn-expired) - $(gv conn-evict-syn))) &&
@@ -389,6 +392,15 @@ if [[ $(gv conns) -eq $tbl && $tbl -eq $((CN - $(gv conn-expired) - $(gv conn-ev
 else
 	MISMATCH=$((MISMATCH + 1))
 	ktap_test_fail "connection counters add up: $msg"
+fi
+# The checks above fail on counters from another time: the services' sums at the end against
+# the global counters at the start (g0), the table at the end against conn-new at the start
+msg="services' packets $sp, bytes $sb against $(gv packets "$g0"), $(gv bytes "$g0") at the start; table $tbl against conn-new $(gv conn-new "$g0") at the start"
+if [[ -n $sp && -n $tbl && $sp -ne $(gv packets "$g0") && $sb -ne $(gv bytes "$g0") &&
+      $tbl -ne $(gv conn-new "$g0") ]]; then
+	ktap_test_pass "the counter checks tell samples apart: $msg"
+else
+	ktap_test_fail "the counter checks tell samples apart: $msg"
 fi
 dp_check_hook "every packet of the soak" "$g0" "$g1"
 

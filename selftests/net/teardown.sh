@@ -17,7 +17,7 @@ source "$(dirname "$0")/lib.sh"
 kmg_require_root
 kmg_require_cmd ip python3
 ktap_print_header
-ktap_set_plan 18
+ktap_set_plan 20
 
 NNS=${KMAGLEV_TEARDOWN_NETNS:-200}
 VIP=192.0.2.1
@@ -47,11 +47,8 @@ wait_objects() {
 kmg_netns_add lb
 kmg_netns_add cl
 K() { ip netns exec "$lb" "$KMAGLEV" "$@"; }
-# gstat NAME: a global counter of the LB.
-gstat() {
-	K stats | awk -v k="$1" '$1 == "global" { g = 1 } g { for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' |
-		head -n1
-}
+# gstat NAME: a global counter of the LB (kmaglev -j stats); nothing if there is no such.
+gstat() { K -j stats | kmg_jq '.global[$k]' --arg k "$1"; }
 
 ip link add in0 netns "$lb" type veth peer name cl0 netns "$cl"
 ip -n "$lb" link add dummy0 type dummy
@@ -89,6 +86,7 @@ failed_add_case() {
 	local desc=$1 before after
 	shift
 	before=$(gstat probe)
+	[[ -n $before ]] || { ktap_test_fail "$desc: the probe counter cannot be read"; return; }
 	if "$@" >/dev/null 2>&1; then
 		ktap_test_fail "$desc: the add was accepted"
 		return
@@ -97,7 +95,7 @@ failed_add_case() {
 	send_marked $(seq 1000 1063)
 	after=$(gstat probe)
 	# only the one live backend (10.0.0.1) takes a probe
-	if [[ $((after - before)) -eq 1 ]]; then
+	if [[ -n $after && $((after - before)) -eq 1 ]]; then
 		ktap_test_pass "$desc: no probe reaches the discarded backend"
 	else
 		ktap_print_msg "probe counter grew by $((after - before)), expected 1"
@@ -105,6 +103,15 @@ failed_add_case() {
 	fi
 }
 failed_add_case "backend add of a VIP address fails" K backend add $VIP:53/udp $VIP2
+# The probe count tells: marks outside probe-mark-min..max are no probes (+0, not the +1 above)
+before=$(gstat probe)
+send_marked 999 1064 2000
+after=$(gstat probe)
+if [[ -n $before && -n $after && $after -eq $before ]]; then
+	ktap_test_pass "marks outside 1000-1063 are no probes: probe +0 ($before -> $after)"
+else
+	ktap_test_fail "marks outside 1000-1063 are no probes: probe ${before:-unread} -> ${after:-unread}"
+fi
 K config set max-backends 1 >/dev/null
 failed_add_case "backend add beyond max-backends fails" K backend add $VIP:53/udp 10.0.0.2
 K config set max-backends 1000 >/dev/null
@@ -245,33 +252,40 @@ rename() {
 	ip -n "$1" link set "$2" down && ip -n "$1" link set "$2" name "$3" &&
 		ip -n "$1" link set "$3" up
 }
-# taken NS: once NS's rx-packets grew by 30 (within 60 s), "RX RI": how much rx-packets and
-# rx-ingress grew (from one stats dump each time)
+# rxri NS: "RX RI", NS's rx-packets and rx-ingress (one kmaglev -j stats); nothing if either
+# cannot be read
 rxri() {
-	ip netns exec "$1" "$KMAGLEV" stats |
-		awk '$1 == "global" { g = 1 } g { for (i = 1; i < NF; i++) {
-			if ($i == "rx-packets") rx = $(i + 1); if ($i == "rx-ingress") ri = $(i + 1) } }
-		     END { print rx + 0, ri + 0 }'
+	ip netns exec "$1" "$KMAGLEV" -j stats |
+		kmg_jq '.global | "\(."rx-packets" // error) \(."rx-ingress" // error)"'
 }
+# taken NS: once NS's rx-packets grew by 30 (within 60 s), "RX RI": how much rx-packets and
+# rx-ingress grew; "? ?" if they could not be read
 taken() {
 	local rx0 ri0 rx ri end=$((SECONDS + 60))
 	read -r rx0 ri0 <<<"$(rxri "$1")"
-	while read -r rx ri <<<"$(rxri "$1")"; [[ $((rx - rx0)) -lt 30 && $SECONDS -lt $end ]]; do
+	[[ -n $ri0 ]] || { echo "? ?"; return; }
+	while read -r rx ri <<<"$(rxri "$1")"; [[ -n $ri && $((rx - rx0)) -lt 30 && $SECONDS -lt $end ]]; do
 		sleep 0.3
 	done
+	[[ -n $ri ]] || { echo "? ?"; return; }
 	echo "$((rx - rx0)) $((ri - ri0))"
+}
+# verdict ingress|prerouting RX RI: of RX (at least 30) packets, all were taken at ingress (RI
+# as many, but for 3 counted while the stats were read), or none was (RI 0)
+verdict() {
+	[[ $2 =~ ^[0-9]+$ && $3 =~ ^[0-9]+$ && $2 -ge 30 ]] || return 1
+	if [[ $1 == ingress ]]; then
+		[[ $3 -ge $(($2 - 3)) ]]
+	else
+		[[ $3 -eq 0 ]]
+	fi
 }
 # at NS ingress|prerouting: NS's packets were all taken at ingress, or none was; says how many
 at() {
 	local rx ri
 	read -r rx ri <<<"$(taken "$1")"
 	echo "${1%%-*}: rx-packets +$rx rx-ingress +$ri"
-	[[ $rx -ge 30 ]] || return 1
-	if [[ $2 == ingress ]]; then
-		[[ $ri -ge $((rx - 3)) ]]
-	else
-		[[ $ri -eq 0 ]]
-	fi
+	verdict "$2" "$rx" "$ri"
 }
 # check DESC CMD...: CMD's lines (the "at" results) in the KTAP result
 check() {
@@ -324,6 +338,13 @@ EOF
 FLOOD_PID=$!
 
 check "mode ingress: ilb's traffic over its two hooked veths taken at ingress" at "$ilb" ingress
+# the verdicts tell the hooks apart: ilb's traffic, taken at ingress, is no prerouting traffic
+read -r rx ri <<<"$(taken "$ilb")"
+if verdict ingress "$rx" "$ri" && ! verdict prerouting "$rx" "$ri"; then
+	ktap_test_pass "the prerouting verdict fails on ilb's traffic taken at ingress (rx-packets +$rx rx-ingress +$ri)"
+else
+	ktap_test_fail "the prerouting verdict fails on ilb's traffic taken at ingress (rx-packets +$rx rx-ingress +$ri)"
+fi
 case_move() { ib_to "$ilbx" "$ilb" && at "$ilbx" prerouting && at "$ilb" ingress; }
 check "hooked ib moved to ilbx, whose list does not name it: not hooked there; ilb's ia still is" \
 	case_move
@@ -379,7 +400,7 @@ ktap_test_result "module reloaded, nothing left over ($((SECONDS - t0))s in mode
 # it, sends, and exits, which destroys the netns. One fork and one exec per netns.
 churn() {
 	"$PY" - "$1" "$KMAGLEV" <<'EOF'
-import ctypes, fcntl, os, socket, struct, subprocess, sys
+import ctypes, fcntl, json, os, socket, struct, subprocess, sys
 libc = ctypes.CDLL(None, use_errno=True)
 CLONE_NEWNET = 0x40000000
 SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 1
@@ -403,8 +424,8 @@ def child(first):
         u.sendto(b'x', ('127.0.0.5', 53))
         u.close()
     if first:
-        out = subprocess.run([cli, 'config', 'show'], capture_output=True, text=True).stdout
-        if ' conns 20 ' not in out + ' ':
+        out = subprocess.run([cli, '-j', 'config', 'show'], capture_output=True, text=True).stdout
+        if json.loads(out or '{}').get('conns') != 20:
             return 'expected 20 entries: ' + out
     return None
 

@@ -27,7 +27,7 @@ source "$(dirname "$0")/lib.sh"
 kmg_require_root
 kmg_require_cmd ip unshare python3
 ktap_print_header
-ktap_set_plan 17
+ktap_set_plan 18
 
 PY=/usr/bin/python3
 PARAMS=/sys/module/kmaglev/parameters
@@ -127,12 +127,17 @@ for i in range(n):
     s.sendto(ip + udp, ('192.0.2.1', 0))
 EOF
 }
-conns() { ip netns exec "$ns2" "$KMAGLEV" config show | grep -oE 'conns [0-9]+' | awk '{ print $2 }'; }
+# conns: ns2's connection entries (kmaglev -j config show); nothing if not reported
+conns() { ip netns exec "$ns2" "$KMAGLEV" -j config show | kmg_jq .conns; }
+# limited N / unlimited N: the entry count N of the flows under memory.max, without a limit
+limited() { [[ $1 =~ ^[0-9]+$ && $1 -gt 0 && $1 -lt 10000 ]]; }
+unlimited() { [[ $1 =~ ^[0-9]+$ && $1 -eq 10000 ]]; }
 if ! memcg_ready; then
 	ktap_test_skip "connection entries stop at the memory cgroup's limit (no memory cgroup)"
 	ktap_test_skip "the same number of flows without a limit are all tracked (no memory cgroup)"
 	ktap_test_skip "the cgroup's charge goes when the entries go (no memory cgroup)"
 	ktap_test_skip "no OOM kill (no memory cgroup)"
+	ktap_test_skip "the two entry checks tell the counts apart (no memory cgroup)"
 else
 	kmg_netns_add ns2
 	ip -n "$ns2" link add d0 type dummy
@@ -151,14 +156,14 @@ else
 	flows 10000
 	n=$(conns)
 	ktap_print_msg "tracked $n of 10000 flows under memory.max = current + 128 KiB"
-	[[ ${n:-0} -gt 0 && $n -lt 10000 ]] &&
+	limited "$n" &&
 		ktap_test_pass "connection entries stop at the memory cgroup's limit" ||
 		ktap_test_fail "connection entries stop at the memory cgroup's limit"
 	echo max >$CG/kmg-test/memory.max
 	flows 10000
 	n2=$(conns)
 	ktap_print_msg "tracked $n2 of 10000 flows without a limit"
-	[[ ${n2:-0} -eq 10000 ]] &&
+	unlimited "$n2" &&
 		ktap_test_pass "the same number of flows without a limit are all tracked" ||
 		ktap_test_fail "the same number of flows without a limit are all tracked"
 	charged=$(cat $CG/kmg-test/memory.current)
@@ -171,6 +176,10 @@ else
 		ktap_test_fail "the cgroup's charge goes when the entries go"
 	grep -q '^oom_kill 0' $CG/kmg-test/memory.events &&
 		ktap_test_pass "no OOM kill" || ktap_test_fail "no OOM kill"
+	# each entry check fails on the other's count
+	[[ -n $n && -n $n2 ]] && ! limited "$n2" && ! unlimited "$n" &&
+		ktap_test_pass "the two entry checks tell the counts apart: ${n2:-none} is not under the limit, ${n:-none} is not all" ||
+		ktap_test_fail "the two entry checks tell the counts apart: ${n2:-none} is not under the limit, ${n:-none} is not all"
 	rmdir $CG/kmg-test 2>/dev/null
 fi
 
