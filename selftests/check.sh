@@ -162,6 +162,11 @@ summary() {
 }
 trap 'summary; exit $?' EXIT
 
+# cpu_of FILE: the children's user and system seconds from the output of `times` in FILE
+cpu_of() {
+	awk 'NR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } printf "%d", s }' "$1"
+}
+
 # --- deps -------------------------------------------------------------------------------
 phase deps
 step "dependencies installed (selftests/vm/deps.sh)" "$OUT/deps.log" "$VM/deps.sh" || exit
@@ -187,8 +192,14 @@ for k in $KERNELS; do "$VM/kernel.sh" cached $k || KERNELS_CACHED=0; done
 (
 	for k in $KERNELS; do
 		start=$SECONDS
-		"$VM/kernel.sh" $k >/dev/null 2>"$OUT/kernel-$k.log"
-		echo "$? $((SECONDS - start))" >"$OUT/kernel-$k.rc"
+		# in a subshell of its own, so that `times` gives this build's CPU alone
+		(
+			"$VM/kernel.sh" $k >/dev/null 2>"$OUT/kernel-$k.log"
+			rc=$?
+			times >"$OUT/kernel-$k.times"
+			exit $rc
+		)
+		echo "$? $((SECONDS - start)) $(cpu_of "$OUT/kernel-$k.times")" >"$OUT/kernel-$k.rc"
 	done
 ) &
 KBUILD_PID=$!
@@ -410,8 +421,7 @@ vm_job() {
 		rc=$?
 		# the children's user and system time: QEMU's, all of it the guest's
 		times >"$OUT/$name.times"	# not in a pipe: a subshell's children are not ours
-		cpu=$(awk 'NR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } printf "%d", s }' "$OUT/$name.times")
-		echo "$rc $((SECONDS - start)) $cpu" >"$OUT/$name.rc"
+		echo "$rc $((SECONDS - start)) $(cpu_of "$OUT/$name.times")" >"$OUT/$name.rc"
 	) &
 	J_VCPUS[$!]=$cpus
 }
@@ -555,8 +565,8 @@ build_612() {
 	phase build-6.12
 	wait "$KBUILD_PID"
 	for k in $KERNELS; do
-		read -r rc secs 2>/dev/null <"$OUT/kernel-$k.rc" || { rc=1 secs=0; }
-		how="built in $secs s"
+		read -r rc secs cpu 2>/dev/null <"$OUT/kernel-$k.rc" || { rc=1 secs=0 cpu=0; }
+		how="built in $secs s, $cpu s of CPU"
 		[[ $KERNELS_CACHED == 1 ]] && how=cached
 		kd=KDIR_$k
 		printf -v "$kd" ''
