@@ -11,7 +11,8 @@ PKGS=(
 	# userland libraries
 	libmnl-dev libjson-c-dev libsodium-dev libcyaml-dev libyaml-dev libmicrohttpd-dev libev-dev libcmocka-dev
 	libcurl4-openssl-dev libsystemd-dev
-	# kernels
+	# kernels (Debian's prebuilt 6.12 is not installed: kernel.sh deb612 fetches its packages
+	# with apt-get download and unpacks them in its cache, with dpkg-deb, depmod and xz)
 	linux-source-6.12 linux-headers-amd64 linux-image-amd64
 	# YNL code generator
 	python3 python3-yaml python3-jsonschema
