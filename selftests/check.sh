@@ -16,13 +16,15 @@
 #                               and DKMS, the host's BGP peers. Its only compiled kernel is the
 #                               debug one: lockdep and kmemleak on 6.12 come from it alone.
 #
-#   deps -> kernels (the debug kernel: cached, or built in the background at normal priority,
-#   first; in the full tier Debian's 6.12 fetched and unpacked beside it) -> build (the module
-#   for the stock kernel, sparse, -Wmaybe-uninitialized, checkpatch, CLI, generated code, test
-#   tools) -> jobs, as many at a time as their vCPUs fit in KMAGLEV_CHECK_VCPUS: the userland
-#   unit tests and libFuzzer runs, and KUnit and the kselftests in VMs -> build-6.12 (the module
-#   for each 6.12 kernel once it is there) -> the results, the hardening figures and the line
-#   "N passed, N failed".
+#   deps (the kernel build's packages; the debug kernel cached, or its build started in the
+#   background at normal priority; the other packages while it builds) -> kernels (the stock
+#   kernel's initrd; in the full tier Debian's 6.12 fetched and unpacked) -> build (CLI, test
+#   tools) -> warm: build-6.12 (the module for each 6.12 kernel, sparse) and the debug
+#   kernel's VMs at once -> build-stock (the module for the stock kernel with sparse and
+#   -Wmaybe-uninitialized in one pass, checkpatch, generated code) -> the other jobs, as many
+#   at a time as their vCPUs fit in KMAGLEV_CHECK_VCPUS: the userland unit tests and libFuzzer
+#   runs, and KUnit and the kselftests in VMs -> cold: build-6.12 once the kernel is built, then
+#   the debug kernel's VMs -> the results, the hardening figures and "N passed, N failed".
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -171,24 +173,22 @@ cpu_of() {
 }
 
 # --- deps -------------------------------------------------------------------------------
+# The packages the kernel build needs first. The compiled 6.12 kernel (the debug one) comes
+# from the cache (keyed by its configuration), or is built in the background at normal
+# priority before anything else starts: on a cold machine it is the critical path (its VMs can
+# only start once it is there). The other packages are installed while it builds, and the stock
+# kernel's work goes on beside it; in the full tier Debian's prebuilt 6.12 (deb612) is fetched
+# and unpacked (a download and a minute's work, not a build). The results of the builds count
+# in the phase build-6.12.
 phase deps
-step "dependencies installed (selftests/vm/deps.sh)" "$OUT/deps.log" "$VM/deps.sh" || exit
+step "packages for the kernel build (selftests/vm/deps.sh --kernel)" "$OUT/deps-kernel.log" \
+	"$VM/deps.sh" --kernel || exit
 # A warm run is one that installed nothing and built no kernel: the budget applies to it.
 WARM=1
-grep -q '^deps: installing' "$OUT/deps.log" && WARM=0
-phase_end
-
-# --- kernels ----------------------------------------------------------------------------
-# The compiled 6.12 kernel (the debug one) comes from the cache (keyed by its configuration),
-# or is built in the background at normal priority, before anything else starts: on a cold
-# machine it is the critical path (its VMs can only start once it is there). The stock
-# kernel's work goes on beside it, and in the full tier Debian's prebuilt 6.12 (deb612) is
-# fetched and unpacked (a download and a minute's work, not a build). The results of the
-# builds count in the phase build-6.12.
-phase kernels
-# The source first, in the foreground: the kernel builds, checkpatch and the YNL generator all
-# read it, and two extractions at once would race.
-step "Debian's linux-source-6.12, extracted" "$OUT/kernel-src.log" "$VM/kernel.sh" src
+grep -q '^deps: installing' "$OUT/deps-kernel.log" && WARM=0
+# The source in the foreground: the kernel builds, checkpatch and the YNL generator all read
+# it, and two extractions at once would race.
+step "Debian's linux-source-6.12, extracted" "$OUT/kernel-src.log" "$VM/kernel.sh" src || exit
 KERNELS=debug
 # Debian's 6.12 stands in for a compiled non-debug 6.12: the distribution's own config, every
 # driver a module, and nothing to build. (Neither tier builds kernel.sh's lockdep test kernel;
@@ -212,6 +212,12 @@ for k in $KERNELS; do "$VM/kernel.sh" cached $k || KERNELS_CACHED=0; done
 	done
 ) &
 KBUILD_PID=$!
+step "dependencies installed (selftests/vm/deps.sh)" "$OUT/deps.log" "$VM/deps.sh" || exit
+grep -q '^deps: installing' "$OUT/deps.log" && WARM=0
+phase_end
+
+# --- kernels ----------------------------------------------------------------------------
+phase kernels
 step "stock kernel and initrd" "$OUT/kernel-stock.log" "$VM/kernel.sh" stock-initrd
 for k in $FETCHED; do
 	"$VM/kernel.sh" cached "$k" || WARM=0
@@ -239,53 +245,63 @@ build_for() {
 		Kbuild kmod uapi | tar -C "$dir" -xf -
 	make -C "$kdir" M="$dir" -j"$(nproc)" "$@" modules
 }
-sparse_for() {
-	local k=$1 kdir=$2 dir=$TOP/.build/$1 log
-	log=$(make -C "$kdir" M="$dir" C=2 CHECK="sparse -Wno-decl" modules 2>&1)
-	echo "$log"
-	! echo "$log" | grep -E 'warning:|error:' | grep -v "^make"
+# sparse_in LOG: the sparse warnings of a build made with C=2 (-Werror made every compiler
+# warning an error, so what is left is sparse's)
+sparse_in() {
+	cat "$1"
+	! grep -E 'warning:|error:' "$1" | grep -v "^make"
 }
-# build_module K: the module for kernel K (stock, debug, deb612), and sparse on it once per
-# kernel version: on the stock kernel (6.1) and on the first 6.12 kernel built (the debug one)
+# build_module K: the module for kernel K (stock, debug, deb612), with sparse (C=2) in the same
+# pass once per kernel version: on the stock kernel (6.1) and on the first 6.12 kernel built
+# (the debug one). On the stock kernel with -Wmaybe-uninitialized too: the kernel's own build
+# turns it off (too many false positives tree-wide); kmaglev's code must be clean with it on.
 SPARSE_612=
 build_module() {
-	local k=$1 kd=KDIR_$1
+	local k=$1 kd=KDIR_$1 sparse=0 desc=-Werror args=()
 	# No VM job runs on a kernel its module did not build for (vm_job).
 	rm -f "$TOP/.build/$k/kmod/kmaglev.ko"
-	if [[ -n ${!kd} ]]; then
-		step "module builds against $k kernel (-Werror)" "$OUT/build-$k.log" build_for "$k" "${!kd}" || return
-		[[ $k != stock && -n $SPARSE_612 ]] && return
-		[[ $k != stock ]] && SPARSE_612=$k
-		step "sparse clean on $k kernel" "$OUT/sparse-$k.log" sparse_for "$k" "${!kd}"
-	else
+	if [[ -z ${!kd} ]]; then
 		notok "no $k kernel to build against"
+		return
 	fi
+	if [[ $k == stock ]]; then
+		sparse=1 desc+=", -Wmaybe-uninitialized" args+=(KCFLAGS=-Wmaybe-uninitialized)
+	elif [[ -z $SPARSE_612 ]]; then
+		sparse=1 SPARSE_612=$k
+	fi
+	((sparse)) && args+=(C=2 "CHECK=sparse -Wno-decl")
+	step "module builds against $k kernel ($desc)" "$OUT/build-$k.log" \
+		build_for "$k" "${!kd}" "${args[@]}" || return
+	((sparse)) && step "sparse clean on $k kernel" "$OUT/sparse-$k.log" sparse_in "$OUT/build-$k.log"
 }
-build_module stock
-# The kernel's own build turns -Wmaybe-uninitialized off (too many false positives tree-wide);
-# kmaglev's code must be clean with it on.
-[[ -n $KDIR_stock ]] &&
-	step "module builds with -Wmaybe-uninitialized (stock kernel)" "$OUT/build-maybe-uninit.log" \
-		build_for stock-maybe-uninit "$KDIR_stock" KCFLAGS=-Wmaybe-uninitialized
-SRC=$("$VM/kernel.sh" src 2>/dev/null)
-# Hand-written kernel code only: files generated by ynl-gen-c.py carry a YNL-GEN marker and are
-# checked against the spec instead.
-step "checkpatch --strict clean (kmod/, uapi/)" "$OUT/checkpatch.log" \
-	"$SRC/scripts/checkpatch.pl" --no-tree --strict --terse --show-types -q \
-	--ignore FILE_PATH_CHANGES \
-	--file $(find kmod uapi -name '*.[ch]' ! -name '*.mod.c' -exec grep -L 'YNL-GEN' {} + | sort)
-step "generated netlink code matches the YNL spec" "$OUT/ynl.log" "$TOP/selftests/ynl.sh" verify
 step "CLI builds (-Werror)" "$OUT/userland.log" make -C userland -j"$(nproc)"
 # The hardening tests' programs (fuzzers, fault injector, soak drivers): the guests see the
 # host root read-only, so they are built here.
 step "test tools build (-Werror, selftests/tools)" "$OUT/tools.log" make -C selftests/tools -j"$(nproc)"
-# install.sh's host half (full tier): dkms add/build and make for the stock kernel into
-# .build/install, in a private mount namespace (the host's /lib/modules, /var/lib/dkms and /usr
-# stay as they are); the guest runs dkms install, make install and uninstall on an overlay.
-[[ $TIER == full ]] &&
-	step "DKMS tree and make-install tree for the stock kernel (selftests/install-prep.sh)" \
-		"$OUT/install-prep.log" "$TOP/selftests/install-prep.sh"
 phase_end
+
+# build-stock: the module for the stock kernel and the source checks. On a warm run it goes on
+# beside the debug kernel's VMs, which start first: they are the longest.
+build_stock() {
+	phase build-stock
+	build_module stock
+	SRC=$("$VM/kernel.sh" src 2>/dev/null)
+	# Hand-written kernel code only: files generated by ynl-gen-c.py carry a YNL-GEN marker and
+	# are checked against the spec instead.
+	step "checkpatch --strict clean (kmod/, uapi/)" "$OUT/checkpatch.log" \
+		"$SRC/scripts/checkpatch.pl" --no-tree --strict --terse --show-types -q \
+		--ignore FILE_PATH_CHANGES \
+		--file $(find kmod uapi -name '*.[ch]' ! -name '*.mod.c' -exec grep -L 'YNL-GEN' {} + | sort)
+	step "generated netlink code matches the YNL spec" "$OUT/ynl.log" "$TOP/selftests/ynl.sh" verify
+	# install.sh's host half (full tier): dkms add/build and make for the stock kernel into
+	# .build/install, in a private mount namespace (the host's /lib/modules, /var/lib/dkms and
+	# /usr stay as they are); the guest runs dkms install, make install and uninstall on an
+	# overlay.
+	[[ $TIER == full ]] &&
+		step "DKMS tree and make-install tree for the stock kernel (selftests/install-prep.sh)" \
+			"$OUT/install-prep.log" "$TOP/selftests/install-prep.sh"
+	phase_end
+}
 
 # --- userland unit tests, libFuzzer and host kselftests: a job beside the VMs -------------
 # Userland unit tests (cmocka); the BGP message parser, kmod/parse.c and kmod/maglev.c under
@@ -355,10 +371,13 @@ unit_host_results() {
 #   the BGP speaker against BIRD (bgp) and ECMP failover over two LBs in the built-in mode
 #   (bgp_ecmp); one VM with the data plane, dp_basic in both hook modes.
 # - debug kernel (6.12 with KASAN, KMEMLEAK, UBSAN, lockdep, full preemption, fault
-#   injection; about ten times slower than stock): KUnit, control_plane, dp_basic in mode
-#   ingress and teardown, at reduced sizes, two vCPUs; the netlink fuzzer and the packet fuzzer
-#   (10,000 each) and fail-nth on the most used config ops, one vCPU. Every debug VM ends with
-#   a kmemleak scan, and any splat in a guest's kernel log fails its VM.
+#   injection; a process costs three to four times what it does on stock): KUnit, control_plane
+#   and teardown, at reduced sizes, two vCPUs; the netlink fuzzer and the packet fuzzer (10,000
+#   each) and fail-nth on the most used config ops, one vCPU. The data path on this kernel is
+#   the packet fuzzer's (both hook modes, valid flows answered through IPIP and GRE before and
+#   after the malformed ones) and teardown's (flows through deletes, unloads and netns exits);
+#   dp_basic runs on it in the full tier. Every debug VM ends with a kmemleak scan, and any
+#   splat in a guest's kernel log fails its VM.
 # Full tier (make check-full): every kselftest on the stock kernel (the dp_* in mode
 # prerouting, dp_badpkt in ingress too; the soaks: SYN flood, 1,000 netns and 50 unloads;
 # install and DKMS); on Debian's prebuilt 6.12 (deb612: no lockdep, no kmemleak, as users run
@@ -385,7 +404,7 @@ DEB612_B=$(tr ' ' '\n' <<<"$DP_ALL" | grep -vxE "${DEB612_A// /|}" | tr '\n' ' '
 # The quick tier's sets
 QUICK_CTL="control_plane userns module_load daemon bgp bgp_ecmp"
 QUICK_DP="dp_basic@$HOOK_STOCK dp_basic@$HOOK_TEST"
-QUICK_DEBUG="control_plane dp_basic@$HOOK_TEST teardown"
+QUICK_DEBUG="control_plane teardown"
 
 declare -a J_NAME J_DESC
 declare -A J_VCPUS=()
@@ -452,14 +471,15 @@ unit_job() {
 export KMAGLEV_TEST_TIMEOUT=${KMAGLEV_TEST_TIMEOUT:-1800}
 
 # --- the quick tier's jobs ---
-# The debug kernel: KUnit, the control plane, the data path in mode ingress and teardown (the
-# tests that found the use-after-frees), two vCPUs. Sizes: control_plane.sh's large cases
-# (still several dump messages each), teardown.sh's netns destroyed with live flows and its
-# rounds.
+# The debug kernel: KUnit, the control plane and teardown (the tests that found the
+# use-after-frees), two vCPUs. Sizes: control_plane.sh's large cases (still several dump
+# messages each), teardown.sh's netns destroyed with live flows and its rounds; every rejected
+# request's state compared once per block (KMAGLEV_CP_STATE_EACH=0: the stock kernel's run
+# compares after each).
 job_q_debug() {
 	KMAGLEV_TEARDOWN_NETNS=${KMAGLEV_TEARDOWN_NETNS:-10} KMAGLEV_TEARDOWN_ROUNDS=1 \
-	KMAGLEV_CP_STATS_BACKENDS=300 KMAGLEV_CP_DUMP_BACKENDS=2000 KMAGLEV_CP_SERVICES=40 \
-	KMAGLEV_TEST_TIMEOUT=1500 \
+	KMAGLEV_CP_STATS_BACKENDS=150 KMAGLEV_CP_DUMP_BACKENDS=1000 KMAGLEV_CP_SERVICES=20 \
+	KMAGLEV_CP_STATE_EACH=0 KMAGLEV_TEST_TIMEOUT=1500 \
 		vm_job q-debug debug "KUnit and kselftests on debug kernel ($QUICK_DEBUG)" \
 		bash -c '"$1" "$2"; a=$?; shift 2; "$@"; b=$?; exit $((a | b))' - \
 		"$TOP/selftests/kunit.sh" "$TOP/.build/debug/kmod" "$TOP/selftests/net/run_tests.sh" $QUICK_DEBUG
@@ -467,21 +487,22 @@ job_q_debug() {
 # The hardening suite, bounded: the netlink fuzzer (10,000 messages, with its netns churn,
 # user-namespace and unprivileged fuzzers and traffic), fail-nth on the most used config ops
 # (a service added, a backend added, a weight changed, a service deleted with connections;
-# services of 10 backends, mode once) and the packet fuzzer (10,000 frames over both modes),
-# one vCPU.
+# services of 10 backends, mode once; the state compared through the netlink dumps, not the
+# CLI's output too: KMAGLEV_FAULTS_CLI=0) and the packet fuzzer (10,000 frames over both
+# modes), one vCPU.
 FAULTS_QUICK="service-new/first backend-new backend-set/weight service-del/conns"
 job_q_hardening() {
 	KMAGLEV_FUZZ_MSGS=10000 KMAGLEV_FUZZ_PKTS=10000 KMAGLEV_FUZZ_NETNS_MIN=2 \
 	KMAGLEV_FAULTS_BACKENDS=10 KMAGLEV_FAULTS_MODES=once KMAGLEV_FAULTS_ONLY=$FAULTS_QUICK \
-	KMAGLEV_TEST_TIMEOUT=1500 KMAGLEV_VM_CPUS=1 \
+	KMAGLEV_FAULTS_CLI=0 KMAGLEV_TEST_TIMEOUT=1500 KMAGLEV_VM_CPUS=1 \
 		vm_job q-hardening debug "hardening kselftests on debug kernel (fuzz_netlink faults fuzz_packets)" \
 		"$TOP/selftests/net/run_tests.sh" fuzz_netlink faults fuzz_packets
 }
 # The control plane, the daemon and BGP on the stock kernel: BIRD alone as the peer, ECMP
 # failover in the built-in speaker's mode.
 job_q_stock_ctl() {
-	KMAGLEV_BGP_PEERS=bird KMAGLEV_ECMP_MODES=builtin KMAGLEV_CP_DUMP_BACKENDS=20000 \
-	KMAGLEV_CP_SERVICES=300 KMAGLEV_VM_CPUS=1 \
+	KMAGLEV_BGP_PEERS=bird KMAGLEV_ECMP_MODES=builtin KMAGLEV_CP_DUMP_BACKENDS=10000 \
+	KMAGLEV_CP_SERVICES=150 KMAGLEV_VM_CPUS=1 \
 		vm_job q-stock-ctl stock "kselftests on stock kernel ($QUICK_CTL)" \
 		"$TOP/selftests/net/run_tests.sh" $QUICK_CTL
 }
@@ -504,7 +525,7 @@ job_hardening() {
 # Sizes on the debug kernel. teardown.sh: how many netns it creates and destroys with live
 # flows (each a fork, an exec and a netns under emulation), in how many rounds;
 # control_plane.sh: its large cases (still several dump messages each).
-DEBUG_SET="control_plane teardown"
+DEBUG_SET="control_plane dp_basic@$HOOK_TEST teardown"
 job_debug() {
 	KMAGLEV_TEARDOWN_NETNS=20 KMAGLEV_TEARDOWN_ROUNDS=2 KMAGLEV_CP_STATS_BACKENDS=1000 \
 	KMAGLEV_CP_DUMP_BACKENDS=5000 KMAGLEV_CP_SERVICES=100 KMAGLEV_TEST_TIMEOUT=2400 \
@@ -609,13 +630,24 @@ build_612() {
 	phase_end
 }
 
-# The 6.12 kernels cached: their modules first, then every job, the longest first, so that the
-# last to start are short. Not cached: the stock kernel's jobs run while they build.
-[[ $KERNELS_CACHED == 1 ]] && build_612
+# The 6.12 kernels cached: their modules first and the debug kernel's jobs (the longest) at
+# once, the stock kernel's module and the source checks beside them, then every other job, the
+# longest first, so that the last to start are short. Not cached: the stock kernel's jobs run
+# while the kernels build.
+if [[ $KERNELS_CACHED == 1 ]]; then
+	build_612
+	echo "=== the debug kernel's VMs first, as many at a time as fit in $VCPUS vCPUs"
+	if [[ $TIER == quick ]]; then
+		job_q_debug; job_q_hardening
+	else
+		job_hardening; job_debug; job_faults
+	fi
+fi
+build_stock
 echo "=== KUnit and kselftests in VMs, as many at a time as fit in $VCPUS vCPUs"
 if [[ $TIER == quick ]]; then
 	if [[ $KERNELS_CACHED == 1 ]]; then
-		job_q_stock_ctl; job_q_debug; job_q_hardening; unit_job; job_q_stock_dp
+		job_q_stock_ctl; unit_job; job_q_stock_dp
 	else
 		job_q_stock_ctl; unit_job; job_q_stock_dp
 		build_612
@@ -623,7 +655,7 @@ if [[ $TIER == quick ]]; then
 	fi
 else
 	if [[ $KERNELS_CACHED == 1 ]]; then
-		job_hardening; job_debug; job_faults; job_stock_ctl; job_deb612_ctl; job_deb612_a
+		job_stock_ctl; job_deb612_ctl; job_deb612_a
 		job_stock_dp; job_soak_stock; job_deb612_b; job_install; job_soak_deb612; unit_job
 	else
 		job_stock_ctl; job_stock_dp; job_soak_stock; job_install; unit_job

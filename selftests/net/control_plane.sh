@@ -9,13 +9,19 @@ source "$(dirname "$0")/lib.sh"
 kmg_require_root
 kmg_require_cmd ip unshare python3
 ktap_print_header
-ktap_set_plan 86
 
 # Object counts of the large cases; the debug kernel (KASAN, about ten times slower) runs them
 # smaller, still several dump messages each.
 NSTATS=${KMAGLEV_CP_STATS_BACKENDS:-5000}
 NDUMP=${KMAGLEV_CP_DUMP_BACKENDS:-50000}
 NSVC=${KMAGLEV_CP_SERVICES:-1000}
+# 1: after each rejected request, the state is compared with what it was (three processes a
+# request); 0: once after each block of rejected requests, every request still sent and its
+# error checked. The debug kernel, where a process costs ten times what it does on the stock
+# kernel, runs with 0: its point there is what KASAN and lockdep see on the error paths, and
+# the stock kernel's run tells which request changed the state.
+STATE_EACH=${KMAGLEV_CP_STATE_EACH:-1}
+ktap_set_plan $((86 + (STATE_EACH ? 0 : 2)))
 
 kmg_load_module || { ktap_test_fail "load kmaglev.ko"; ktap_finished; }
 kmg_netns_add ns
@@ -192,7 +198,7 @@ bad() {
 	elif ! grep -qi -- "$field" <<<"$out"; then
 		echo "# message does not name '$field': $out"
 		ktap_test_fail "rejects $desc"
-	elif [[ $(state) != "$before" ]]; then
+	elif [[ $STATE_EACH == 1 && $(state) != "$before" ]]; then
 		ktap_test_fail "rejects $desc (state changed)"
 	else
 		ktap_test_pass "rejects $desc"
@@ -218,6 +224,10 @@ bad "duplicate in a full backend list" duplicate service set 192.0.2.10:80/tcp \
 bad "unknown keyword" colour service set 192.0.2.10:80/tcp colour blue
 bad "owner longer than 31 bytes" owner service set 192.0.2.10:80/tcp \
 	owner 01234567890123456789012345678901
+if [[ $STATE_EACH == 0 ]]; then
+	ktap_test_result "the rejected service and backend requests left the state as it was" \
+		test "$(state)" == "$before"
+fi
 
 # --- config hook and ingress-dev ------------------------------------------------------------
 # Where packets are taken is seen through a peer netns behind a veth named in ingress-dev: its
@@ -276,7 +286,7 @@ bad_cfg() {
 	elif ! grep -qF -- "$field" <<<"$out"; then
 		echo "# message does not name '$field': $out"
 		ktap_test_fail "rejects $desc"
-	elif [[ $(K config show) != "$before" ]]; then
+	elif [[ $STATE_EACH == 1 && $(K config show) != "$before" ]]; then
 		echo "# before: $before"
 		echo "# after:  $(K config show)"
 		ktap_test_fail "rejects $desc (config changed)"
@@ -298,6 +308,10 @@ bad_cfg "hook prerouting with a bad ingress-dev: the hook stays" "config ingress
 	hook prerouting ingress-dev cpa0,cpa0
 bad_cfg "conn-max with a bad ingress-dev: conn-max stays" "config ingress-dev" \
 	conn-max 4242 ingress-dev cpa0,
+if [[ $STATE_EACH == 0 ]]; then
+	ktap_test_result "the rejected config requests left config show as it was" \
+		test "$(K config show)" == "$cfg0"
+fi
 # cpb0 appears: a veth to the peer
 kmg_netns_add peer
 K service add $PVIP:53/udp backend 10.0.0.1 >/dev/null

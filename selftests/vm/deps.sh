@@ -29,6 +29,13 @@ PKGS=(
 	prometheus
 )
 
+# --kernel: only what building the 6.12 kernels takes (make check starts the debug kernel's
+# build with these, and installs the rest while it builds)
+if [[ ${1:-} == --kernel ]]; then
+	PKGS=(build-essential bc bison flex libelf-dev libssl-dev dwarves cpio kmod xz-utils
+		linux-source-6.12)
+fi
+
 missing=()
 for p in "${PKGS[@]}"; do
 	case "$p" in \#*) continue ;; esac
