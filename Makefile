@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # kmaglev top-level Makefile.
 #
-#   make              build kmod/kmaglev.ko (against KDIR), userland/kmaglev and userland/kmaglevd
+#   make              build build/kmod/kmaglev.ko (against KDIR), build/kmaglev and build/kmaglevd
 #   make KDIR=...     build the module against any prepared kernel tree
 #   make C=1          also run sparse over the module
 #   make check        the quick tier of the tests, before every commit: <= 15 min warm, 30 cold
@@ -21,6 +21,11 @@
 #   make uninstall-dkms  dkms remove for every kernel, and the source
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+# Everything make makes goes here, nothing into the source folders: the programs, userland's
+# objects (userland/Makefile), and the module, built from a tree of links to its sources
+# (kbuild writes its objects beside what it compiles; external modules have no separate
+# output folder before 6.13). The tests' per-kernel builds are in build/NAME (check.sh).
+BUILD := $(TOP)/build
 # The release, for DKMS's /usr/src/kmaglev-VERSION; the module and the CLI read it too.
 VERSION := $(shell cat $(TOP)/VERSION)
 # A real LB host builds against its running kernel; elsewhere use the cached 6.12 test kernel.
@@ -46,14 +51,19 @@ MODDIR = $(INSTALL_MOD_PATH)/lib/modules/$(UNINSTALL_KVER)
 USRSRC ?= /usr/src
 DKMS ?= dkms
 
-.PHONY: all kmod userland check check-full fuzz demo bench bench-table bench-health generate clean install \
+.PHONY: all kmod kmod-links userland check check-full fuzz demo bench bench-table bench-health generate clean install \
 	install-kmod install-kmod-check install-userland uninstall uninstall-kmod uninstall-userland install-dkms \
 	install-dkms-src uninstall-dkms
 
 all: kmod userland
 
-kmod:
-	$(MAKE) -C $(KDIR) M=$(TOP) modules
+# The module's tree of links: Kbuild, VERSION, kmod/ and uapi/ as they are in the source.
+kmod-links:
+	@mkdir -p $(BUILD)
+	cp -rsf $(TOP)/Kbuild $(TOP)/VERSION $(TOP)/kmod $(TOP)/uapi $(BUILD)/
+
+kmod: kmod-links
+	$(MAKE) -C $(KDIR) M=$(BUILD) modules
 
 userland:
 	$(MAKE) -C $(TOP)/userland
@@ -104,10 +114,10 @@ install-kmod-check:
 # (Secure Boot hosts: DKMS signs with its MOK key instead.)
 SIGKEY = $(shell sed -n 's/^CONFIG_MODULE_SIG_KEY="\(.*\)"/\1/p' $(KDIR)/.config 2>/dev/null)
 NOSIGN = $(if $(filter pkcs11:%,$(SIGKEY)),,$(if $(wildcard $(KDIR)/$(SIGKEY) $(filter /%,$(SIGKEY))),,CONFIG_MODULE_SIG_ALL=))
-install-kmod: install-kmod-check
+install-kmod: install-kmod-check kmod-links
 	@[ -n "$(KVER)" ] || { echo "install: no kernel release in $(KDIR) (set KDIR or KVER)" >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(TOP) KMAGLEV_ONLY=1 modules
-	$(MAKE) -C $(KDIR) M=$(TOP) KMAGLEV_ONLY=1 KERNELRELEASE=$(KVER) $(NOSIGN) \
+	$(MAKE) -C $(KDIR) M=$(BUILD) KMAGLEV_ONLY=1 modules
+	$(MAKE) -C $(KDIR) M=$(BUILD) KMAGLEV_ONLY=1 KERNELRELEASE=$(KVER) $(NOSIGN) \
 		INSTALL_MOD_PATH=$(INSTALL_MOD_PATH) INSTALL_MOD_DIR=$(INSTALL_MOD_DIR) \
 		DEPMOD=true modules_install
 	$(DEPMOD) $(if $(INSTALL_MOD_PATH),-b $(INSTALL_MOD_PATH)) $(KVER)
@@ -156,6 +166,4 @@ uninstall-dkms:
 
 clean:
 	$(MAKE) -C $(TOP)/userland clean
-	find $(TOP)/kmod $(TOP) -maxdepth 2 \( -name '*.o' -o -name '*.ko' -o -name '*.mod' \
-		-o -name '*.mod.c' -o -name '.*.cmd' -o -name modules.order -o -name Module.symvers \) -delete
-	rm -rf $(TOP)/.build $(TOP)/.vm
+	rm -rf $(BUILD) $(TOP)/.vm

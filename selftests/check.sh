@@ -35,7 +35,7 @@ case "${1:-}" in
 --full) TIER=full ;;
 *) echo "usage: $0 [--full]" >&2; exit 2 ;;
 esac
-OUT=$TOP/.build/check-$TIER
+OUT=$TOP/build/check-$TIER
 mkdir -p "$OUT"
 # A previous run's logs (jobs since renamed included) would add their figures to this run's.
 rm -f "$OUT"/*.log "$OUT"/*.rc "$OUT"/*.times "$OUT"/*.secs "$OUT"/reliability.txt
@@ -234,9 +234,9 @@ phase_end
 # --- build ------------------------------------------------------------------------------
 phase build
 KDIR_stock=$("$VM/kernel.sh" stock-kdir 2>/dev/null)
-# build_for NAME KDIR [MAKE ARGS...]: the module from a copy of the sources in .build/NAME
+# build_for NAME KDIR [MAKE ARGS...]: the module from a copy of the sources in build/NAME
 build_for() {
-	local k=$1 kdir=$2 dir=$TOP/.build/$1
+	local k=$1 kdir=$2 dir=$TOP/build/$1
 	shift 2
 	mkdir -p "$dir"
 	# Sources only: an in-tree build's objects belong to another kernel.
@@ -259,7 +259,7 @@ SPARSE_612=
 build_module() {
 	local k=$1 kd=KDIR_$1 sparse=0 desc=-Werror args=()
 	# No VM job runs on a kernel its module did not build for (vm_job).
-	rm -f "$TOP/.build/$k/kmod/kmaglev.ko"
+	rm -f "$TOP/build/$k/kmod/kmaglev.ko"
 	if [[ -z ${!kd} ]]; then
 		notok "no $k kernel to build against"
 		return
@@ -294,7 +294,7 @@ build_stock() {
 		--file $(find kmod uapi -name '*.[ch]' ! -name '*.mod.c' -exec grep -L 'YNL-GEN' {} + | sort)
 	step "generated netlink code matches the YNL spec" "$OUT/ynl.log" "$TOP/selftests/ynl.sh" verify
 	# install.sh's host half (full tier): dkms add/build and make for the stock kernel into
-	# .build/install, in a private mount namespace (the host's /lib/modules, /var/lib/dkms and
+	# build/install, in a private mount namespace (the host's /lib/modules, /var/lib/dkms and
 	# /usr stay as they are); the guest runs dkms install, make install and uninstall on an
 	# overlay.
 	[[ $TIER == full ]] &&
@@ -441,7 +441,7 @@ vm_job() {
 	[[ $cpus == 1 ]] || desc+=s
 	[[ -n ${KMAGLEV_VM_APPEND:-} ]] && desc+=", $KMAGLEV_VM_APPEND"
 	J_NAME+=("$name") J_DESC+=("$desc")
-	if [[ ! -f $TOP/.build/$k/kmod/kmaglev.ko ]]; then
+	if [[ ! -f $TOP/build/$k/kmod/kmaglev.ko ]]; then
 		echo "vm: not run: no module built for the $k kernel" >"$OUT/$name.log"
 		echo "1 0 0" >"$OUT/$name.rc"
 		return
@@ -451,7 +451,7 @@ vm_job() {
 	(
 		start=$SECONDS
 		KMAGLEV_VM_TIMEOUT=${KMAGLEV_VM_TIMEOUT:-3600} KMAGLEV_VM_CPUS=$cpus \
-			KMAGLEV_KO=$TOP/.build/$k/kmod/kmaglev.ko "$VM/run" --kernel "$k" -- "$@" \
+			KMAGLEV_KO=$TOP/build/$k/kmod/kmaglev.ko "$VM/run" --kernel "$k" -- "$@" \
 			>"$OUT/$name.log" 2>&1
 		rc=$?
 		# the children's user and system time: QEMU's, all of it the guest's
@@ -485,7 +485,7 @@ job_q_debug() {
 	KMAGLEV_CP_STATE_EACH=0 KMAGLEV_TEST_TIMEOUT=1500 KMAGLEV_VM_APPEND=kmemleak=off \
 		vm_job q-debug debug "KUnit and kselftests on debug kernel ($QUICK_DEBUG)" \
 		bash -c '"$1" "$2"; a=$?; shift 2; "$@"; b=$?; exit $((a | b))' - \
-		"$TOP/selftests/kunit.sh" "$TOP/.build/debug/kmod" "$TOP/selftests/net/run_tests.sh" $QUICK_DEBUG
+		"$TOP/selftests/kunit.sh" "$TOP/build/debug/kmod" "$TOP/selftests/net/run_tests.sh" $QUICK_DEBUG
 }
 # The hardening suite, bounded: the netlink fuzzer (10,000 messages, with its netns churn,
 # user-namespace and unprivileged fuzzers and traffic), fail-nth on the most used config ops
@@ -534,7 +534,7 @@ job_debug() {
 	KMAGLEV_CP_DUMP_BACKENDS=5000 KMAGLEV_CP_SERVICES=100 KMAGLEV_TEST_TIMEOUT=2400 \
 		vm_job debug debug "KUnit and kselftests on debug kernel ($DEBUG_SET)" \
 		bash -c '"$1" "$2"; a=$?; shift 2; "$@"; b=$?; exit $((a | b))' - \
-		"$TOP/selftests/kunit.sh" "$TOP/.build/debug/kmod" "$TOP/selftests/net/run_tests.sh" $DEBUG_SET
+		"$TOP/selftests/kunit.sh" "$TOP/build/debug/kmod" "$TOP/selftests/net/run_tests.sh" $DEBUG_SET
 }
 # Fault injection, each allocation failed in turn in one scenario of each config op (both of
 # backend-new's), services of 10 backends, mode once (the whole table of failnth, 32 scenarios

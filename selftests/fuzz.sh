@@ -11,7 +11,7 @@ set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 VM=$TOP/selftests/vm
-OUT=$TOP/.build/fuzz
+OUT=$TOP/build/fuzz
 cd "$TOP" || exit 1
 mkdir -p "$OUT"
 rm -f "$OUT"/*.log "$OUT"/*.rc "$OUT"/*.result	# a previous run's figures
@@ -40,7 +40,7 @@ finish() {
 trap 'finish; exit $?' EXIT
 
 build_debug() {
-	local kdir dir=$TOP/.build/debug
+	local kdir dir=$TOP/build/debug
 	kdir=$("$VM/kernel.sh" debug) || return 1
 	mkdir -p "$dir"
 	tar -C "$TOP" -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
@@ -65,7 +65,7 @@ export KMAGLEV_FUZZ_PKTS=${KMAGLEV_FUZZ_PKTS:-1000000}
 # fuzzer's million, 45 minutes for the packets'.
 fuzz_vm() {
 	local name=$1 cpus=$2 test=$3
-	env KMAGLEV_TEST_TIMEOUT=14400 KMAGLEV_KO="$TOP/.build/debug/kmod/kmaglev.ko" \
+	env KMAGLEV_TEST_TIMEOUT=14400 KMAGLEV_KO="$TOP/build/debug/kmod/kmaglev.ko" \
 		"$VM/run" --kernel debug --cpus "$cpus" --timeout 15000 -- \
 		"$TOP/selftests/net/run_tests.sh" "$test" >"$OUT/vm-$name.log" 2>&1
 	echo $? >"$OUT/vm-$name.rc"

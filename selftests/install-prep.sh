@@ -6,7 +6,7 @@
 #   selftests/install-prep.sh [KVER]      (default: the stock kernel, selftests/vm/kernel.sh stock)
 #
 # Building kmaglev.ko inside a TCG guest takes minutes, so the builds happen here and the VM
-# runs only the install steps. Everything lands in .build/install/ and nothing of the host's
+# runs only the install steps. Everything lands in build/install/ and nothing of the host's
 # own /lib/modules, /var/lib/dkms, /usr or /etc is written:
 #
 #   dkms/var-lib-dkms  DKMS's tree after `dkms add` and `dkms build kmaglev/VERSION -k KVER`
@@ -23,7 +23,7 @@ set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 KVER=${1:-$("$TOP/selftests/vm/kernel.sh" stock)}
 KDIR=/lib/modules/$KVER/build
-OUT=$TOP/.build/install
+OUT=$TOP/build/install
 VERSION=$(cat "$TOP/VERSION")
 
 die() { echo "install-prep: $*" >&2; exit 1; }

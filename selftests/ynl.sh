@@ -5,7 +5,7 @@
 # linux-source-6.12.
 #
 #   ynl.sh generate   rewrite uapi/linux/kmaglev.h, kmod/netlink-gen.[ch],
-#                     Documentation/netlink/kmaglev.rst and userland/schema.c
+#                     Documentation/netlink/kmaglev.rst and userland/lib/schema.c
 #   ynl.sh verify     fail if the checked-in files differ from what the spec generates
 set -euo pipefail
 
@@ -33,7 +33,7 @@ gen uapi header kmaglev.h
 gen kernel header netlink-gen.h
 gen kernel source netlink-gen.c
 # The CLI's attribute schema and enum names.
-"$PY" "$TOP/userland/gen-schema.py" "$SPEC" "$WORK/out/schema.c"
+"$PY" "$TOP/userland/lib/gen-schema.py" "$SPEC" "$WORK/out/schema.c"
 
 # The generated source includes its header by the spec's name; point it at ours.
 sed -i 's|#include "kmaglev-nl-gen.h"|#include "netlink-gen.h"|' "$WORK/out/netlink-gen.c"
@@ -50,7 +50,7 @@ declare -A DEST=(
 	[netlink-gen.h]=kmod/netlink-gen.h
 	[netlink-gen.c]=kmod/netlink-gen.c
 	[kmaglev.rst]=Documentation/netlink/kmaglev.rst
-	[schema.c]=userland/schema.c
+	[schema.c]=userland/lib/schema.c
 )
 rc=0
 for f in "${!DEST[@]}"; do

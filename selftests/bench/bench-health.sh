@@ -9,7 +9,7 @@
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-OUT=$TOP/.build/bench
+OUT=$TOP/build/bench
 N=${N:-10000}
 DURATION=${DURATION:-20}
 INTERVAL_MS=${INTERVAL_MS:-1000}
@@ -17,12 +17,12 @@ PORT=${PORT:-8080}
 mkdir -p "$OUT"
 
 if [ "${1:-}" != --in-netns ]; then
-	make -s -C "$TOP/userland" -j2 libkmaglev.a
+	make -s -C "$TOP/userland" -j2 lib
 	PKGS="libmnl json-c libsodium libcyaml yaml-0.1 libcurl libmicrohttpd libsystemd"
-	objs=$TOP/userland/libkmaglev.a
+	objs=$TOP/build/userland/libkmaglev.a
 	# shellcheck disable=SC2046,SC2086
 	gcc -O2 -Wall -Wextra -Werror -Wno-unused-parameter -D_GNU_SOURCE -I"$TOP/uapi" \
-		-I"$TOP/userland" -I"$TOP/kmod" $(pkg-config --cflags $PKGS) \
+		-I"$TOP/userland" -I"$TOP/userland/lib" -I"$TOP/kmod" $(pkg-config --cflags $PKGS) \
 		-o "$OUT/health_bench" "$TOP/selftests/bench/health_bench.c" $objs \
 		$(pkg-config --libs $PKGS) -lev -lm
 	gcc -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -o "$OUT/farm" "$TOP/selftests/bench/farm.c"

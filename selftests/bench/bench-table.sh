@@ -7,17 +7,17 @@ set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 VM=$TOP/selftests/vm
-OUT=$TOP/.build/bench
+OUT=$TOP/build/bench
 mkdir -p "$OUT"
 "$VM/deps.sh"
 
 echo "== userspace"
-gcc -O2 -Wall -Werror -I"$TOP/kmod" -I"$TOP/userland" -o "$OUT/table_bench" \
+gcc -O2 -Wall -Werror -I"$TOP/kmod" -I"$TOP/userland/lib" -o "$OUT/table_bench" \
 	"$TOP/selftests/bench/table_bench.c" "$TOP/kmod/maglev.c" "$TOP/kmod/maglev_ref.c" -lsodium
 "$OUT/table_bench"
 
 echo "== kernel ($("$VM/kernel.sh" stock), stock Debian kernel under QEMU)"
-dir=$TOP/.build/stock
+dir=$TOP/build/stock
 mkdir -p "$dir"
 tar -C "$TOP" -cf - --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' Kbuild kmod uapi |
 	tar -C "$dir" -xf -

@@ -7,7 +7,7 @@
 #   bench-vm.sh            set up the namespaces, then re-run itself inside the LB netns
 #   bench-vm.sh inner      the measurements proper (in the LB netns)
 #
-# It writes raw results to KMAGLEV_BENCH_OUT (default .build/bench), which report.py turns
+# It writes raw results to KMAGLEV_BENCH_OUT (default build/bench), which report.py turns
 # into the table:
 #   pktrate-runs.tsv   one line per measured run
 #   pktrate-status.tsv FAIL (a case could not be measured, and why), NOTE, and CONN lines
@@ -28,8 +28,8 @@ set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
-KO=${KMAGLEV_KO-$TOP/.build/stock/kmod/kmaglev.ko}
-CLI=$TOP/userland/kmaglev
+KO=${KMAGLEV_KO-$TOP/build/stock/kmod/kmaglev.ko}
+CLI=$TOP/build/kmaglev
 ROUNDS=${KMAGLEV_BENCH_ROUNDS:-10}
 ROUNDS_UNTIL=${KMAGLEV_BENCH_ROUNDS_UNTIL:-780}
 SECS=${KMAGLEV_BENCH_SECS:-3}
@@ -39,7 +39,7 @@ NV_UNTIL=${KMAGLEV_BENCH_NONVIP_UNTIL:-1050}
 ROUNDS_1M=${KMAGLEV_BENCH_1M_ROUNDS:-6}
 UNTIL_1M=${KMAGLEV_BENCH_1M_UNTIL:-1320}
 WARM=0.5			# seconds of traffic before each measured window
-OUT=${KMAGLEV_BENCH_OUT:-$TOP/.build/bench}
+OUT=${KMAGLEV_BENCH_OUT:-$TOP/build/bench}
 MARKS=${KMAGLEV_BENCH_MARKS:-}
 LB=kmg-lb CL=kmg-cl		# network namespaces: load balancer, client
 

@@ -97,16 +97,16 @@
 # another path, ...) is printed as NOT MEASURED with the reason, and the script exits
 # non-zero. The whole run took 18-23 minutes on the 2-core host (it prints how long).
 #
-# Output: the rates and the summary table on stdout and in .build/bench/report.txt, the summary
-# table alone in .build/bench/summary.txt; the VM's log in .build/bench/bench.log; raw results
-# in .build/bench/pktrate-*.tsv and vcpu.tsv.
+# Output: the rates and the summary table on stdout and in build/bench/report.txt, the summary
+# table alone in build/bench/summary.txt; the VM's log in build/bench/bench.log; raw results
+# in build/bench/pktrate-*.tsv and vcpu.tsv.
 # KMAGLEV_KO=/path/to/kmaglev.ko benchmarks that module instead of building kmod/. For quick
 # runs while developing, see the environment variables at the top of bench-vm.sh.
 set -uo pipefail
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 VM=$TOP/selftests/vm
-OUT=$TOP/.build/bench
+OUT=$TOP/build/bench
 mkdir -p "$OUT"
 "$VM/deps.sh" || exit 1
 KVER=$("$VM/kernel.sh" stock) || exit 1
@@ -115,7 +115,7 @@ KVER=$("$VM/kernel.sh" stock) || exit 1
 # The module, built for the stock kernel as `make check` builds it (sources only, so objects
 # of another kernel never leak in), unless KMAGLEV_KO names one already built. If it does not
 # build, the baselines still run.
-dir=$TOP/.build/stock
+dir=$TOP/build/stock
 if [[ -n ${KMAGLEV_KO:-} ]]; then
 	[[ -f $KMAGLEV_KO ]] || { echo "bench: KMAGLEV_KO=$KMAGLEV_KO does not exist"; exit 1; }
 	echo "bench: using KMAGLEV_KO=$KMAGLEV_KO"
@@ -129,7 +129,7 @@ else
 		export KMAGLEV_KO=$dir/kmod/kmaglev.ko
 	else
 		tail -n 20 "$OUT/build.log"
-		echo "bench: kmaglev.ko does not build for $KVER (log: .build/bench/build.log);" \
+		echo "bench: kmaglev.ko does not build for $KVER (log: build/bench/build.log);" \
 			"the kmaglev cases will not be measured"
 		export KMAGLEV_KO=
 	fi
@@ -137,12 +137,12 @@ fi
 make -s -C "$TOP/userland" -j"$(nproc)" >"$OUT/userland.log" 2>&1 ||
 	{ cat "$OUT/userland.log"; echo "bench: the kmaglev CLI does not build"; exit 1; }
 
-# The guest writes its raw results to .build/bench; vcpu-time.py samples the host CPU time of
+# The guest writes its raw results to build/bench; vcpu-time.py samples the host CPU time of
 # the VM's threads whenever the guest marks the start or end of a window.
 rm -f "$OUT"/pktrate-runs.tsv "$OUT"/pktrate-status.tsv "$OUT"/vcpu.tsv
 : >"$OUT/marks"
 export KMAGLEV_BENCH_OUT=$OUT KMAGLEV_BENCH_MARKS=$OUT/marks
-echo "== make bench: kernel $KVER (Debian stock) under QEMU, 2 vCPUs; log: .build/bench/bench.log"
+echo "== make bench: kernel $KVER (Debian stock) under QEMU, 2 vCPUs; log: build/bench/bench.log"
 rm -f "$OUT/vm.pid" "$OUT/vm.rc"
 {
 	"$VM/run" --kernel stock --mem 4G --timeout 2100 -- "$TOP/selftests/bench/bench-vm.sh" &
@@ -168,7 +168,7 @@ wait "$pipe"
 rc=$(cat "$OUT/vm.rc" 2>/dev/null) || rc=1
 echo
 if [[ $rc -ne 0 ]]; then
-	echo "bench: the VM run failed (exit $rc, log: .build/bench/bench.log)"
+	echo "bench: the VM run failed (exit $rc, log: build/bench/bench.log)"
 	[[ -s $OUT/pktrate-status.tsv ]] || exit 1
 fi
 python3 "$TOP/selftests/bench/report.py" "$OUT" | tee "$OUT/report.txt"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The daemon half of `make bench-health`: N probes of one kind (tcp or http) through the
- * daemon's own engine (userland/daemon/health.c) against the farm (farm.c) on N loopback
+ * daemon's own engine (userland/daemon/health/health.c) against the farm (farm.c) on N loopback
  * addresses, 127.1.0.1 onwards, every interval. After a warm-up it measures this process's
  * CPU time (getrusage) over the given seconds and prints it as a share of one core, with
  * the checks done per second and how many failed.
@@ -16,7 +16,7 @@
 #include <arpa/inet.h>
 #include <sys/resource.h>
 
-#include "daemon/health.h"
+#include "daemon/health/health.h"
 
 struct totals {
 	uint64_t runs, failures;

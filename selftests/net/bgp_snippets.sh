@@ -4,7 +4,7 @@
 # Documentation/examples/{bird2,frr}-kmaglev.conf, run as they are (only addresses, AS numbers
 # and table changed by sed) in a netns "lb", peer over a veth with gobgpd in a netns "rtr".
 # The VIPs' routes (blackhole, proto 252, in the configured table) come and go through
-# daemon/routes.c (or ip(8)); the router must receive and withdraw them, the LB as next hop,
+# bgp/routes.c (or ip(8)); the router must receive and withdraw them, the LB as next hop,
 # and nothing else. BIRD's and FRR's cases are skipped when that daemon is not installed.
 source "$(dirname "$0")/lib.sh"
 
@@ -170,9 +170,9 @@ show() {
 	ip netns exec "$rtr" gobgp -u ${API%:*} -p ${API#*:} global rib -a ipv6
 }
 
-# The VIPs' routes come from daemon/routes.c through the driver mode of its unit test when
+# The VIPs' routes come from bgp/routes.c through the driver mode of its unit test when
 # that is built (KMG_ROUTES_IP=1: never), else from ip(8) the way routes.c makes them.
-ROUTES_DRV=$KMG_TOP/userland/tests/test_routes
+ROUTES_DRV=$KMG_TOP/build/userland/tests/test_routes
 [[ -x $ROUTES_DRV && -z ${KMG_ROUTES_IP:-} ]] || ROUTES_DRV=
 vips=()
 vip_add() {

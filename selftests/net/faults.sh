@@ -20,7 +20,7 @@
 source "$(dirname "$0")/lib.sh"
 
 kmg_require_root
-TOOL=$KMG_TOP/selftests/tools/failnth
+TOOL=$KMG_TOP/build/tools/failnth
 SPEC=$KMG_TOP/Documentation/netlink/specs/kmaglev.yaml
 DBG=/sys/kernel/debug
 BACKENDS=${KMAGLEV_FAULTS_BACKENDS:-200}

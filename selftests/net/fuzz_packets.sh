@@ -35,7 +35,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/dp_lib.sh"
 
-FUZZ=$KMG_TOP/selftests/tools/pktfuzz
+FUZZ=$KMG_TOP/build/tools/pktfuzz
 TOTAL=${KMAGLEV_FUZZ_PKTS:-100000}
 PKTS=$((TOTAL / 2))	# in each mode
 SEED=${KMAGLEV_FUZZ_SEED:-1}

@@ -10,8 +10,8 @@
 #                                                selftests/net/run_tests.sh install
 #
 # install-prep.sh runs `dkms add` and `dkms build kmaglev/VERSION -k KVER` in a private mount
-# namespace (its /var/lib/dkms and its layer over /usr/src are under .build/install/dkms/) and
-# builds kmaglev.ko and the CLI for KVER in a copy of the tree (.build/install/src). This test
+# namespace (its /var/lib/dkms and its layer over /usr/src are under build/install/dkms/) and
+# builds kmaglev.ko and the CLI for KVER in a copy of the tree (build/install/src). This test
 # runs only the install steps, on a writable overlay: the guest sees the host root read-only,
 # so /lib/modules, /usr/local, /etc and /usr/src get an overlay each with its upper layer in
 # the guest's tmpfs (/usr/src's stacked on the prepared layer), and /var (a tmpfs) gets a copy
@@ -33,7 +33,7 @@
 source "$(dirname "$0")/lib.sh"
 
 KVER=$(uname -r)
-PREP=$KMG_TOP/.build/install
+PREP=$KMG_TOP/build/install
 N_TESTS=22
 
 kmg_require_root

@@ -8,7 +8,7 @@ KSFT_FAIL=1
 KSFT_SKIP=4
 
 KMG_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-KMAGLEV=${KMAGLEV_CLI:-$KMG_TOP/userland/kmaglev}
+KMAGLEV=${KMAGLEV_CLI:-$KMG_TOP/build/kmaglev}
 
 __ktap_n=0
 __ktap_pass=0
@@ -91,7 +91,7 @@ kmg_module_path() {
 		return
 	fi
 	local ko
-	for ko in "$KMG_TOP"/.build/*/kmod/kmaglev.ko "$KMG_TOP"/kmod/kmaglev.ko; do
+	for ko in "$KMG_TOP"/build/*/kmod/kmaglev.ko "$KMG_TOP"/build/kmod/kmaglev.ko; do
 		[[ -f $ko ]] || continue
 		if [[ $(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1) == "$(uname -r)" ]]; then
 			echo "$ko"

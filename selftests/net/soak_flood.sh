@@ -22,7 +22,7 @@ NSRC=$(( NSYN / 4 ))
 FRATE=500
 SYNTO=10
 SLOW=30			# seconds each download lasts
-SYNFLOOD=$KMG_TOP/selftests/tools/synflood
+SYNFLOOD=$KMG_TOP/build/tools/synflood
 OBJ=/sys/kernel/debug/kmaglev/objects
 dp_standin && ktap_skip_all "the flood soak checks kmaglev's own counters (no stand-in)"
 

@@ -32,7 +32,7 @@ NNS=${KMAGLEV_SOAK_NETNS:-1000}
 FLOWS=${KMAGLEV_SOAK_FLOWS:-8}
 UNLOADS=${KMAGLEV_SOAK_UNLOADS:-50}
 WORKERS=${KMAGLEV_SOAK_WORKERS:-2}
-NSCYCLE=$KMG_TOP/selftests/tools/nscycle
+NSCYCLE=$KMG_TOP/build/tools/nscycle
 DBG=/sys/kernel/debug/kmaglev/objects
 LEAK=$KMG_KMEMLEAK
 

@@ -184,7 +184,7 @@ else
 fi
 
 # --- permissions ---------------------------------------------------------------------------
-NSCYCLE=$KMG_TOP/selftests/tools/nscycle
+NSCYCLE=$KMG_TOP/build/tools/nscycle
 SEED=5eed0123456789abcdef5eed5eed5eed
 NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 command -v setpriv >/dev/null || NOBODY=()

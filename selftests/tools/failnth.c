@@ -52,8 +52,8 @@
 #include <linux/kmaglev.h>
 #include <libmnl/libmnl.h>
 
-#include "nl.h"
-#include "schema.h"
+#include "lib/nl.h"
+#include "lib/schema.h"
 
 #define REQ_BUF		(1 << 20)
 #define OBJECTS		"/sys/kernel/debug/kmaglev/objects"

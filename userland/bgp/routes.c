@@ -38,7 +38,7 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
-#include "daemon/routes.h"
+#include "bgp/routes.h"
 
 #define RBUF_SIZE	65536
 

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "bgp/speaker.h"
-#include "daemon/log.h"
+#include "lib/log.h"
 
 #define WBUF_MAX	(4u << 20)	/* a peer that takes nothing for this long is dropped */
 

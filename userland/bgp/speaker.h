@@ -32,7 +32,7 @@
 
 #include "bgp/fsm.h"
 #include "bgp/policy.h"
-#include "util.h"
+#include "lib/util.h"
 
 #define BGP_RETRY_MIN_S		1.	/* ConnectRetry back-off: 1 s doubling ... */
 #define BGP_RETRY_MAX_S		60.	/* ... to 60 s, reset when a session establishes */

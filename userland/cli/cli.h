@@ -11,10 +11,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "msg.h"
-#include "nl.h"
-#include "output.h"
-#include "simulate.h"
+#include "lib/msg.h"
+#include "lib/nl.h"
+#include "lib/show.h"
+#include "cli/simulate.h"
 
 #ifndef KMAGLEV_VERSION
 #define KMAGLEV_VERSION "0.1"
@@ -88,7 +88,7 @@ int kmg_cmd_monitor(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_config(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_simulate(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_save(struct kmg_ctx *ctx, int argc, char **argv);
-/* The daemon's control socket: daemon/cmd_status.c */
+/* The daemon's control socket: cli/cmd_status.c */
 int kmg_cmd_daemon(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_status(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_bgp(struct kmg_ctx *ctx, int argc, char **argv);

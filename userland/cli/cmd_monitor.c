@@ -8,8 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
-#include "err.h"
+#include "cli/cli.h"
+#include "lib/err.h"
 
 static volatile sig_atomic_t stop;
 

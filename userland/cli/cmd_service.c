@@ -5,10 +5,10 @@
 #include <string.h>
 #include <linux/genetlink.h>
 
-#include "args.h"
-#include "cli.h"
-#include "err.h"
-#include "schema.h"
+#include "lib/args.h"
+#include "cli/cli.h"
+#include "lib/err.h"
+#include "lib/schema.h"
 
 void kmg_usage_service(FILE *f)
 {

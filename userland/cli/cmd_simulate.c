@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "args.h"
-#include "cli.h"
-#include "err.h"
-#include "schema.h"
-#include "simulate.h"
+#include "lib/args.h"
+#include "cli/cli.h"
+#include "lib/err.h"
+#include "lib/schema.h"
+#include "cli/simulate.h"
 
 void kmg_usage_simulate(FILE *f)
 {

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "args.h"
-#include "cli.h"
-#include "err.h"
+#include "lib/args.h"
+#include "cli/cli.h"
+#include "lib/err.h"
 
 void kmg_usage_stats(FILE *f)
 {

@@ -13,8 +13,8 @@
 #include <sys/time.h>
 #include <sys/un.h>
 
-#include "cli.h"
-#include "err.h"
+#include "cli/cli.h"
+#include "lib/err.h"
 #include "daemon/ctl.h"
 #include "daemon/daemon.h"
 

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "err.h"
+#include "cli/cli.h"
+#include "lib/err.h"
 
 /* -n NETNS: a name under /run/netns (as "ip netns" keeps them), or a path. */
 static int enter_netns(const char *ns)

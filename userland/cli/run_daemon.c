@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli.h"
-#include "err.h"
+#include "cli/cli.h"
+#include "lib/err.h"
 
 #define KMG_DAEMON_PROG "kmaglevd"
 

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <linux/kmaglev.h>
 
-#include "err.h"
-#include "simulate.h"
+#include "lib/err.h"
+#include "cli/simulate.h"
 
 static int find(const struct kmg_sim_set *s, const struct kmg_addr *a)
 {

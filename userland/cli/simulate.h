@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "maglev.h"
-#include "util.h"
+#include "lib/util.h"
 
 struct kmg_sim_backend {
 	struct kmg_addr addr;

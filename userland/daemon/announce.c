@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "err.h"
+#include "cli/cli.h"
+#include "lib/err.h"
 #include "bgp/speaker.h"
-#include "daemon/bgp.h"
+#include "daemon/announce.h"
 #include "daemon/daemon.h"
-#include "daemon/log.h"
-#include "daemon/routes.h"
+#include "lib/log.h"
+#include "bgp/routes.h"
 #include "daemon/state.h"
 
 struct kmd_bgpd {

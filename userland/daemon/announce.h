@@ -3,7 +3,7 @@
  * kmaglev daemon: announcing the VIPs. The policy (bgp/policy.c) decides, from the services'
  * health and the host's, which VIPs are announced; this glue feeds it and applies its answer
  * to the built-in speaker (bgp/speaker.c) or, in mode "routes", to routes in a table for the
- * host's BIRD or FRR (daemon/routes.c).
+ * host's BIRD or FRR (bgp/routes.c).
  *
  * The host's self-check runs every KMD_BGP_SELF_CHECK_S: the module must answer a request,
  * and if any backend is checked through the tunnel, at least one such check must pass (the
@@ -22,7 +22,7 @@
 #include <stdbool.h>
 
 #include "daemon/config.h"
-#include "daemon/prom.h"
+#include "daemon/expfmt.h"
 
 #define KMD_BGP_SELF_CHECK_S	0.5
 

@@ -21,10 +21,10 @@
 #include <sys/un.h>
 #include <cyaml/cyaml.h>
 
-#include "args.h"
-#include "daemon/routes.h"
+#include "lib/args.h"
+#include "bgp/routes.h"
 #include "maglev.h"
-#include "schema.h"
+#include "lib/schema.h"
 #include "daemon/config_int.h"
 
 /* --- what libcyaml loads: every value as its text ------------------------------------ */

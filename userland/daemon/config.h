@@ -20,8 +20,8 @@
 #include <stdio.h>
 
 #include "bgp/wire.h"
-#include "msg.h"
-#include "util.h"
+#include "lib/msg.h"
+#include "lib/util.h"
 
 /* Where a node of the file starts (1-based), for messages about it. */
 struct kmd_loc {

@@ -7,8 +7,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "output.h"
-#include "schema.h"
+#include "lib/show.h"
+#include "lib/schema.h"
 #include "daemon/config_int.h"
 
 /* A plain YAML scalar when @s reads back as itself, else a double-quoted one. */

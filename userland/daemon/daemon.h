@@ -14,9 +14,9 @@
 #include <stdint.h>
 #include <ev.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "daemon/config.h"
-#include "daemon/health.h"
+#include "daemon/health/health.h"
 
 /* One backend of a configured service. */
 struct kmd_be {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/prom.h"
+#include "daemon/expfmt.h"
 
 void kmd_prom_init(struct kmd_prom *p)
 {

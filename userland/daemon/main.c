@@ -13,11 +13,11 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "err.h"
-#include "daemon/bgp.h"
+#include "cli/cli.h"
+#include "lib/err.h"
+#include "daemon/announce.h"
 #include "daemon/ctl.h"
-#include "daemon/log.h"
+#include "lib/log.h"
 #include "daemon/metrics.h"
 #include "daemon/reconcile.h"
 #include "daemon/state.h"

@@ -7,9 +7,9 @@
 #include <arpa/inet.h>
 #include <microhttpd.h>
 
-#include "err.h"
-#include "schema.h"
-#include "daemon/bgp.h"
+#include "lib/err.h"
+#include "lib/schema.h"
+#include "daemon/announce.h"
 #include "daemon/daemon.h"
 #include "daemon/metrics.h"
 

@@ -20,8 +20,8 @@
 #ifndef KMAGLEV_DAEMON_METRICS_H
 #define KMAGLEV_DAEMON_METRICS_H
 
-#include "cli.h"
-#include "daemon/prom.h"
+#include "cli/cli.h"
+#include "daemon/expfmt.h"
 
 struct kmd;
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "args.h"
+#include "lib/args.h"
 #include "daemon/reconcile.h"
 
 /* --- desired state ------------------------------------------------------------------------ */

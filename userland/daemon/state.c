@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/log.h"
+#include "lib/log.h"
 #include "daemon/state.h"
 
 static const struct kmd_check *be_checks(const struct kmd_be *b, unsigned int *n)

@@ -6,8 +6,8 @@
  */
 #include <json-c/json.h>
 
-#include "args.h"
-#include "schema.h"
+#include "lib/args.h"
+#include "lib/schema.h"
 #include "daemon/state.h"
 
 static const char *state_name(uint32_t state, char *buf, size_t len)

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "err.h"
-#include "daemon/bgp.h"
-#include "daemon/log.h"
+#include "cli/cli.h"
+#include "lib/err.h"
+#include "daemon/announce.h"
+#include "lib/log.h"
 #include "daemon/reconcile.h"
 #include "daemon/state.h"
 

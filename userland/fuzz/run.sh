@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Run each libFuzzer target fuzz/fuzz_NAME for SECONDS from a copy of fuzz/corpus/NAME (the
+# Run each libFuzzer target DIR/fuzz_NAME for SECONDS from a copy of fuzz/corpus/NAME (the
 # committed seeds stay as they are), then print one summary line a target:
 #
 #   fuzz_NAME: S s, N runs (E/s), cov: C ft: F, corpus K: no crash
@@ -11,13 +11,15 @@
 #     cov C, ft F, pass					(one line)
 #
 # libFuzzer's own output (ending in its "Done N runs in S second(s)" line) comes first. A crash,
-# a sanitizer report, a leak or a timeout fails the target (the input is left in fuzz/, as
+# a sanitizer report, a leak or a timeout fails the target (the input is left in DIR/, as
 # crash-*, leak-*, timeout-*); every target runs, and the exit status is non-zero if any
 # failed.
 #
-#   sh fuzz/run.sh SECONDS NAME...	(from userland/; `make fuzz` does this)
-secs=$1
-shift
+#   sh fuzz/run.sh DIR SECONDS NAME...	(from userland/, DIR holding the built fuzz_NAME;
+#					`make fuzz` does this)
+bin=$1
+secs=$2
+shift 2
 dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
 rc=0
@@ -33,7 +35,7 @@ what() {
 }
 for t in "$@"; do
 	cp -r "fuzz/corpus/$t" "$dir/$t" || exit 1
-	"./fuzz/fuzz_$t" -max_total_time="$secs" -print_final_stats=1 -artifact_prefix=fuzz/ \
+	"$bin/fuzz_$t" -max_total_time="$secs" -print_final_stats=1 -artifact_prefix="$bin/" \
 		"$dir/$t" >"$dir/$t.log" 2>&1
 	r=$?
 	cat "$dir/$t.log"

@@ -9,10 +9,10 @@
 
 #include <inttypes.h>
 
-#include "args.h"
-#include "err.h"
+#include "lib/args.h"
+#include "lib/err.h"
 #include "maglev.h"
-#include "schema.h"
+#include "lib/schema.h"
 
 int kmg_args_value(struct kmg_args *a, const char *kw, const char **val)
 {

@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "msg.h"
-#include "util.h"
+#include "lib/msg.h"
+#include "lib/util.h"
 
 struct kmg_args {
 	int argc;

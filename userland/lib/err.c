@@ -3,7 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "err.h"
+#include "lib/err.h"
 
 static char errbuf[1024];
 static int errline;

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "daemon/log.h"
+#include "lib/log.h"
 
 void kmd_log(int prio, const char *fmt, ...)
 {

@@ -5,10 +5,10 @@
 #include <string.h>
 #include <linux/genetlink.h>
 
-#include "err.h"
-#include "msg.h"
-#include "nl.h"
-#include "schema.h"
+#include "lib/err.h"
+#include "lib/msg.h"
+#include "lib/nl.h"
+#include "lib/schema.h"
 
 #define NEST_MAX	UINT16_MAX
 

@@ -16,8 +16,8 @@
 #include <libmnl/libmnl.h>
 #include <linux/kmaglev.h>
 
-#include "nl.h"
-#include "util.h"
+#include "lib/nl.h"
+#include "lib/util.h"
 
 #define KMG_HAS(obj, attr)	(((obj)->present >> (attr)) & 1)
 #define KMG_SET(obj, attr)	((obj)->present |= 1ULL << (attr))

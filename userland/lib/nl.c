@@ -14,7 +14,7 @@
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 
-#include "nl.h"
+#include "lib/nl.h"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270

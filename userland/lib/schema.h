@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "nl.h"
+#include "lib/nl.h"
 
 extern const struct kmg_attr_set kmg_schema_kmaglev;	/* top level of every message */
 extern const struct kmg_attr_set kmg_schema_service;

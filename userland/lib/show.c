@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* kmaglev CLI: the family's objects through the text/JSON writer (see output.h). */
+/* kmaglev CLI: the family's objects through the text/JSON writer (see show.h). */
 #include <arpa/inet.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "args.h"
-#include "output.h"
-#include "schema.h"
+#include "lib/args.h"
+#include "lib/show.h"
+#include "lib/schema.h"
 
 const char *kmg_fmt_service_name(const struct kmg_service *s, char *buf, size_t len)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kmaglev CLI: printing the family's objects through one writer (out.h), so that text and
+ * kmaglev CLI: printing the family's objects through one writer (writer.h), so that text and
  * JSON carry the same keys. The settings and counters of an object come from its field table
  * (msg.h); what is printed by hand is an object's name and what the CLI derives.
  *
@@ -20,8 +20,8 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
-#include "msg.h"
-#include "out.h"
+#include "lib/msg.h"
+#include "lib/writer.h"
 
 /* "192.0.2.10:80/tcp", or "id 7" for a service known only by its id. */
 const char *kmg_fmt_service_name(const struct kmg_service *s, char *buf, size_t len);

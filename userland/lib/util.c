@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 int kmg_parse_addr(const char *s, struct kmg_addr *a)
 {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* kmaglev CLI: the text and JSON output writer (see out.h). */
+/* kmaglev CLI: the text and JSON output writer (see writer.h). */
 #include <inttypes.h>
 #include <string.h>
 
-#include "out.h"
+#include "lib/writer.h"
 
 void kmg_out_init(struct kmg_out *o, FILE *f, bool json, bool pretty)
 {

@@ -35,7 +35,7 @@ skip() {
 
 # The parser, to check candidates with. With kmaglev.ko loaded the commands would change
 # this network namespace: then candidates are not run.
-BIN=./kmaglev
+BIN=${KMAGLEV_BIN:-../build/kmaglev}
 NOT_LOADED='netlink family "kmaglev" not found (is kmaglev.ko loaded?)'
 # status and reload talk to the daemon: never to one that runs here
 NO_DAEMON='cannot reach the kmaglev daemon at '

@@ -14,8 +14,8 @@
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 
-#include "cli.h"
-#include "err.h"
+#include "cli/cli.h"
+#include "lib/err.h"
 
 /* Words of a command line, split like a batch line. */
 struct targv {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Unit tests for the value parsers: durations, seeds, numbers, enums, flags, addresses. */
 #include "helpers.h"
-#include "args.h"
-#include "schema.h"
+#include "lib/args.h"
+#include "lib/schema.h"
 
 static void test_duration(void **state)
 {

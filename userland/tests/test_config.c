@@ -12,7 +12,7 @@
 #include <cyaml/cyaml.h>
 
 #include "helpers.h"
-#include "schema.h"
+#include "lib/schema.h"
 #include "daemon/config.h"
 #include "daemon/config_int.h"
 

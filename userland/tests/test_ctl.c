@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the control socket (daemon/ctl.c) and its client (daemon/cmd_status.c): the
+ * Unit tests of the control socket (daemon/ctl.c) and its client (cli/cmd_status.c): the
  * dispatch of request lines, a round trip over a socket in a temporary directory (the server
  * on the libev loop, clients in a thread), the directory and stale-socket rules, bounded
  * requests, many clients at once, and the status table printed from a reply.

@@ -21,13 +21,13 @@
 #include <unistd.h>
 
 #include "helpers.h"
-#include "args.h"
-#include "schema.h"
+#include "lib/args.h"
+#include "lib/schema.h"
 #include "daemon/ctl.h"
 #include "daemon/daemon.h"
 
-#define MAN_PATH	"kmaglev.8"
-#define MAIN_PATH	"kmaglev.c"
+#define MAN_PATH	"man/kmaglev.8"
+#define MAIN_PATH	"cli/kmaglev.c"
 #define NOT_LOADED	"netlink family \"kmaglev\" not found (is kmaglev.ko loaded?)"
 #define NO_DAEMON	KMD_CTL_UNREACHABLE
 #define NO_CONFIG	KMD_NO_CONFIG

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the Prometheus text writer (daemon/prom.c): exact text of each kind of
+ * Unit tests of the Prometheus text writer (daemon/expfmt.c): exact text of each kind of
  * family, label escaping, and everything it must refuse; then a larger exposition is checked
  * by "promtool check metrics" when promtool is installed (skipped otherwise).
  */
@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
-#include "daemon/prom.h"
+#include "daemon/expfmt.h"
 
 static void test_counter_gauge(void **state)
 {

@@ -8,8 +8,8 @@
 #include <linux/netlink.h>
 
 #include "helpers.h"
-#include "args.h"
-#include "schema.h"
+#include "lib/args.h"
+#include "lib/schema.h"
 
 #define SEQ 4242
 

@@ -24,7 +24,7 @@
 #include <microhttpd.h>
 #include <linux/kmaglev.h>
 
-#include "daemon/health_int.h"
+#include "daemon/health/health_int.h"
 
 /* ---- state machine ---- */
 

@@ -18,7 +18,7 @@
 #include "helpers.h"
 #include "daemon/daemon.h"
 #include "daemon/metrics.h"
-#include "daemon/health_int.h"
+#include "daemon/health/health_int.h"
 
 /* --- the kernel's counters -------------------------------------------------------------- */
 

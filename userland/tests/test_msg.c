@@ -7,7 +7,7 @@
 #include <arpa/inet.h>
 
 #include "helpers.h"
-#include "args.h"
+#include "lib/args.h"
 
 static struct nlmsghdr *build_service(const char *line, bool is_set, uint8_t cmd, void **buf,
 				      struct kmg_service *s)

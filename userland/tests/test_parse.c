@@ -5,7 +5,7 @@
  * exit status 2, before the netlink socket is even opened.
  */
 #include "helpers.h"
-#include "args.h"
+#include "lib/args.h"
 
 static int parse_service(const char *line, bool is_set, struct kmg_service *s)
 {

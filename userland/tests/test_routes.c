@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tests of the daemon's routes mode (daemon/routes.c) against the kernel, in a network
+ * Tests of the daemon's routes mode (bgp/routes.c) against the kernel, in a network
  * namespace of their own (root only, skipped otherwise): what a sync adds and deletes as
  * `ip route` sees it, what it sends as a route monitor sees it, and that another protocol's
  * route to a VIP is never touched.
@@ -12,7 +12,7 @@
 #include <linux/rtnetlink.h>
 
 #include "helpers.h"
-#include "daemon/routes.h"
+#include "bgp/routes.h"
 
 #define PROTO	252
 

@@ -7,7 +7,7 @@
 #include <arpa/inet.h>
 
 #include "helpers.h"
-#include "args.h"
+#include "lib/args.h"
 #include "daemon/config.h"
 
 static void put_v4(struct nlmsghdr *nlh, uint16_t type, const char *s)

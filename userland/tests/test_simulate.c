@@ -8,8 +8,8 @@
 #include <math.h>
 
 #include "helpers.h"
-#include "args.h"
-#include "simulate.h"
+#include "lib/args.h"
+#include "cli/simulate.h"
 
 /* Parse "simulate ..." arguments and run the offline simulation. */
 static int sim(const char *line, struct kmg_sim_result *r)

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "util.h"
+#include "lib/util.h"
 
 static void test_svc_spec_v4(void **state)
 {

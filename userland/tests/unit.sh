@@ -9,6 +9,7 @@
 #   bash tests/unit.sh            (from userland/; "make check" runs it)
 set -u
 cd "$(dirname "$0")/.." || exit 1
+BIN=${KMAGLEV_BIN:-../build/kmaglev}
 
 n=0
 failed=0
@@ -61,11 +62,11 @@ fi
 
 if ! command -v systemd-analyze >/dev/null; then
 	echo "ok 4 - systemd-analyze verify # SKIP no systemd-analyze"
-elif [[ ! -x ./kmaglev ]]; then
-	echo "ok 4 - systemd-analyze verify # SKIP no ./kmaglev (make kmaglev)"
+elif [[ ! -x $BIN ]]; then
+	echo "ok 4 - systemd-analyze verify # SKIP no $BIN (make kmaglev)"
 else
 	# ExecStart must name an executable: this build's
-	sed "s|^ExecStart=/usr/local/sbin/kmaglev|ExecStart=$PWD/kmaglev|" systemd/kmaglev.service \
+	sed "s|^ExecStart=/usr/local/sbin/kmaglev|ExecStart=$(realpath "$BIN")|" systemd/kmaglev.service \
 		>"$TMP/kmaglev.service"
 	# it warns about unknown keys and bad values, but exits 0: no output is the pass
 	if systemd-analyze verify --man=no "$TMP/kmaglev.service" >"$TMP/out" 2>&1 &&

@@ -18,7 +18,7 @@
 #include <strings.h>
 #include <linux/kmaglev.h>
 
-#include "daemon/health.h"
+#include "daemon/health/health.h"
 
 /* A decimal number in @s..@end within 0..@max; 0 or -EINVAL. */
 static int agent_num(const char *s, const char *end, long max, int *out)

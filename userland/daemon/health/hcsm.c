@@ -4,7 +4,7 @@
  * probe that is not up to UP, @fall consecutive failures bring one that is not down to DOWN.
  * From UNKNOWN both counts run. Pure: no clock, no I/O.
  */
-#include "daemon/health.h"
+#include "daemon/health/health.h"
 
 void kmd_hcsm_init(struct kmd_hcsm *m, uint32_t rise, uint32_t fall, enum kmd_health start)
 {

@@ -17,7 +17,7 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 
-#include "daemon/health_int.h"
+#include "daemon/health/health_int.h"
 
 const double kmd_latency_bounds_s[9] = { 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0 };
 

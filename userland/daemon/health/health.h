@@ -17,7 +17,7 @@
 #include <ev.h>
 
 #include "daemon/config.h"
-#include "util.h"
+#include "lib/util.h"
 
 /* Where a probe goes. */
 struct kmd_target {

@@ -15,7 +15,7 @@
 #include <stdarg.h>
 #include <sys/types.h>
 
-#include "daemon/health.h"
+#include "daemon/health/health.h"
 
 struct kmd_listener {
 	kmd_probe_cb cb;		/* NULL: removed while listeners were being called */

@@ -16,7 +16,7 @@
 #include <sys/socket.h>
 #include <curl/curl.h>
 
-#include "daemon/health_int.h"
+#include "daemon/health/health_int.h"
 
 #define HTTP_BODY_MAX	(64 * 1024)	/* body kept for matching */
 /*
