@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kmaglev CLI: what every command shares. The context (output mode, the netlink socket, opened
- * only when a command has parsed its arguments and is about to talk to the kernel), dispatch of
- * "OBJECT COMMAND ARGS" to the object's handler, and the helpers that send a request and
- * collect its replies.
+ * kmaglev CLI: what every command shares. Dispatch of "OBJECT COMMAND ARGS" to the object's
+ * handler, and the handlers; the context and the request helpers are lib/session.h's.
  */
 #ifndef KMAGLEV_CLI_H
 #define KMAGLEV_CLI_H
@@ -11,65 +9,14 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "lib/msg.h"
-#include "lib/nl.h"
+#include "lib/session.h"
 #include "lib/show.h"
 #include "cli/simulate.h"
+#include "daemon/entry.h"
 
 #ifndef KMAGLEV_VERSION
 #define KMAGLEV_VERSION "0.1"
 #endif
-
-struct kmg_ctx {
-	bool json;
-	bool pretty;
-	bool secrets;			/* --show-secrets */
-	FILE *out;
-	struct kmg_nl nl;
-	bool nl_open;
-	bool batch;			/* running lines of a batch file */
-	bool timestamp;			/* -t: monitor prints when each event arrived */
-	unsigned int monitor;		/* monitor: KMG_MON_* objects to print (0: all) */
-};
-
-/* Open the kmaglev netlink family on first use. 0, or KMG_EFAIL with an error recorded. */
-int kmg_ctx_nl(struct kmg_ctx *ctx);
-void kmg_ctx_close(struct kmg_ctx *ctx);
-
-/* Start a request of the family in @buf; kmg_ctx_talk() fills in family id and sequence. */
-struct nlmsghdr *kmg_req_start(void *buf, uint8_t cmd, uint16_t flags);
-
-/*
- * Open the family if needed, send @nlh and run @cb on each reply. On failure record the
- * kernel's message with the attribute path and return KMG_EFAIL; *errp (if not NULL) gets the
- * negative errno so that callers can tolerate some errors.
- */
-int kmg_ctx_talk(struct kmg_ctx *ctx, struct nlmsghdr *nlh, mnl_cb_t cb, void *data, int *errp);
-
-/* A writer for the command's output, text or JSON as the options say. */
-void kmg_ctx_out(struct kmg_ctx *ctx, struct kmg_out *o);
-
-/* Replies collected by kmg_collect_cb(). */
-struct kmg_msgs {
-	struct kmg_msg *m;
-	unsigned int n;
-};
-
-int kmg_collect_cb(const struct nlmsghdr *nlh, void *data);
-void kmg_msgs_free(struct kmg_msgs *l);
-
-/*
- * kmaglev.ko lists at most this many backends in table and stats replies (its
- * KMG_NL_REPLY_BACKENDS); the backend dump has every one. A reply with this many may be cut.
- */
-#define KMG_REPLY_BACKENDS_MAX	KMAGLEV_REPLY_BACKENDS_MAX
-
-/* Every backend of service @s (by its key), from the backend dump, into a new array. */
-int kmg_backends_of(struct kmg_ctx *ctx, const struct kmg_service *s, struct kmg_backend **be,
-		    unsigned int *n);
-
-/* A request buffer big enough for @s (may be NULL); NULL with an error recorded if no memory. */
-void *kmg_req_buf(const struct kmg_service *s);
 
 /* Command words: @word among @names (unique prefixes accepted), else an error naming @what. */
 int kmg_pick(const char *word, const char *const *names, size_t n, const char *what,
@@ -88,8 +35,25 @@ int kmg_cmd_monitor(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_config(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_simulate(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_save(struct kmg_ctx *ctx, int argc, char **argv);
-/* The daemon's control socket: cli/cmd_status.c */
-int kmg_cmd_daemon(struct kmg_ctx *ctx, int argc, char **argv);
+/* The daemon's control socket, the client side: "kmaglev status", "reload"... (cmd_status.c) */
+/*
+ * The socket to talk to: @opt (-s PATH) if given, else $KMAGLEV_SOCKET if set and not empty,
+ * else KMD_SOCKET_DEFAULT.
+ */
+const char *kmg_daemon_socket(const char *opt);
+/*
+ * Send {"cmd": @cmd} to the daemon at @path and wait up to @timeout_ms for the reply line.
+ * 0 with *@reply set (its "ok" true), or KMG_EFAIL with the error recorded: the daemon's own
+ * message for an "ok": false reply, KMD_CTL_UNREACHABLE... when nothing listens.
+ */
+int kmg_daemon_call(const char *path, const char *cmd, int timeout_ms,
+		    struct json_object **reply);
+/*
+ * A status reply (daemon.h) as text: the daemon, then each service with its backends, one row
+ * per check, configured and kernel state side by side. With ctx->json the reply itself.
+ */
+void kmg_print_status(struct kmg_ctx *ctx, struct json_object *reply);
+
 int kmg_cmd_status(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_bgp(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_graceful_restart(struct kmg_ctx *ctx, int argc, char **argv);
@@ -103,7 +67,6 @@ void kmg_usage_monitor(FILE *f);
 void kmg_usage_config(FILE *f);
 void kmg_usage_simulate(FILE *f);
 void kmg_usage_save(FILE *f);
-void kmg_usage_daemon(FILE *f);
 void kmg_usage_status(FILE *f);
 void kmg_usage_bgp(FILE *f);
 void kmg_usage_graceful_restart(FILE *f);
@@ -117,14 +80,9 @@ void kmg_usage_reload(FILE *f);
 int kmg_service_parse(int argc, char **argv, bool is_set, struct kmg_service *s);
 int kmg_service_parse_key(int argc, char **argv, bool need, const char *where,
 			  struct kmg_service *s, bool *given);
-int kmg_service_req(void *buf, uint8_t cmd, uint16_t flags, const struct kmg_service *s,
-		    struct nlmsghdr **nlhp);
 /* After a failed request: did the kernel refuse the top-level backends of a big one? */
 void kmg_service_big_hint(const struct kmg_nl *nl, const struct nlmsghdr *nlh,
 			  const struct kmg_service *s);
-void kmg_attach_backends(struct kmg_msgs *sl, const struct kmg_msgs *bl);
-/* Service @key (NULL: every service) with its backends, appended to @sl. */
-int kmg_services_get(struct kmg_ctx *ctx, const struct kmg_service *key, struct kmg_msgs *sl);
 void kmg_print_services(struct kmg_ctx *ctx, const struct kmg_msgs *sl);
 
 enum { KMG_BE_ADD, KMG_BE_SET, KMG_BE_DEL, KMG_BE_SHOW, KMG_BE_DRAIN, KMG_BE_LIST };
@@ -135,12 +93,6 @@ int kmg_backend_req(void *buf, uint8_t cmd, uint16_t flags, const struct kmg_ser
 void kmg_print_backends(struct kmg_ctx *ctx, const struct kmg_msgs *bl);
 
 void kmg_print_stats_msgs(struct kmg_ctx *ctx, const struct kmg_msgs *l);
-/*
- * "kmaglev stats" without a service: the netns-wide counters (a message without a service,
- * where the kernel has them), then every service with its backends' counters (a service cut
- * over several messages folded into one), into @l (empty). 0 or KMG_EFAIL.
- */
-int kmg_stats_dump(struct kmg_ctx *ctx, struct kmg_msgs *l);
 void kmg_print_tables(struct kmg_ctx *ctx, const struct kmg_msgs *l, bool single);
 enum { KMG_MON_SERVICE = 1, KMG_MON_BACKEND = 2, KMG_MON_TABLE = 4 };
 /* Parse "monitor [all|service|backend|table]..." into ctx->monitor. */
@@ -151,7 +103,6 @@ int kmg_config_parse(int argc, char **argv, struct kmg_config *c);
 
 /* The commands that make configuration @c (may be NULL) and services @sl (with backends). */
 void kmg_save(FILE *f, const struct kmg_config *c, const struct kmg_msgs *sl);
-int kmg_config_req(void *buf, uint8_t cmd, const struct kmg_config *c, struct nlmsghdr **nlhp);
 
 struct kmg_sim_args {
 	bool live;

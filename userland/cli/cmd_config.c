@@ -58,16 +58,6 @@ int kmg_config_parse(int argc, char **argv, struct kmg_config *c)
 	return 0;
 }
 
-int kmg_config_req(void *buf, uint8_t cmd, const struct kmg_config *c, struct nlmsghdr **nlhp)
-{
-	struct nlmsghdr *nlh = kmg_req_start(buf, cmd, 0);
-
-	if (c)
-		kmg_put_config(nlh, c);
-	*nlhp = nlh;
-	return 0;
-}
-
 int kmg_cmd_config(struct kmg_ctx *ctx, int argc, char **argv)
 {
 	static const char *const cmds[] = { "show", "set", "list" };

@@ -184,28 +184,6 @@ int kmg_service_parse_key(int argc, char **argv, bool need, const char *where,
 
 /* --- requests -------------------------------------------------------------------------- */
 
-int kmg_service_req(void *buf, uint8_t cmd, uint16_t flags, const struct kmg_service *s,
-		    struct nlmsghdr **nlhp)
-{
-	struct nlmsghdr *nlh = kmg_req_start(buf, cmd, flags);
-	int ret = 0;
-
-	if (s && (cmd == KMAGLEV_CMD_SERVICE_NEW || cmd == KMAGLEV_CMD_SERVICE_SET)) {
-		ret = kmg_put_service(nlh, s);
-		if (ret == -EMSGSIZE) {
-			/* more backends than one attribute holds: top-level backend nests */
-			nlh = kmg_req_start(buf, cmd, flags);
-			ret = kmg_put_service_big(nlh, s);
-		}
-	} else if (s) {
-		ret = kmg_put_service_key(nlh, s);
-	}
-	if (ret)
-		return kmg_err(KMG_EUSAGE, "cannot encode the request: %s", strerror(-ret));
-	*nlhp = nlh;
-	return 0;
-}
-
 void kmg_service_big_hint(const struct kmg_nl *nl, const struct nlmsghdr *nlh,
 			  const struct kmg_service *s)
 {
@@ -221,41 +199,6 @@ void kmg_service_big_hint(const struct kmg_nl *nl, const struct nlmsghdr *nlh,
 	kmg_err(KMG_EFAIL, "%s", msg);
 }
 
-static bool same_service(const struct kmg_service *a, const struct kmg_service *b)
-{
-	if (KMG_HAS(a, KMAGLEV_A_SERVICE_ID) && KMG_HAS(b, KMAGLEV_A_SERVICE_ID))
-		return a->id == b->id;
-	return a->key.addr.family && kmg_addr_equal(&a->key.addr, &b->key.addr) &&
-	       a->key.proto == b->key.proto && a->key.port == b->key.port;
-}
-
-/* Put each backend of @bl under its service in @sl. */
-void kmg_attach_backends(struct kmg_msgs *sl, const struct kmg_msgs *bl)
-{
-	unsigned int i, j, k, last = 0;
-
-	for (i = 0; i < bl->n; i++) {
-		const struct kmg_msg *bm = &bl->m[i];
-
-		/* both dumps go by service id: look where the last backend went first */
-		for (j = 0; j < sl->n; j++) {
-			struct kmg_service *s = &sl->m[(last + j) % sl->n].svc;
-
-			if (!same_service(s, &bm->svc))
-				continue;
-			last = (last + j) % sl->n;
-			for (k = 0; k < bm->nbe; k++) {
-				struct kmg_backend *b = kmg_backend_append(&s->be, &s->nbe);
-
-				if (b)
-					*b = bm->be[k];
-			}
-			KMG_SET(s, KMAGLEV_A_SERVICE_BACKEND);
-			break;
-		}
-	}
-}
-
 void kmg_print_services(struct kmg_ctx *ctx, const struct kmg_msgs *sl)
 {
 	struct kmg_out o;
@@ -268,30 +211,6 @@ void kmg_print_services(struct kmg_ctx *ctx, const struct kmg_msgs *sl)
 			kmg_out_service(&o, NULL, &sl->m[i].svc, true);
 	kmg_out_close_array(&o);
 	kmg_out_end(&o);
-}
-
-int kmg_services_get(struct kmg_ctx *ctx, const struct kmg_service *key, struct kmg_msgs *sl)
-{
-	struct kmg_msgs bl = { 0 };
-	struct nlmsghdr *nlh;
-	void *buf;
-	int ret;
-
-	buf = kmg_req_buf(NULL);
-	if (!buf)
-		return KMG_EFAIL;
-	ret = kmg_service_req(buf, KMAGLEV_CMD_SERVICE_GET, key ? 0 : NLM_F_DUMP, key, &nlh);
-	if (!ret)
-		ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, sl, NULL);
-	if (!ret)
-		ret = kmg_service_req(buf, KMAGLEV_CMD_BACKEND_GET, NLM_F_DUMP, key, &nlh);
-	if (!ret)
-		ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, &bl, NULL);
-	if (!ret)
-		kmg_attach_backends(sl, &bl);
-	kmg_msgs_free(&bl);
-	free(buf);
-	return ret;
 }
 
 static int service_show(struct kmg_ctx *ctx, const struct kmg_service *key)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "lib/session.h"
 #include "lib/err.h"
 #include "bgp/speaker.h"
 #include "daemon/announce.h"

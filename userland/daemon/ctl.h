@@ -47,26 +47,4 @@ void kmd_ctl_stop(struct kmd *d);
 char *kmd_ctl_dispatch(struct kmd *d, const struct kmd_ctl_cmd *cmds, unsigned int n,
 		       const char *line);
 
-/* --- the client side: "kmaglev status" and "kmaglev reload" (cmd_status.c) --- */
-
-struct kmg_ctx;
-
-/*
- * The socket to talk to: @opt (-s PATH) if given, else $KMAGLEV_SOCKET if set and not empty,
- * else KMD_SOCKET_DEFAULT.
- */
-const char *kmg_daemon_socket(const char *opt);
-/*
- * Send {"cmd": @cmd} to the daemon at @path and wait up to @timeout_ms for the reply line.
- * 0 with *@reply set (its "ok" true), or KMG_EFAIL with the error recorded: the daemon's own
- * message for an "ok": false reply, KMD_CTL_UNREACHABLE... when nothing listens.
- */
-int kmg_daemon_call(const char *path, const char *cmd, int timeout_ms,
-		    struct json_object **reply);
-/*
- * A status reply (daemon.h) as text: the daemon, then each service with its backends, one row
- * per check, configured and kernel state side by side. With ctx->json the reply itself.
- */
-void kmg_print_status(struct kmg_ctx *ctx, struct json_object *reply);
-
 #endif

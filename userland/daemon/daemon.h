@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <ev.h>
 
-#include "cli/cli.h"
+#include "lib/session.h"
 #include "daemon/config.h"
 #include "daemon/health/health.h"
 

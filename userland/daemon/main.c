@@ -13,7 +13,7 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
+#include "daemon/entry.h"
 #include "lib/err.h"
 #include "daemon/announce.h"
 #include "daemon/ctl.h"

@@ -20,7 +20,7 @@
 #ifndef KMAGLEV_DAEMON_METRICS_H
 #define KMAGLEV_DAEMON_METRICS_H
 
-#include "cli/cli.h"
+#include "lib/session.h"
 #include "daemon/expfmt.h"
 
 struct kmd;

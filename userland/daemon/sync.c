@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "lib/session.h"
 #include "lib/err.h"
 #include "daemon/announce.h"
 #include "lib/log.h"

@@ -4,7 +4,7 @@
  * must not pull the daemon in with it (see run_daemon.c).
  */
 #include <stdio.h>
-#include "cli/cli.h"
+#include "daemon/entry.h"
 #include "daemon/daemon.h"
 
 void kmg_usage_daemon(FILE *f)
