@@ -16,7 +16,7 @@
 #include <arpa/inet.h>
 #include <sys/resource.h>
 
-#include "daemon/health/health.h"
+#include "daemon/health/checks/checks.h"
 
 struct totals {
 	uint64_t runs, failures;
@@ -107,7 +107,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	loop = ev_default_loop(EVFLAG_AUTO);
-	hc = loop ? kmd_hc_new(loop) : NULL;
+	hc = loop ? kmd_hc_new(loop, kmd_check_kinds) : NULL;
 	if (!hc) {
 		fprintf(stderr, "health_bench: no loop\n");
 		return 1;

@@ -81,6 +81,12 @@ struct kmd {
 	bool events_open;
 	ev_io events_w;
 	ev_timer reconcile_w;		/* kmd_reconcile_soon() */
+	/*
+	 * A backend's state changed in a way the kernel must follow (its health, a check that can
+	 * run now): main.c sets sync.c's kmd_reconcile_soon(). The state (state.c) tells the loop
+	 * through this and calls nothing above it: checks -> state -> reconcile -> kernel, BGP.
+	 */
+	void (*state_changed)(struct kmd *d);
 	ev_timer refresh_w;		/* kmd_refresh_soon() */
 	ev_timer resync_w;		/* periodic reconcile, and retry after a failure */
 	double retry_s;			/* the retry's back-off, 0: the last pass succeeded */

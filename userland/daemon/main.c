@@ -21,6 +21,8 @@
 #include "daemon/metrics.h"
 #include "daemon/reconcile.h"
 #include "daemon/state.h"
+#include "daemon/sync.h"
+#include "daemon/health/checks/checks.h"
 
 /* Load @path, logging every error. NULL when it does not load. */
 static struct kmd_config *load(const char *path, char **errs)
@@ -331,7 +333,7 @@ static int run(struct kmd *d)
 	signal(SIGPIPE, SIG_IGN);
 	d->loop = ev_default_loop(EVFLAG_AUTO);
 	d->started = ev_time();
-	d->hc = kmd_hc_new(d->loop);
+	d->hc = kmd_hc_new(d->loop, kmd_check_kinds);
 	if (!d->hc) {
 		kmd_config_free(cfg);
 		return kmg_err(KMG_EFAIL, "cannot start the health checker");
@@ -423,7 +425,7 @@ int kmg_cmd_daemon(struct kmg_ctx *ctx, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char default_path[] = KMD_CONFIG_DEFAULT;
-	struct kmd d = { .cfg_path = default_path };
+	struct kmd d = { .cfg_path = default_path, .state_changed = kmd_reconcile_soon };
 	bool check = false, flush = false;
 	struct kmd_config *cfg;
 	char *errs;

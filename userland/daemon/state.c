@@ -89,6 +89,12 @@ static bool be_fold(struct kmd_be *b)
 	return changed;
 }
 
+static void state_changed(struct kmd *d)
+{
+	if (d->state_changed)
+		d->state_changed(d);
+}
+
 static void probe_changed(struct kmd_probe *p, void *arg)
 {
 	struct kmd_be *b = arg;
@@ -109,7 +115,7 @@ static void probe_changed(struct kmd_probe *p, void *arg)
 		kmd_info("service %s backend %s: agent/exec says state %d, weight %d, %d%%",
 			 kmd_svc_name(b->svc, sn, sizeof(sn)), kmd_be_name(b, bn, sizeof(bn)),
 			 b->admin, b->weight, b->weight_pct);
-	kmd_reconcile_soon(d);
+	state_changed(d);
 }
 
 const char *kmd_health_name(enum kmd_health h)
@@ -411,7 +417,7 @@ int kmd_state_update(struct kmd *d, const struct kmg_msgs *kernel)
 					return ret;
 				/* a check that can run now, or no longer: the kernel must follow */
 				if (b->health != h)
-					kmd_reconcile_soon(d);
+					state_changed(d);
 			}
 		}
 	}

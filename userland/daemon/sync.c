@@ -14,6 +14,7 @@
 #include "lib/log.h"
 #include "daemon/reconcile.h"
 #include "daemon/state.h"
+#include "daemon/sync.h"
 
 int kmd_kernel_read(struct kmd *d, struct kmg_msgs *svcs, struct kmg_config *kcfg)
 {

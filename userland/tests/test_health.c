@@ -24,7 +24,7 @@
 #include <microhttpd.h>
 #include <linux/kmaglev.h>
 
-#include "daemon/health/health_int.h"
+#include "daemon/health/checks/checks.h"
 
 /* ---- state machine ---- */
 
@@ -388,7 +388,7 @@ static void run_for(double secs)
 /* One run of @c against @t: its result. */
 static struct kmd_result one(const struct kmd_check *c, const struct kmd_target *t)
 {
-	struct kmd_hc *hc = kmd_hc_new(loop);
+	struct kmd_hc *hc = kmd_hc_new(loop, kmd_check_kinds);
 	struct kmd_result r;
 	struct kmd_probe *p;
 	struct rec rec = { 0 };
@@ -657,7 +657,7 @@ static void test_agent(void **state)
 static void test_listeners(void **state)
 {
 	struct kmd_check c = chk(KMD_CHECK_AGENT);
-	struct kmd_hc *hc = kmd_hc_new(loop);
+	struct kmd_hc *hc = kmd_hc_new(loop, kmd_check_kinds);
 	struct kmd_probe_stats st;
 	struct rec rec = { 0 };
 	struct kmd_probe *p;
@@ -706,7 +706,7 @@ static void put_self(struct kmd_probe *p, void *arg)
 static void test_sharing(void **state)
 {
 	struct kmd_check c = chk(KMD_CHECK_TCP), c2;
-	struct kmd_hc *hc = kmd_hc_new(loop);
+	struct kmd_hc *hc = kmd_hc_new(loop, kmd_check_kinds);
 	struct kmd_probe *p, *q, *other;
 	struct rec r1 = { 0 }, r2 = { 0 }, r3 = { 0 };
 	struct kmd_probe_stats st;
@@ -765,7 +765,7 @@ static void test_sharing(void **state)
 static void test_timing(void **state)
 {
 	struct kmd_check c = chk(KMD_CHECK_TCP);
-	struct kmd_hc *hc = kmd_hc_new(loop);
+	struct kmd_hc *hc = kmd_hc_new(loop, kmd_check_kinds);
 	struct kmd_probe *p[20];
 	struct kmd_probe_stats st;
 	struct rec rec = { 0 };
@@ -820,7 +820,7 @@ static void stall(struct ev_loop *l, ev_timer *w, int revents)
 static void test_no_drift(void **state)
 {
 	struct kmd_check c = chk(KMD_CHECK_TCP);
-	struct kmd_hc *hc = kmd_hc_new(loop);
+	struct kmd_hc *hc = kmd_hc_new(loop, kmd_check_kinds);
 	struct kmd_probe_stats st;
 	struct rec rec = { 0 };
 	struct kmd_probe *p;

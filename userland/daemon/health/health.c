@@ -27,7 +27,8 @@ struct kmd_hc {
 	unsigned int nbuckets;		/* a power of two */
 	unsigned int nprobes;
 	struct kmd_probe *head;		/* every probe */
-	struct kmd_http *http;		/* curl multi, made on the first http probe */
+	const struct kmd_kind_ops *const *kinds; /* by enum kmd_check_kind */
+	void *priv[KMD_CHECK_KINDS];	/* what a kind keeps in the engine (http: curl multi) */
 	uint64_t rng;			/* xorshift64* state for jitter */
 };
 
@@ -36,14 +37,14 @@ struct ev_loop *kmd_hc_loop(struct kmd_hc *hc)
 	return hc->loop;
 }
 
-struct kmd_http *kmd_hc_http(struct kmd_hc *hc)
+void *kmd_hc_priv(struct kmd_hc *hc, enum kmd_check_kind k)
 {
-	return hc->http;
+	return hc->priv[k];
 }
 
-void kmd_hc_set_http(struct kmd_hc *hc, struct kmd_http *h)
+void kmd_hc_set_priv(struct kmd_hc *hc, enum kmd_check_kind k, void *priv)
 {
-	hc->http = h;
+	hc->priv[k] = priv;
 }
 
 static uint64_t hc_random(struct kmd_hc *hc)
@@ -65,13 +66,14 @@ static ev_tstamp hc_jitter(struct kmd_hc *hc, uint32_t ms)
 	return (double)(hc_random(hc) % ((uint64_t)ms * 1000 + 1)) / 1e6;
 }
 
-struct kmd_hc *kmd_hc_new(struct ev_loop *loop)
+struct kmd_hc *kmd_hc_new(struct ev_loop *loop, const struct kmd_kind_ops *const *kinds)
 {
 	struct kmd_hc *hc = calloc(1, sizeof(*hc));
 
 	if (!hc)
 		return NULL;
 	hc->loop = loop;
+	hc->kinds = kinds;
 	hc->nbuckets = 256;
 	hc->tab = calloc(hc->nbuckets, sizeof(*hc->tab));
 	if (!hc->tab) {
@@ -236,25 +238,9 @@ fail:
 
 /* ---- probes ---- */
 
-static const struct kmd_kind_ops *kind_ops(enum kmd_check_kind k)
+static const struct kmd_kind_ops *kind_ops(struct kmd_hc *hc, enum kmd_check_kind k)
 {
-	switch (k) {
-	case KMD_CHECK_TCP:
-		return &kmd_tcp_ops;
-	case KMD_CHECK_HTTP:
-	case KMD_CHECK_HTTPS:
-		return &kmd_http_ops;
-	case KMD_CHECK_UDP:
-		return &kmd_udp_ops;
-	case KMD_CHECK_DNS:
-		return &kmd_dns_ops;
-	case KMD_CHECK_EXEC:
-		return &kmd_exec_ops;
-	case KMD_CHECK_AGENT:
-		return &kmd_agent_ops;
-	default:
-		return NULL;
-	}
+	return (unsigned int)k < KMD_CHECK_KINDS ? hc->kinds[k] : NULL;
 }
 
 static void probe_run(struct kmd_probe *p);
@@ -378,7 +364,7 @@ struct kmd_probe *kmd_probe_get(struct kmd_hc *hc, const struct kmd_check *check
 				kmd_probe_cb cb, void *arg)
 {
 	uint32_t h = probe_hash(check, t);
-	const struct kmd_kind_ops *ops = kind_ops(check->kind);
+	const struct kmd_kind_ops *ops = kind_ops(hc, check->kind);
 	struct kmd_probe *p;
 	ev_tstamp first;
 
@@ -474,6 +460,7 @@ void kmd_probe_put(struct kmd_probe *p, kmd_probe_cb cb, void *arg)
 void kmd_hc_free(struct kmd_hc *hc)
 {
 	struct kmd_probe *p, *next;
+	unsigned int k;
 
 	if (!hc)
 		return;
@@ -482,7 +469,9 @@ void kmd_hc_free(struct kmd_hc *hc)
 		probe_stop(p);
 		probe_free(p);
 	}
-	kmd_http_free(hc->http);
+	for (k = 0; k < KMD_CHECK_KINDS; k++)
+		if (hc->kinds[k] && hc->kinds[k]->fini)
+			hc->kinds[k]->fini(hc);
 	free(hc->tab);
 	free(hc);
 }

@@ -64,11 +64,13 @@ bool kmd_hcsm_moving(const struct kmd_hcsm *m);
 
 struct kmd_hc;
 struct kmd_probe;
+struct kmd_kind_ops;
 
 /* Called after a run whose state, admin, weight or weight_pct differs from the last one. */
 typedef void (*kmd_probe_cb)(struct kmd_probe *p, void *arg);
 
-struct kmd_hc *kmd_hc_new(struct ev_loop *loop);
+/* An engine on @loop with the check kinds @kinds (by enum kmd_check_kind: checks/checks.h). */
+struct kmd_hc *kmd_hc_new(struct ev_loop *loop, const struct kmd_kind_ops *const *kinds);
 /* Stops every probe; listeners are not called. */
 void kmd_hc_free(struct kmd_hc *hc);
 

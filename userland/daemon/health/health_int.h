@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * kmaglev daemon: the health-check engine's insides, shared by health.c (probes, sharing,
- * scheduling, results) and the check kinds (check_tcp.c, check_udp.c, check_http.c,
- * check_exec.c). Not for the rest of the daemon: it uses health.h.
+ * scheduling, results) and the check kinds (checks/: tcp.c, udp.c, http.c, exec.c). Not for
+ * the rest of the daemon: it uses health.h. A kind plugs into the engine through its ops
+ * table only, handed to kmd_hc_new() in a table by kind (checks/checks.h); the engine names
+ * no kind, and a kind calls only the engine's functions below.
  *
  * A run: health.c arms the run's timeout and calls the kind's start(); the kind calls
  * kmd_probe_done() exactly once, possibly from inside start(), and touches the probe no more
@@ -29,10 +31,9 @@ struct kmd_kind_ops {
 	void (*stop)(struct kmd_probe *p);
 	/* Free what the kind keeps across runs (the probe is going away). May be NULL. */
 	void (*release)(struct kmd_probe *p);
+	/* Free what the kind keeps in the engine (kmd_hc_priv; the engine is going away). */
+	void (*fini)(struct kmd_hc *hc);
 };
-
-extern const struct kmd_kind_ops kmd_tcp_ops, kmd_agent_ops, kmd_udp_ops, kmd_dns_ops,
-	kmd_http_ops, kmd_exec_ops;
 
 struct kmd_probe {
 	struct kmd_hc *hc;
@@ -103,12 +104,9 @@ int kmd_probe_connect(struct kmd_probe *p, int type, bool *now, char *why, size_
 /* Set the SO_MARK of @fd when @mark is not 0. 0 or -errno. */
 int kmd_sock_mark(int fd, uint32_t mark);
 
-/* curl multi on the engine's loop (check_http.c), made on the first http run. */
-struct kmd_http;
-struct kmd_http *kmd_http_new(struct ev_loop *loop);
-void kmd_http_free(struct kmd_http *h);
-struct kmd_http *kmd_hc_http(struct kmd_hc *hc);
-void kmd_hc_set_http(struct kmd_hc *hc, struct kmd_http *h);
+/* What kind @k keeps in the engine (http: its curl multi, made on the first run); NULL at first. */
+void *kmd_hc_priv(struct kmd_hc *hc, enum kmd_check_kind k);
+void kmd_hc_set_priv(struct kmd_hc *hc, enum kmd_check_kind k, void *priv);
 struct ev_loop *kmd_hc_loop(struct kmd_hc *hc);
 
 #endif

@@ -18,7 +18,7 @@
 #include <arpa/inet.h>
 #include <sys/wait.h>
 
-#include "daemon/health/health_int.h"
+#include "daemon/health/checks/checks.h"
 
 extern char **environ;
 

@@ -16,7 +16,7 @@
 #include <sys/socket.h>
 #include <curl/curl.h>
 
-#include "daemon/health/health_int.h"
+#include "daemon/health/checks/checks.h"
 
 #define HTTP_BODY_MAX	(64 * 1024)	/* body kept for matching */
 /*
@@ -199,7 +199,7 @@ static struct http_multi *http_multi_get(struct kmd_http *h)
 	return hm;
 }
 
-struct kmd_http *kmd_http_new(struct ev_loop *loop)
+static struct kmd_http *kmd_http_new(struct ev_loop *loop)
 {
 	struct kmd_http *h = calloc(1, sizeof(*h));
 
@@ -213,7 +213,7 @@ struct kmd_http *kmd_http_new(struct ev_loop *loop)
 	return h;
 }
 
-void kmd_http_free(struct kmd_http *h)
+static void kmd_http_free(struct kmd_http *h)
 {
 	if (!h)
 		return;
@@ -331,7 +331,7 @@ fail_list:
 
 static void http_start(struct kmd_probe *p)
 {
-	struct kmd_http *h = kmd_hc_http(p->hc);
+	struct kmd_http *h = kmd_hc_priv(p->hc, KMD_CHECK_HTTP);
 	struct http_multi *hm;
 
 	if (!h) {
@@ -340,7 +340,7 @@ static void http_start(struct kmd_probe *p)
 			kmd_probe_done(p, false, "http: cannot start libcurl");
 			return;
 		}
-		kmd_hc_set_http(p->hc, h);
+		kmd_hc_set_priv(p->hc, KMD_CHECK_HTTP, h);
 	}
 	if (!p->easy) {
 		p->easy = http_easy(p);
@@ -431,8 +431,16 @@ static void http_finish(struct kmd_probe *p, CURLcode rc)
 	kmd_probe_done(p, true, "ok");
 }
 
+/* http and https share one curl multi, kept in the http slot */
+static void http_fini(struct kmd_hc *hc)
+{
+	kmd_http_free(kmd_hc_priv(hc, KMD_CHECK_HTTP));
+	kmd_hc_set_priv(hc, KMD_CHECK_HTTP, NULL);
+}
+
 const struct kmd_kind_ops kmd_http_ops = {
 	.start = http_start,
 	.stop = http_stop,
 	.release = http_release,
+	.fini = http_fini,
 };

@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 
-#include "daemon/health/health_int.h"
+#include "daemon/health/checks/checks.h"
 
 static void sock_close(struct kmd_probe *p)
 {

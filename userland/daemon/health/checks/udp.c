@@ -13,7 +13,7 @@
 #include <resolv.h>
 #include <sys/socket.h>
 
-#include "daemon/health/health_int.h"
+#include "daemon/health/checks/checks.h"
 
 static void dgram_close(struct kmd_probe *p)
 {
