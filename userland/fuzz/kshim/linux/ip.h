@@ -4,7 +4,7 @@
 #define KSHIM_LINUX_IP_H
 
 #include_next <linux/ip.h>
-#include "../kshim.h"
+#include "skbuff.h"
 
 static inline struct iphdr *ip_hdr(const struct sk_buff *skb)
 {

@@ -4,7 +4,7 @@
 #define KSHIM_LINUX_IPV6_H
 
 #include_next <linux/ipv6.h>
-#include "../kshim.h"
+#include "skbuff.h"
 
 #define ipv6_optlen(p)	(((p)->hdrlen + 1) << 3)
 #define ipv6_authlen(p)	(((p)->hdrlen + 2) << 2)

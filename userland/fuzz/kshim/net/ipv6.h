@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Extension headers, walked as net/ipv6/exthdrs_core.c does (kshim.h, kshim.c). */
+/* Extension headers, walked as net/ipv6/exthdrs_core.c does (exthdrs.c). */
 #ifndef KSHIM_NET_IPV6_H
 #define KSHIM_NET_IPV6_H
 
 #include <linux/ipv6.h>
+#include <linux/skbuff.h>
 
 #define NEXTHDR_HOP		0
 #define NEXTHDR_TCP		6
