@@ -10,35 +10,6 @@
 #include "lib/err.h"
 #include "lib/schema.h"
 
-int kmg_pick(const char *word, const char *const *names, size_t n, const char *what,
-	     const char *object)
-{
-	char help[64], cands[256] = "";
-	size_t i, len = 0;
-	int k = kmg_lookup(word, names, n);
-
-	if (k >= 0)
-		return k;
-	if (object)
-		snprintf(help, sizeof(help), "kmaglev %s help", object);
-	else
-		snprintf(help, sizeof(help), "kmaglev help");
-	if (k == -1) {
-		if (object)
-			kmg_err(KMG_EUSAGE, "unknown %s \"%s\" for %s; try \"%s\"", what, word,
-				object, help);
-		else
-			kmg_err(KMG_EUSAGE, "unknown %s \"%s\"; try \"%s\"", what, word, help);
-		return -1;
-	}
-	for (i = 0; i < n && len < sizeof(cands); i++)
-		if (!strncmp(word, names[i], strlen(word)))
-			len += snprintf(cands + len, sizeof(cands) - len, "%s%s", len ? ", " : "",
-					names[i]);
-	kmg_err(KMG_EUSAGE, "ambiguous %s \"%s\": %s?", what, word, cands);
-	return -1;
-}
-
 void kmg_usage(FILE *f)
 {
 	fprintf(f,

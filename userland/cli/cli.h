@@ -18,9 +18,6 @@
 #define KMAGLEV_VERSION "0.1"
 #endif
 
-/* Command words: @word among @names (unique prefixes accepted), else an error naming @what. */
-int kmg_pick(const char *word, const char *const *names, size_t n, const char *what,
-	     const char *object);
 
 /* Run one command: argv[0] is the object ("service", "backend", ...). Returns an exit status. */
 int kmg_run(struct kmg_ctx *ctx, int argc, char **argv);

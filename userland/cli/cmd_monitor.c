@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/args.h"
 #include "cli/cli.h"
 #include "lib/err.h"
 

@@ -123,4 +123,11 @@ int kmg_arg_backend_opts(struct kmg_args *a, struct kmg_backend *b);
 /* Cross-field checks of a backend's options; @is_new: encap defaults to ipip. */
 int kmg_check_backend(const struct kmg_backend *b, bool is_new);
 
+/*
+ * Command words: @word among @names (unique prefixes accepted), else an error naming @what
+ * that points to "kmaglev @object help" (@object may be NULL).
+ */
+int kmg_pick(const char *word, const char *const *names, size_t n, const char *what,
+	     const char *object);
+
 #endif
