@@ -293,6 +293,10 @@ build_stock() {
 		--ignore FILE_PATH_CHANGES \
 		--file $(find kmod uapi -name '*.[ch]' ! -name '*.mod.c' -exec grep -L 'YNL-GEN' {} + | sort)
 	step "generated netlink code matches the YNL spec" "$OUT/ynl.log" "$TOP/selftests/ynl.sh" verify
+	# Documentation/architecture.rst: from the objects just built, no call circle in kmod/ or
+	# userland/, and userland's calls go down its rooms
+	step "no call circles; calls go down the rooms (selftests/layering.py)" "$OUT/layering.log" \
+		"$TOP/selftests/layering.py"
 	# install.sh's host half (full tier): dkms add/build and make for the stock kernel into
 	# build/install, in a private mount namespace (the host's /lib/modules, /var/lib/dkms and
 	# /usr stay as they are); the guest runs dkms install, make install and uninstall on an
