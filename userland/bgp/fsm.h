@@ -7,8 +7,8 @@
  * Established, and back to Idle when it ends. It owns no socket and no timer: it asks its
  * owner, through struct bgp_conn_ops, to send bytes, to (re)arm or stop its hold and
  * keepalive timers, and tells it what happened (an OPEN arrived, the session is established,
- * a ROUTE-REFRESH came, the connection is over and why). The owner (speaker.c) keeps the
- * peer-level states (Idle, Connect, Active), the ConnectRetry back-off and collision
+ * a ROUTE-REFRESH came, the connection is over and why). The owner (speaker_conn.c) keeps
+ * the peer-level states (Idle, Connect, Active), the ConnectRetry back-off and collision
  * resolution between two connections to one peer. So the protocol logic runs in unit tests
  * with no network and no clock.
  *
