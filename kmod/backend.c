@@ -9,7 +9,12 @@
 #include <linux/slab.h>
 #include <linux/kmaglev.h>
 
+#include "backend.h"
 #include "kmaglev.h"
+#include "maglev.h"
+#include "netns.h"
+#include "route.h"
+#include "stats.h"
 
 /*
  * A new backend, not yet in any set and without a probe id: the change that adds it gives it

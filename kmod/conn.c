@@ -49,7 +49,13 @@
 #include <linux/slab.h>
 #include <net/tcp.h>
 
+#include "backend.h"
+#include "conn.h"
 #include "kmaglev.h"
+#include "netns.h"
+#include "parse.h"
+#include "service.h"
+#include "stats.h"
 
 struct kmg_conn_key4 {
 	__be32 saddr;

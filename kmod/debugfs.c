@@ -13,7 +13,9 @@
 #include <linux/seq_file.h>
 #include <net/net_namespace.h>
 
+#include "conn.h"
 #include "kmaglev.h"
+#include "netns.h"
 
 static struct dentry *kmg_debugfs_dir;
 

@@ -46,7 +46,15 @@
 #include <net/gso.h>
 #endif
 
-#include "kmaglev.h"
+#include "addr.h"
+#include "backend.h"
+#include "encap.h"
+#include "icmp.h"
+#include "netns.h"
+#include "parse.h"
+#include "route.h"
+#include "service.h"
+#include "stats.h"
 
 struct kmg_encap {
 	bool gre;

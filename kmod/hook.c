@@ -28,7 +28,17 @@
 #include <net/ipv6_frag.h>
 #include <net/netfilter/ipv6/nf_defrag_ipv6.h>
 
-#include "kmaglev.h"
+#include "backend.h"
+#include "conn.h"
+#include "encap.h"
+#include "hook.h"
+#include "icmp.h"
+#include "netns.h"
+#include "parse.h"
+#include "select.h"
+#include "service.h"
+#include "stats.h"
+#include "vip.h"
 
 /*
  * Reassemble a fragment in place. 0: @skb is now the whole packet, or (IPv6) still the fragment

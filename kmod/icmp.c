@@ -19,7 +19,10 @@
 #include <net/ipv6.h>
 #include <net/route.h>
 
-#include "kmaglev.h"
+#include "icmp.h"
+#include "netns.h"
+#include "parse.h"
+#include "stats.h"
 
 /*
  * Send an ICMP or ICMPv6 error about @skb to its source. False when it could not even be

@@ -46,7 +46,11 @@
 #include <net/ipv6.h>
 #include <net/netlink.h>
 
-#include "kmaglev.h"
+#include "hook.h"
+#include "ingress.h"
+#include "netns.h"
+#include "stats.h"
+#include "vip.h"
 
 #define KMG_PRI_INGRESS	10
 

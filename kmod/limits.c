@@ -20,7 +20,8 @@
 #include <linux/user_namespace.h>
 #include <net/netlink.h>
 
-#include "kmaglev.h"
+#include "limit.h"
+#include "netns.h"
 
 static unsigned int userns_max_services = 1024;
 module_param(userns_max_services, uint, 0644);

@@ -10,7 +10,14 @@
 #include <net/genetlink.h>
 #include <kunit/visibility.h>
 
+#include "conn.h"
+#include "hook.h"
+#include "ingress.h"
 #include "kmaglev.h"
+#include "limit.h"
+#include "netns.h"
+#include "service.h"
+#include "stats.h"
 
 unsigned int kmg_net_id __read_mostly;
 EXPORT_SYMBOL_IF_KUNIT(kmg_net_id);

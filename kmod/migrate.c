@@ -18,7 +18,8 @@
 #include <linux/minmax.h>
 #include <kunit/visibility.h>
 
-#include "kmaglev.h"
+#include "migrate.h"
+#include "service.h"
 
 #define KMG_HASH_SPACE	BIT_ULL(32)
 

@@ -16,10 +16,20 @@
 #include <net/genetlink.h>
 #include <net/ipv6.h>
 
+#include "addr.h"
+#include "backend.h"
 #include "compat.h"
+#include "conn.h"
+#include "ingress.h"
 #include "kmaglev.h"
+#include "limit.h"
 #include "maglev.h"
+#include "migrate.h"
 #include "netlink-gen.h"
+#include "netns.h"
+#include "service.h"
+#include "stats.h"
+#include "table.h"
 
 #ifdef KMG_COMPAT_GENL_OPS
 static struct genl_ops kmg_compat_ops[ARRAY_SIZE(kmaglev_nl_ops)] __ro_after_init;

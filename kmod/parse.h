@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * kmaglev packet parsing (parse.c): what the parser gives the packet path. Apart from
- * kmaglev.h, so that parse.c builds on its own (userland/fuzz/fuzz_parse.c builds it for
- * userspace, over a flat buffer).
+ * kmaglev packet parsing (parse.c): what the parser gives the packet path. Apart from the
+ * module's other headers, so that parse.c builds on its own (userland/fuzz/fuzz_parse.c builds
+ * it for userspace, over a flat buffer).
  */
 #ifndef _KMAGLEV_PARSE_H
 #define _KMAGLEV_PARSE_H

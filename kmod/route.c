@@ -21,7 +21,8 @@
 #include <net/dst.h>
 #include <net/ip6_fib.h>
 
-#include "kmaglev.h"
+#include "parse.h"
+#include "route.h"
 
 struct kmg_route {
 	struct dst_entry *dst;		/* one reference, held by the slot */

@@ -18,7 +18,16 @@
 
 #include <kunit/visibility.h>
 
-#include "kmaglev.h"
+#include "backend.h"
+#include "conn.h"
+#include "maglev.h"
+#include "migrate.h"
+#include "netns.h"
+#include "parse.h"
+#include "select.h"
+#include "service.h"
+#include "stats.h"
+#include "table.h"
 
 u64 kmg_flow_hash(const struct kmg_table *t, u32 mode, const struct kmg_pkt *p)
 {

@@ -18,7 +18,16 @@
 
 #include <kunit/visibility.h>
 
+#include "backend.h"
 #include "kmaglev.h"
+#include "limit.h"
+#include "maglev.h"
+#include "migrate.h"
+#include "netns.h"
+#include "service.h"
+#include "stats.h"
+#include "table.h"
+#include "vip.h"
 
 static const struct rhashtable_params kmg_svc_params = {
 	.key_len	= sizeof(struct kmg_svc_key),

@@ -5,7 +5,8 @@
  */
 #include <linux/percpu.h>
 
-#include "kmaglev.h"
+#include "netns.h"
+#include "stats.h"
 
 struct kmg_pcpu_stats __percpu *kmg_stats_alloc(void)
 {

@@ -14,7 +14,10 @@
 
 #include <kunit/visibility.h>
 
+#include "backend.h"
 #include "kmaglev.h"
+#include "maglev.h"
+#include "table.h"
 
 static struct kmg_table *kmg_table_alloc(u32 size, u32 nbe)
 {

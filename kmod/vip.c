@@ -11,7 +11,9 @@
 #include <linux/slab.h>
 #include <linux/kmaglev.h>
 
-#include "kmaglev.h"
+#include "netns.h"
+#include "service.h"
+#include "vip.h"
 
 static const struct rhashtable_params kmg_vip_params = {
 	.key_len	= sizeof(struct kmg_vip_key),

@@ -16,7 +16,12 @@
 #include <net/ip.h>
 #include <net/net_namespace.h>
 
-#include "../kmaglev.h"
+#include "../addr.h"
+#include "../ingress.h"
+#include "../netns.h"
+#include "../service.h"
+#include "../stats.h"
+#include "../vip.h"
 #include "kunit.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

@@ -7,7 +7,8 @@
 #include <linux/mutex.h>
 #include <net/net_namespace.h>
 
-#include "../kmaglev.h"
+#include "../netns.h"
+#include "../service.h"
 #include "kunit.h"
 
 MODULE_LICENSE("GPL");

@@ -6,7 +6,7 @@
 #include <kunit/test.h>
 #include <linux/limits.h>
 
-#include "../kmaglev.h"
+#include "../migrate.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 

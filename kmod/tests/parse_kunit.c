@@ -17,7 +17,9 @@
 #include <net/ndisc.h>
 #include <net/tcp.h>
 
-#include "../kmaglev.h"
+#include "../parse.h"
+#include "../select.h"
+#include "../table.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
 

@@ -10,7 +10,12 @@
 #include <linux/kmaglev.h>
 #include <net/net_namespace.h>
 
-#include "../kmaglev.h"
+#include "../addr.h"
+#include "../backend.h"
+#include "../maglev.h"
+#include "../netns.h"
+#include "../service.h"
+#include "../table.h"
 #include "kunit.h"
 
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
