@@ -39,6 +39,8 @@ void kmg_debugfs_exit(void);
 /* netlink.c */
 int kmg_genl_init(void);
 void kmg_genl_exit(void);
+
+/* netlink_notify.c */
 void kmg_notify_table(struct kmg_service *svc);
 
 #endif /* _KMAGLEV_H */

@@ -63,7 +63,7 @@ enum kmg_counter {
 	KMG_C_PREV_HIT,
 	KMG_C_PROBE,
 	KMG_C_DROP_PROBE_MISMATCH,
-	KMG_C_RX_INGRESS,	/* its attribute follows global-stats' pad (netlink.c) */
+	KMG_C_RX_INGRESS,	/* its attribute follows global-stats' pad (netlink_stats.c) */
 	KMG_C_FRAG_QUEUED,
 	KMG_C_MAX
 };

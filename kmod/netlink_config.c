@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kmaglev generic netlink config-get and config-set: the netns' settings, their caps in a
+ * user namespace (limits.c), and the hook mode (ingress.c).
+ */
+#include <net/genetlink.h>
+
+#include "compat.h"
+#include "conn.h"
+#include "ingress.h"
+#include "limit.h"
+#include "netlink-gen.h"
+#include "netlink.h"
+#include "netns.h"
+
+int kmaglev_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct kmg_net *kn = kmg_info_kn(info);
+	struct nlattr *nest;
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = kmg_nl_hdr(msg, info->snd_portid, info->snd_seq, 0, KMAGLEV_CMD_CONFIG_GET);
+	if (!hdr)
+		goto err;
+	nest = nla_nest_start(msg, KMAGLEV_A_CONFIG);
+	if (!nest)
+		goto err;
+	mutex_lock(&kn->lock);
+	if (nla_put_u32(msg, KMAGLEV_A_CONFIG_MAX_SERVICES, kn->max_services) ||
+	    nla_put_u32(msg, KMAGLEV_A_CONFIG_MAX_BACKENDS, kn->max_backends) ||
+	    nla_put_u32(msg, KMAGLEV_A_CONFIG_SERVICES, kn->nservices) ||
+	    nla_put_u32(msg, KMAGLEV_A_CONFIG_BACKENDS, kn->nbackends) ||
+	    nla_put_u32(msg, KMAGLEV_A_CONFIG_CONN_MAX, kn->ccfg.conn_max) ||
+	    nla_put_u32(msg, KMAGLEV_A_CONFIG_CONNS, kmg_conn_count(kn)) ||
+	    nla_put_u32(msg, KMAGLEV_A_CONFIG_TIMEOUT_TCP_SYN, kn->ccfg.timeout_tcp_syn) ||
+	    nla_put_u32(msg, KMAGLEV_A_CONFIG_TIMEOUT_TCP_EST, kn->ccfg.timeout_tcp_est) ||
+	    nla_put_u32(msg, KMAGLEV_A_CONFIG_TIMEOUT_TCP_FIN, kn->ccfg.timeout_tcp_fin) ||
+	    nla_put_u32(msg, KMAGLEV_A_CONFIG_TIMEOUT_UDP, kn->ccfg.timeout_udp) ||
+	    nla_put_u32(msg, KMAGLEV_A_CONFIG_FLOOD_RATE, kn->ccfg.flood_rate) ||
+	    nla_put_u32(msg, KMAGLEV_A_CONFIG_PROBE_MARK_MIN, kn->ccfg.probe_mark_min) ||
+	    nla_put_u32(msg, KMAGLEV_A_CONFIG_PROBE_MARK_MAX, kn->ccfg.probe_mark_max) ||
+	    nla_put_u32(msg, KMAGLEV_A_CONFIG_HOOK, kn->ingress.hook) ||
+	    nla_put_string(msg, KMAGLEV_A_CONFIG_INGRESS_DEV, kn->ingress.devs)) {
+		mutex_unlock(&kn->lock);
+		goto err;
+	}
+	mutex_unlock(&kn->lock);
+	nla_nest_end(msg, nest);
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+err:
+	nlmsg_free(msg);
+	return -EMSGSIZE;
+}
+
+static void kmg_nl_cfg_u32(struct nlattr **tb, int type, u32 *v)
+{
+	if (tb[type])
+		*v = nla_get_u32(tb[type]);
+}
+
+/* Sizes a user namespace's root may ask for are capped (limits.c). */
+static int kmg_nl_cfg_limits(struct kmg_net *kn, struct nlattr **tb,
+			     const struct kmg_conn_cfg *cc, struct netlink_ext_ack *extack)
+{
+	struct nlattr *a;
+	int err;
+
+	a = tb[KMAGLEV_A_CONFIG_MAX_SERVICES];
+	if (a) {
+		err = kmg_limit_check(kn, KMG_LIMIT_SERVICES, nla_get_u32(a), a, extack);
+		if (err)
+			return err;
+	}
+	a = tb[KMAGLEV_A_CONFIG_MAX_BACKENDS];
+	if (a) {
+		err = kmg_limit_check(kn, KMG_LIMIT_BACKENDS, nla_get_u32(a), a, extack);
+		if (err)
+			return err;
+	}
+	a = tb[KMAGLEV_A_CONFIG_CONN_MAX];
+	return a ? kmg_limit_check(kn, KMG_LIMIT_CONNS, cc->conn_max, a, extack) : 0;
+}
+
+int kmaglev_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[KMAGLEV_A_CONFIG_MAX + 1];
+	struct kmg_net *kn = kmg_info_kn(info);
+	struct nlattr *a, *ahook, *adev;
+	struct kmg_conn_cfg cc;
+	const char *devs;
+	u32 hook;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, KMAGLEV_A_CONFIG))
+		return -EINVAL;
+	err = kmg_nl_parse_nest(tb, KMAGLEV_A_CONFIG_MAX, info->attrs[KMAGLEV_A_CONFIG],
+				kmaglev_config_nl_policy, info->extack);
+	if (err)
+		return err;
+	a = kmg_nl_extra(tb, KMAGLEV_A_CONFIG_MAX, ~(BIT_ULL(KMAGLEV_A_CONFIG_SERVICES) |
+						     BIT_ULL(KMAGLEV_A_CONFIG_BACKENDS) |
+						     BIT_ULL(KMAGLEV_A_CONFIG_CONNS)));
+	if (a) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a, "config attribute is read-only");
+		return -EINVAL;
+	}
+	mutex_lock(&kn->lock);
+	cc = kn->ccfg;
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_CONN_MAX, &cc.conn_max);
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_TIMEOUT_TCP_SYN, &cc.timeout_tcp_syn);
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_TIMEOUT_TCP_EST, &cc.timeout_tcp_est);
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_TIMEOUT_TCP_FIN, &cc.timeout_tcp_fin);
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_TIMEOUT_UDP, &cc.timeout_udp);
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_FLOOD_RATE, &cc.flood_rate);
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_PROBE_MARK_MIN, &cc.probe_mark_min);
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_PROBE_MARK_MAX, &cc.probe_mark_max);
+	if (cc.probe_mark_min > cc.probe_mark_max) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[KMAGLEV_A_CONFIG_PROBE_MARK_MIN] ?:
+				    tb[KMAGLEV_A_CONFIG_PROBE_MARK_MAX],
+				    "config probe-mark-min is above probe-mark-max");
+		mutex_unlock(&kn->lock);
+		return -EINVAL;
+	}
+	err = kmg_nl_cfg_limits(kn, tb, &cc, info->extack);
+	if (err) {
+		mutex_unlock(&kn->lock);
+		return err;
+	}
+	/* the hook setting last: the only change that can fail, all or nothing itself */
+	ahook = tb[KMAGLEV_A_CONFIG_HOOK];
+	adev = tb[KMAGLEV_A_CONFIG_INGRESS_DEV];
+	if (ahook || adev) {
+		hook = ahook ? nla_get_u32(ahook) : kn->ingress.hook;
+		devs = adev ? nla_data(adev) : kn->ingress.devs;
+		err = kmg_ingress_check(hook, devs, ahook, adev ?: ahook, info->extack) ?:
+		      kmg_ingress_set(kn, hook, devs, info->extack);
+		if (err) {
+			mutex_unlock(&kn->lock);
+			return err;
+		}
+	}
+	if (tb[KMAGLEV_A_CONFIG_MAX_SERVICES])
+		kn->max_services = nla_get_u32(tb[KMAGLEV_A_CONFIG_MAX_SERVICES]);
+	if (tb[KMAGLEV_A_CONFIG_MAX_BACKENDS])
+		kn->max_backends = nla_get_u32(tb[KMAGLEV_A_CONFIG_MAX_BACKENDS]);
+	WRITE_ONCE(kn->ccfg.conn_max, cc.conn_max);
+	WRITE_ONCE(kn->ccfg.timeout_tcp_syn, cc.timeout_tcp_syn);
+	WRITE_ONCE(kn->ccfg.timeout_tcp_est, cc.timeout_tcp_est);
+	WRITE_ONCE(kn->ccfg.timeout_tcp_fin, cc.timeout_tcp_fin);
+	WRITE_ONCE(kn->ccfg.timeout_udp, cc.timeout_udp);
+	WRITE_ONCE(kn->ccfg.flood_rate, cc.flood_rate);
+	kn->ccfg.probe_mark_min = cc.probe_mark_min;
+	kn->ccfg.probe_mark_max = cc.probe_mark_max;
+	/* the packet path reads the range in one word: never half of an old one */
+	WRITE_ONCE(kn->ccfg.probe_marks, (u64)cc.probe_mark_min << 32 | cc.probe_mark_max);
+	kmg_nl_changed(kn);
+	mutex_unlock(&kn->lock);
+	return 0;
+}
