@@ -53,7 +53,7 @@ def main(spec_path, out_path):
     w(' */')
     w('#include <linux/%s.h>' % spec['name'])
     w('')
-    w('#include "schema.h"')
+    w('#include "lib/schema.h"')
     w('')
     for e in enums:
         names = [x['name'] if isinstance(x, dict) else x for x in e['entries']]
