@@ -8,7 +8,9 @@
  * (netlink-gen.c). The handlers are in netlink_service.c, netlink_backend.c,
  * netlink_stats.c and netlink_config.c, the notifications they send in netlink_notify.c, the
  * replies both build in netlink_reply.c; netlink.h is what these files share. Calls go one
- * way: handlers, then notifications, then replies, then this file.
+ * way, each file calling only files after it: the service, stats and config handlers,
+ * netlink_backend.c (whose request and dump helpers they use too), netlink_notify.c,
+ * netlink_reply.c, this file.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

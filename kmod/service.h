@@ -48,7 +48,7 @@ struct kmg_svc_key {
 	__be16 port;		/* 0 for every port */
 };
 
-/* Service settings; kmg_service_apply() copies them in. */
+/* Service settings; kmg_service_cfg_apply() copies them in. */
 struct kmg_service_cfg {
 	u32 table_size;
 	u32 hash;

@@ -3,7 +3,9 @@
  * kmaglev counters (stats.c): the per-CPU packet, byte and new-flow counters of services and
  * backends, and the per-netns counters of the packet path (enum kmg_counter).
  *
- * The packet path adds to the counters of its own CPU, with bottom halves off (hook.c); readers
+ * Service and backend counters (u64_stats) are written by the packet path only, on its own
+ * CPU with bottom halves off (hook.c). The netns counters are this_cpu_inc()/this_cpu_add(),
+ * safe from any context (the connection table's GC counts expiries from its worker). Readers
  * sum them over CPUs (kmg_stats_fold(), kmg_net_stats_fold()) for netlink. The helpers that
  * count into a netns, kmg_count() and kmg_drop(), are in netns.h, with struct kmg_net.
  */
