@@ -370,10 +370,13 @@ unit_host_results() {
 # costs about half as much CPU again.
 #
 # What runs where, quick tier (make check):
-# - stock kernel (Debian's 6.1), one vCPU each: one VM with the control plane
-#   (control_plane, userns, module_load), `kmaglev daemon` with its health checks (daemon),
-#   the BGP speaker against BIRD (bgp) and ECMP failover over two LBs in the built-in mode
-#   (bgp_ecmp); one VM with the data plane, dp_basic in both hook modes.
+# - stock kernel (Debian's 6.1), one vCPU each: one VM with the control plane as a user
+#   namespace's root and as the host's (userns: every op, the dumps and events, the caps and
+#   their extack errors; module_load), `kmaglev daemon` with its health checks (daemon), the
+#   BGP speaker against BIRD (bgp) and ECMP failover over two LBs in the built-in mode
+#   (bgp_ecmp); one VM with the data plane, dp_basic in both hook modes. control_plane.sh
+#   runs once, on the debug kernel: on 6.1 it is in the full tier (Documentation/testing.rst,
+#   "Paying once").
 # - debug kernel (6.12 with KASAN, KMEMLEAK, UBSAN, lockdep, full preemption, fault
 #   injection; a process costs three to four times what it does on stock): KUnit, control_plane
 #   and teardown, at reduced sizes, two vCPUs; the netlink fuzzer and the packet fuzzer (10,000
@@ -406,7 +409,7 @@ STOCK_SOAK=$(cd "$TOP/selftests/net" && ls soak_*.sh | sed 's/\.sh$//' | grep -v
 DEB612_A="dp_basic dp_badpkt dp_acl dp_conntable soak_churn"
 DEB612_B=$(tr ' ' '\n' <<<"$DP_ALL" | grep -vxE "${DEB612_A// /|}" | tr '\n' ' ')
 # The quick tier's sets
-QUICK_CTL="control_plane userns module_load daemon bgp bgp_ecmp"
+QUICK_CTL="userns module_load daemon bgp bgp_ecmp"
 QUICK_DP="dp_basic@$HOOK_STOCK dp_basic@$HOOK_TEST"
 QUICK_DEBUG="control_plane teardown"
 
@@ -496,20 +499,24 @@ job_q_debug() {
 # (a service added, a backend added, a weight changed, a service deleted with connections;
 # services of 10 backends, mode once; the state compared through the netlink dumps, not the
 # CLI's output too: KMAGLEV_FAULTS_CLI=0) and the packet fuzzer (10,000 frames over both
-# modes), one vCPU.
+# modes), one vCPU. One kmemleak scan, the VM's at the end (selftests/vm/guest-init), covers
+# all three: faults.sh's own (one before, two after) are left out (KMAGLEV_FAULTS_KMEMLEAK=0).
+# 2 GiB rather than the debug kernel's 3: each scan walks every page's struct page, and a
+# scan of 3 GiB took 13 to 19 s under emulation, of 1.5 GiB 7 to 10 s; the three tests at these
+# sizes fit in 2 GiB with the KASAN shadow.
 FAULTS_QUICK="service-new/first backend-new backend-set/weight service-del/conns"
 job_q_hardening() {
 	KMAGLEV_FUZZ_MSGS=10000 KMAGLEV_FUZZ_PKTS=10000 KMAGLEV_FUZZ_NETNS_MIN=2 \
 	KMAGLEV_FAULTS_BACKENDS=10 KMAGLEV_FAULTS_MODES=once KMAGLEV_FAULTS_ONLY=$FAULTS_QUICK \
-	KMAGLEV_FAULTS_CLI=0 KMAGLEV_TEST_TIMEOUT=1500 KMAGLEV_VM_CPUS=1 \
+	KMAGLEV_FAULTS_CLI=0 KMAGLEV_FAULTS_KMEMLEAK=0 KMAGLEV_VM_MEM=2048M \
+	KMAGLEV_TEST_TIMEOUT=1500 KMAGLEV_VM_CPUS=1 \
 		vm_job q-hardening debug "hardening kselftests on debug kernel (fuzz_netlink faults fuzz_packets)" \
 		"$TOP/selftests/net/run_tests.sh" fuzz_netlink faults fuzz_packets
 }
-# The control plane, the daemon and BGP on the stock kernel: BIRD alone as the peer, ECMP
+# User namespaces, the daemon and BGP on the stock kernel: BIRD alone as the peer, ECMP
 # failover in the built-in speaker's mode.
 job_q_stock_ctl() {
-	KMAGLEV_BGP_PEERS=bird KMAGLEV_ECMP_MODES=builtin KMAGLEV_CP_DUMP_BACKENDS=5000 \
-	KMAGLEV_CP_SERVICES=100 KMAGLEV_VM_CPUS=1 \
+	KMAGLEV_BGP_PEERS=bird KMAGLEV_ECMP_MODES=builtin KMAGLEV_VM_CPUS=1 \
 		vm_job q-stock-ctl stock "kselftests on stock kernel ($QUICK_CTL)" \
 		"$TOP/selftests/net/run_tests.sh" $QUICK_CTL
 }

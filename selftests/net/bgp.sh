@@ -116,7 +116,10 @@ daemon: { socket: $SOCK, metrics: "$METRICS", drain-time: 4s }
 services:
   - vip: $VIP4
     port: 80
-    checks: [ { kind: tcp, via: direct, interval: 1s, timeout: 1s, rise: 1, fall: 2 } ]
+    # A stopped backend refuses at once and goes in 3 checks (under 6 s); a loaded host's
+    # guest can stall a connect for seconds, and 2 such (1 s timeouts) took the v4 route
+    # away in the middle of the graceful-restart case (make check-full, load 9 on 2 cores).
+    checks: [ { kind: tcp, via: direct, interval: 2s, timeout: 2s, rise: 1, fall: 3 } ]
     backends: [ { address: 10.1.0.2 } ]
     bgp: { communities: ["65001:7"], med: 10 }
   - vip: "$VIP6"
@@ -253,7 +256,8 @@ watch_start() {
 	rm -f "$1" "$1.stop" "$1.fifo"
 	ip netns exec "$RTR" bash "$T/watch.sh" "$1" "$2" "$KIND" "$q4" "$q6" "$PFX4" "$PFX6" &
 	WATCHPID=$!
-	bgp_wait 20 test -s "$1"
+	# (its first poll: seconds for a peer's CLI on a loaded host)
+	bgp_wait 40 test -s "$1"
 }
 watch_stop() { touch "$1.stop"; wait "$WATCHPID"; }
 
