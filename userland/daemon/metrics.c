@@ -184,7 +184,13 @@ int kmd_metrics_render_kernel(struct kmd_prom *p, const struct kmg_msgs *svcs,
 enum be_metric { BE_UP, BE_TRANSITIONS };
 enum chk_metric { CHK_UP, CHK_RUNS, CHK_FAILURES, CHK_TRANSITIONS, CHK_LATENCY };
 
-static int render_be(struct kmd *d, struct kmd_prom *p, enum be_metric what)
+/*
+ * One family's samples of every backend of every service, in the config's order: @sample
+ * writes backend @b's (labels service and backend in @x; it may add the fifth) for @what.
+ */
+static int render_backends(struct kmd *d, struct kmd_prom *p, int what,
+			   int (*sample)(struct kmd_prom *p, struct labels *x,
+					 const struct kmd_be *b, int what))
 {
 	unsigned int i, k;
 	struct labels x;
@@ -197,12 +203,17 @@ static int render_be(struct kmd *d, struct kmd_prom *p, enum be_metric what)
 			const struct kmd_be *b = &s->be[k];
 
 			labels_be(&x, &s->conf->svc.key, &b->conf->be.addr);
-			ret = dup_ok(what == BE_UP ?
-				     kmd_prom_gauge(p, x.l, 4, b->health == KMD_HEALTH_UP) :
-				     kmd_prom_counter(p, x.l, 4, b->transitions));
+			ret = sample(p, &x, b, what);
 		}
 	}
 	return ret;
+}
+
+/* kmaglev_backend_up or kmaglev_backend_transitions_total (enum be_metric) */
+static int be_sample(struct kmd_prom *p, struct labels *x, const struct kmd_be *b, int what)
+{
+	return dup_ok(what == BE_UP ? kmd_prom_gauge(p, x->l, 4, b->health == KMD_HEALTH_UP) :
+				      kmd_prom_counter(p, x->l, 4, b->transitions));
 }
 
 static int check_sample(struct kmd_prom *p, const struct labels *x, struct kmd_probe *pr,
@@ -228,27 +239,17 @@ static int check_sample(struct kmd_prom *p, const struct labels *x, struct kmd_p
 				  KMG_ARRAY_SIZE(kmd_latency_bounds_s), st.bucket, st.sum_s);
 }
 
-static int render_checks(struct kmd *d, struct kmd_prom *p, enum chk_metric what)
+/* A check family's sample of each of backend @b's checks (enum chk_metric), label "check" */
+static int checks_sample(struct kmd_prom *p, struct labels *x, const struct kmd_be *b, int what)
 {
-	unsigned int i, k, c;
-	struct labels x;
+	unsigned int c;
 	int ret = 0;
 
-	for (i = 0; i < d->nsvc && !ret; i++) {
-		const struct kmd_svc *s = &d->svc[i];
+	for (c = 0; c < b->nprobes && !ret; c++) {
+		const struct kmd_check *chk = kmd_probe_check(b->probes[c]);
 
-		for (k = 0; k < s->nbe && !ret; k++) {
-			const struct kmd_be *b = &s->be[k];
-
-			labels_be(&x, &s->conf->svc.key, &b->conf->be.addr);
-			for (c = 0; c < b->nprobes && !ret; c++) {
-				const struct kmd_check *chk = kmd_probe_check(b->probes[c]);
-
-				x.l[4] = (struct kmd_prom_label){ "check",
-					chk && chk->name ? chk->name : "" };
-				ret = dup_ok(check_sample(p, &x, b->probes[c], what));
-			}
-		}
+		x->l[4] = (struct kmd_prom_label){ "check", chk && chk->name ? chk->name : "" };
+		ret = dup_ok(check_sample(p, x, b->probes[c], what));
 	}
 	return ret;
 }
@@ -340,16 +341,16 @@ int kmd_metrics_render_daemon(struct kmd *d, struct kmd_prom *p)
 		ret = kmd_prom_family(p, "kmaglev_backend_up", KMD_PROM_GAUGE,
 				      "Whether every health check of a backend finds it up.");
 	if (!ret)
-		ret = render_be(d, p, BE_UP);
+		ret = render_backends(d, p, BE_UP, be_sample);
 	if (!ret)
 		ret = kmd_prom_family(p, "kmaglev_backend_health_transitions_total",
 				      KMD_PROM_COUNTER, "Health changes of a backend.");
 	if (!ret)
-		ret = render_be(d, p, BE_TRANSITIONS);
+		ret = render_backends(d, p, BE_TRANSITIONS, be_sample);
 	for (i = 0; i < KMG_ARRAY_SIZE(chk_fams) && !ret; i++) {
 		ret = kmd_prom_family(p, chk_fams[i].name, chk_fams[i].type, chk_fams[i].help);
 		if (!ret)
-			ret = render_checks(d, p, chk_fams[i].what);
+			ret = render_backends(d, p, chk_fams[i].what, checks_sample);
 	}
 	for (i = 0; i < KMG_ARRAY_SIZE(counters) && !ret; i++)
 		ret = one_counter(p, counters[i].name, counters[i].help,
