@@ -96,6 +96,7 @@ void kmg_notify_service(struct kmg_service *svc, u8 cmd, const struct genl_info 
 void kmg_notify_backend(struct kmg_service *svc, const struct kmg_backend *be, u8 cmd,
 			const struct genl_info *info);
 void kmg_notify_table_req(struct kmg_service *svc, const struct genl_info *info);
+void kmg_notify_flush(struct kmg_net *kn, const struct genl_info *info);
 
 /* netlink_reply.c */
 int kmg_nl_put_service(struct sk_buff *skb, const struct kmg_service *svc, bool full,

@@ -27,66 +27,82 @@ static u32 kmg_ntf_seq(const struct genl_info *info)
 	return info ? info->snd_seq : 0;
 }
 
-void kmg_notify_service(struct kmg_service *svc, u8 cmd, const struct genl_info *info)
+/*
+ * The skb of a notification, or NULL when there is none to build: the change is counted
+ * (kmg_nl_changed()), and nothing is allocated when nobody listens; an allocation that fails
+ * is reported to the listeners as a loss. Called with kn->lock held.
+ */
+static struct sk_buff *kmg_ntf_new(struct kmg_net *kn)
 {
 	struct sk_buff *skb;
 
-	kmg_nl_changed(svc->kn);
-	if (!kmg_nl_listeners(svc->kn))
-		return;
+	kmg_nl_changed(kn);
+	if (!kmg_nl_listeners(kn))
+		return NULL;
 	skb = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!skb) {
-		kmg_nl_lost(svc->kn, NULL);
+	if (!skb)
+		kmg_nl_lost(kn, NULL);
+	return skb;
+}
+
+/*
+ * Send the notification in @skb to the listeners; if filling it failed (@err), free it and
+ * report the loss instead. Called with kn->lock held.
+ */
+static void kmg_ntf_send(struct kmg_net *kn, struct sk_buff *skb, int err)
+{
+	if (err)
+		kmg_nl_lost(kn, skb);
+	else
+		kmg_nl_multicast(kn, skb);
+}
+
+void kmg_notify_service(struct kmg_service *svc, u8 cmd, const struct genl_info *info)
+{
+	struct sk_buff *skb = kmg_ntf_new(svc->kn);
+
+	if (!skb)
 		return;
-	}
-	if (kmg_nl_fill_service(skb, svc, kmg_ntf_portid(info), kmg_ntf_seq(info), 0, cmd,
-				false)) {
-		kmg_nl_lost(svc->kn, skb);
-		return;
-	}
-	kmg_nl_multicast(svc->kn, skb);
+	kmg_ntf_send(svc->kn, skb, kmg_nl_fill_service(skb, svc, kmg_ntf_portid(info),
+						       kmg_ntf_seq(info), 0, cmd, false));
 }
 
 void kmg_notify_backend(struct kmg_service *svc, const struct kmg_backend *be, u8 cmd,
 			const struct genl_info *info)
 {
-	struct sk_buff *skb;
+	struct sk_buff *skb = kmg_ntf_new(svc->kn);
 
-	kmg_nl_changed(svc->kn);
-	if (!kmg_nl_listeners(svc->kn))
+	if (!skb)
 		return;
-	skb = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!skb) {
-		kmg_nl_lost(svc->kn, NULL);
-		return;
-	}
-	if (kmg_nl_fill_backend(skb, svc, be, -1, kmg_ntf_portid(info), kmg_ntf_seq(info), 0,
-				cmd)) {
-		kmg_nl_lost(svc->kn, skb);
-		return;
-	}
-	kmg_nl_multicast(svc->kn, skb);
+	kmg_ntf_send(svc->kn, skb, kmg_nl_fill_backend(skb, svc, be, -1, kmg_ntf_portid(info),
+						       kmg_ntf_seq(info), 0, cmd));
 }
 
 /* The table summary only: per-backend slots are for table-get and the backend dump. */
 void kmg_notify_table_req(struct kmg_service *svc, const struct genl_info *info)
 {
-	struct sk_buff *skb;
+	struct sk_buff *skb = kmg_ntf_new(svc->kn);
 
-	kmg_nl_changed(svc->kn);
-	if (!kmg_nl_listeners(svc->kn))
+	if (!skb)
 		return;
-	skb = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!skb) {
-		kmg_nl_lost(svc->kn, NULL);
+	kmg_ntf_send(svc->kn, skb, kmg_nl_fill_table(skb, svc, kmg_ntf_portid(info),
+						     kmg_ntf_seq(info), KMAGLEV_CMD_TABLE_NTF,
+						     false));
+}
+
+/* A service flush: one notification for all, as a service-del each could overrun the listeners. */
+void kmg_notify_flush(struct kmg_net *kn, const struct genl_info *info)
+{
+	struct sk_buff *skb = kmg_ntf_new(kn);
+	void *hdr;
+
+	if (!skb)
 		return;
-	}
-	if (kmg_nl_fill_table(skb, svc, kmg_ntf_portid(info), kmg_ntf_seq(info),
-			      KMAGLEV_CMD_TABLE_NTF, false)) {
-		kmg_nl_lost(svc->kn, skb);
-		return;
-	}
-	kmg_nl_multicast(svc->kn, skb);
+	hdr = kmg_nl_hdr(skb, kmg_ntf_portid(info), kmg_ntf_seq(info), 0,
+			 KMAGLEV_CMD_SERVICE_FLUSH_NTF);
+	if (hdr)
+		genlmsg_end(skb, hdr);
+	kmg_ntf_send(kn, skb, hdr ? 0 : -EMSGSIZE);
 }
 
 /* A table change without a request: the end of a migration. */

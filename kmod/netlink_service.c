@@ -223,24 +223,10 @@ int kmaglev_nl_service_del_doit(struct sk_buff *skb, struct genl_info *info)
 int kmaglev_nl_service_flush_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct kmg_net *kn = kmg_info_kn(info);
-	struct sk_buff *ntf;
-	void *hdr;
 
 	mutex_lock(&kn->lock);
 	kmg_service_flush(kn);
-	kmg_nl_changed(kn);
-	/* one notification for all: a service-del each could overrun the listeners */
-	if (kmg_nl_listeners(kn)) {
-		ntf = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
-		hdr = ntf ? kmg_nl_hdr(ntf, info->snd_portid, info->snd_seq, 0,
-				       KMAGLEV_CMD_SERVICE_FLUSH_NTF) : NULL;
-		if (hdr) {
-			genlmsg_end(ntf, hdr);
-			kmg_nl_multicast(kn, ntf);
-		} else {
-			kmg_nl_lost(kn, ntf);
-		}
-	}
+	kmg_notify_flush(kn, info);
 	mutex_unlock(&kn->lock);
 	return 0;
 }
