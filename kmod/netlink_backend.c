@@ -115,6 +115,27 @@ static int kmg_nl_backend_req(struct genl_info *info, u64 allowed, struct kmg_ba
 	return kmg_nl_backend(info->attrs[KMAGLEV_A_BACKEND], allowed, cfg, info->extack);
 }
 
+/*
+ * The service a backend request names (@tb and @cfg from kmg_nl_backend_req()), or an ERR_PTR
+ * with the extack set; and in *@be the service's backend at @cfg's address, NULL if it has
+ * none there. Called with kn->lock held.
+ */
+static struct kmg_service *kmg_nl_backend_lookup(struct kmg_net *kn, struct genl_info *info,
+						 struct nlattr **tb,
+						 const struct kmg_backend_cfg *cfg,
+						 struct kmg_backend **be)
+{
+	struct kmg_service *svc;
+	int pos;
+
+	svc = kmg_nl_find(kn, tb, info->attrs[KMAGLEV_A_SERVICE], info->extack);
+	if (IS_ERR(svc))
+		return svc;
+	pos = kmg_backend_find(svc->be, svc->nbe, cfg->addr.b);
+	*be = pos >= 0 ? svc->be[pos] : NULL;
+	return svc;
+}
+
 /* backend new (@add) and set: apply one backend's configuration and tell the listeners. */
 static int kmg_nl_backend_apply(struct genl_info *info, bool add)
 {
@@ -165,19 +186,17 @@ int kmaglev_nl_backend_del_doit(struct sk_buff *skb, struct genl_info *info)
 	struct kmg_service *svc;
 	struct kmg_backend *be;
 	bool rebuilt;
-	int err, pos;
+	int err;
 
 	err = kmg_nl_backend_req(info, KMG_BE_KEY_ATTRS, &cfg, tb);
 	if (err)
 		return err;
 	mutex_lock(&kn->lock);
-	svc = kmg_nl_find(kn, tb, info->attrs[KMAGLEV_A_SERVICE], info->extack);
+	svc = kmg_nl_backend_lookup(kn, info, tb, &cfg, &be);
 	if (IS_ERR(svc)) {
 		err = PTR_ERR(svc);
 		goto out;
 	}
-	pos = kmg_backend_find(svc->be, svc->nbe, cfg.addr.b);
-	be = pos >= 0 ? svc->be[pos] : NULL;
 	if (be)
 		kmg_backend_get(be);	/* for the notification */
 	err = kmg_backend_del(svc, cfg.addr.b, &rebuilt, info->extack);
@@ -204,8 +223,9 @@ int kmaglev_nl_backend_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct kmg_backend_cfg cfg;
 	struct kmg_slot_walk w;
 	struct kmg_service *svc;
+	struct kmg_backend *be;
 	struct sk_buff *msg;
-	int err, pos;
+	int err;
 
 	err = kmg_nl_backend_req(info, KMG_BE_KEY_ATTRS, &cfg, tb);
 	if (err)
@@ -214,13 +234,12 @@ int kmaglev_nl_backend_get_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!msg)
 		return -ENOMEM;
 	mutex_lock(&kn->lock);
-	svc = kmg_nl_find(kn, tb, info->attrs[KMAGLEV_A_SERVICE], info->extack);
+	svc = kmg_nl_backend_lookup(kn, info, tb, &cfg, &be);
 	if (IS_ERR(svc)) {
 		err = PTR_ERR(svc);
 		goto out;
 	}
-	pos = kmg_backend_find(svc->be, svc->nbe, cfg.addr.b);
-	if (pos < 0) {
+	if (!be) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[KMAGLEV_A_BACKEND],
 				    "no such backend in this service");
 		err = -ENOENT;
@@ -229,8 +248,8 @@ int kmaglev_nl_backend_get_doit(struct sk_buff *skb, struct genl_info *info)
 	err = kmg_slot_walk_start(&w, svc);
 	if (err)
 		goto out;
-	err = kmg_nl_fill_backend(msg, svc, svc->be[pos], kmg_slot_walk_next(&w, svc->be[pos]),
-				  info->snd_portid, info->snd_seq, 0, KMAGLEV_CMD_BACKEND_GET);
+	err = kmg_nl_fill_backend(msg, svc, be, kmg_slot_walk_next(&w, be), info->snd_portid,
+				  info->snd_seq, 0, KMAGLEV_CMD_BACKEND_GET);
 	kmg_slot_walk_end(&w);
 out:
 	mutex_unlock(&kn->lock);
