@@ -123,5 +123,8 @@ bool kmg_nl_may_see_seed(struct sk_buff *skb, struct net *net);
 int kmg_nl_backend_new_cfg(struct nlattr *nest, struct kmg_backend_cfg *cfg,
 			   struct netlink_ext_ack *extack);
 u32 kmg_nl_dump_pos(const struct kmg_service *svc, const struct kmg_dump_ctx *ctx);
+int kmg_nl_dump_services(struct sk_buff *skb, struct netlink_callback *cb, struct kmg_net *kn,
+			 int (*dump_one)(struct sk_buff *skb, struct netlink_callback *cb,
+					 struct kmg_service *svc, struct kmg_dump_ctx *ctx));
 
 #endif /* _KMAGLEV_NETLINK_H */

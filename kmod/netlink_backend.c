@@ -271,6 +271,40 @@ u32 kmg_nl_dump_pos(const struct kmg_service *svc, const struct kmg_dump_ctx *ct
 	return pos >= 0 ? pos + 1 : -pos - 1;
 }
 
+/* The dump's position: at the start of service @id, nothing of it sent yet. */
+static void kmg_nl_dump_at(struct kmg_dump_ctx *ctx, unsigned long id)
+{
+	ctx->svc_id = id;
+	ctx->be_started = false;
+	ctx->svc_started = false;
+}
+
+/*
+ * A dump of the netns' services, in id order from the one in @ctx, that resumes where its last
+ * part stopped: @dump_one sends one service's messages from its position in @ctx and returns
+ * -EMSGSIZE when the skb is full (or another error), which ends the walk and is returned.
+ * Called with kn->lock held.
+ */
+int kmg_nl_dump_services(struct sk_buff *skb, struct netlink_callback *cb, struct kmg_net *kn,
+			 int (*dump_one)(struct sk_buff *skb, struct netlink_callback *cb,
+					 struct kmg_service *svc, struct kmg_dump_ctx *ctx))
+{
+	struct kmg_dump_ctx *ctx = kmg_dump_ctx(cb);
+	struct kmg_service *svc;
+	unsigned long id;
+	int err = 0;
+
+	xa_for_each_start(&kn->services, id, svc, ctx->svc_id) {
+		if (id != ctx->svc_id)	/* a new service (or the one in progress is gone) */
+			kmg_nl_dump_at(ctx, id);
+		err = dump_one(skb, cb, svc, ctx);
+		if (err)
+			break;
+		kmg_nl_dump_at(ctx, id + 1);
+	}
+	return err;
+}
+
 /* Dump one service's backends from the position in @ctx; -EMSGSIZE when the skb is full. */
 static int kmg_nl_dump_backends(struct sk_buff *skb, struct netlink_callback *cb,
 				struct kmg_service *svc, struct kmg_dump_ctx *ctx)
@@ -303,8 +337,7 @@ int kmaglev_nl_backend_get_dumpit(struct sk_buff *skb, struct netlink_callback *
 	struct kmg_dump_ctx *ctx = kmg_dump_ctx(cb);
 	struct nlattr **attrs = kmg_dump_attrs(cb);
 	struct kmg_service *svc;
-	unsigned long id;
-	int err = 0;
+	int err;
 
 	mutex_lock(&kn->lock);
 	if (attrs && attrs[KMAGLEV_A_SERVICE]) {
@@ -318,17 +351,7 @@ int kmaglev_nl_backend_get_dumpit(struct sk_buff *skb, struct netlink_callback *
 		}
 		goto out;
 	}
-	xa_for_each_start(&kn->services, id, svc, ctx->svc_id) {
-		if (id != ctx->svc_id) {	/* a new service (or the one in progress is gone) */
-			ctx->svc_id = id;
-			ctx->be_started = false;
-		}
-		err = kmg_nl_dump_backends(skb, cb, svc, ctx);
-		if (err)
-			break;
-		ctx->svc_id = id + 1;
-		ctx->be_started = false;
-	}
+	err = kmg_nl_dump_services(skb, cb, kn, kmg_nl_dump_backends);
 out:
 	kmg_nl_dump_check(skb, cb, kn);
 	mutex_unlock(&kn->lock);

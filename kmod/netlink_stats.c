@@ -174,25 +174,10 @@ cancel:
 int kmaglev_nl_stats_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct kmg_net *kn = kmg_pernet(sock_net(skb->sk));
-	struct kmg_dump_ctx *ctx = kmg_dump_ctx(cb);
-	struct kmg_service *svc;
-	unsigned long id;
-	int err = 0;
+	int err;
 
 	mutex_lock(&kn->lock);
-	xa_for_each_start(&kn->services, id, svc, ctx->svc_id) {
-		if (id != ctx->svc_id) {	/* a new service (or the one in progress is gone) */
-			ctx->svc_id = id;
-			ctx->be_started = false;
-			ctx->svc_started = false;
-		}
-		err = kmg_nl_dump_stats(skb, cb, svc, ctx);
-		if (err)
-			break;
-		ctx->svc_id = id + 1;
-		ctx->be_started = false;
-		ctx->svc_started = false;
-	}
+	err = kmg_nl_dump_services(skb, cb, kn, kmg_nl_dump_stats);
 	kmg_nl_dump_check(skb, cb, kn);
 	mutex_unlock(&kn->lock);
 	return err && skb->len ? skb->len : err;
