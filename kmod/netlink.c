@@ -246,6 +246,19 @@ int kmg_nl_nomem(struct genl_info *info, int err)
 	return err;
 }
 
+/*
+ * The end of a get handler: send @msg, the reply it built, or free it and return @err when
+ * building it failed. Called after kn->lock is released.
+ */
+int kmg_nl_reply(struct genl_info *info, struct sk_buff *msg, int err)
+{
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	return genlmsg_reply(msg, info);
+}
+
 /* Parse the SERVICE nest of a request into @tb (required). */
 int kmg_nl_svc_tb(struct genl_info *info, struct nlattr **tb, u64 allowed)
 {

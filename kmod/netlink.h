@@ -89,6 +89,7 @@ void kmg_nl_multicast(struct kmg_net *kn, struct sk_buff *skb);
 void kmg_nl_lost(struct kmg_net *kn, struct sk_buff *skb);
 struct kmg_net *kmg_info_kn(struct genl_info *info);
 int kmg_nl_nomem(struct genl_info *info, int err);
+int kmg_nl_reply(struct genl_info *info, struct sk_buff *msg, int err);
 int kmg_nl_svc_tb(struct genl_info *info, struct nlattr **tb, u64 allowed);
 
 /* netlink_notify.c */

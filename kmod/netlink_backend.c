@@ -253,11 +253,7 @@ int kmaglev_nl_backend_get_doit(struct sk_buff *skb, struct genl_info *info)
 	kmg_slot_walk_end(&w);
 out:
 	mutex_unlock(&kn->lock);
-	if (err) {
-		nlmsg_free(msg);
-		return err;
-	}
-	return genlmsg_reply(msg, info);
+	return kmg_nl_reply(info, msg, err);
 }
 
 /* Index in svc->be where a dump of the service resumes: after the last backend sent. */

@@ -254,11 +254,7 @@ int kmaglev_nl_service_get_doit(struct sk_buff *skb, struct genl_info *info)
 					  KMAGLEV_CMD_SERVICE_GET,
 					  kmg_nl_may_see_seed(skb, kn->net));
 	mutex_unlock(&kn->lock);
-	if (err) {
-		nlmsg_free(msg);
-		return err;
-	}
-	return genlmsg_reply(msg, info);
+	return kmg_nl_reply(info, msg, err);
 }
 
 int kmaglev_nl_service_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)

@@ -107,11 +107,7 @@ int kmaglev_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 done:
 	mutex_unlock(&kn->lock);
-	if (err) {
-		nlmsg_free(msg);
-		return err;
-	}
-	return genlmsg_reply(msg, info);
+	return kmg_nl_reply(info, msg, err);
 err_unlock:
 	mutex_unlock(&kn->lock);
 	return err;
@@ -209,9 +205,5 @@ int kmaglev_nl_table_get_doit(struct sk_buff *skb, struct genl_info *info)
 				KMAGLEV_CMD_TABLE_GET, true);
 out:
 	mutex_unlock(&kn->lock);
-	if (err) {
-		nlmsg_free(msg);
-		return err;
-	}
-	return genlmsg_reply(msg, info);
+	return kmg_nl_reply(info, msg, err);
 }
