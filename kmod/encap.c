@@ -198,6 +198,28 @@ static int kmg_push_encap(struct sk_buff *skb, const struct kmg_pkt *p,
 }
 
 /*
+ * What both families do between the route and the outer IP header: headroom for the outer
+ * headers on @dst's device, the hop count of a forwarded packet (@fwd) decremented, the
+ * encapsulation pushed (kmg_push_encap()), and the packet scrubbed and given @dst without a
+ * reference. Nonzero when the skb cannot be grown or offloaded: the caller drops it. Called on
+ * the packet path, under rcu_read_lock() (skb_dst_set_noref()).
+ */
+static int kmg_encap_prepare(struct sk_buff *skb, const struct kmg_pkt *p,
+			     const struct kmg_encap *e, struct dst_entry *dst, bool fwd,
+			     bool outer6)
+{
+	if (skb_cow_head(skb, LL_RESERVED_SPACE(dst->dev) + dst->header_len + e->hlen))
+		return -ENOMEM;
+	if (fwd)
+		kmg_hop_dec(skb, p);
+	if (kmg_push_encap(skb, p, e, outer6))
+		return -ENOMEM;
+	skb_scrub_packet(skb, false);
+	skb_dst_set_noref(skb, dst);
+	return 0;
+}
+
+/*
  * Packets kmaglev sends to backends pass its LOCAL_OUT hook without a lookup: the hook sees
  * this CPU's flag (bottom halves are off, so nothing else runs on the CPU meanwhile). Echo
  * replies, to clients, go out without it (icmp.c).
@@ -336,14 +358,8 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 		     htons(IP_DF) : 0;
 		direct = kmg_direct_ok(p, &rt->dst, skb, mtu) && skb->len + e.hlen <= IP_MAX_MTU;
 	}
-	if (skb_cow_head(skb, LL_RESERVED_SPACE(rt->dst.dev) + rt->dst.header_len + e.hlen))
+	if (kmg_encap_prepare(skb, p, &e, &rt->dst, fwd, false))
 		goto nomem;
-	if (fwd)
-		kmg_hop_dec(skb, p);
-	if (kmg_push_encap(skb, p, &e, false))
-		goto nomem;
-	skb_scrub_packet(skb, false);
-	skb_dst_set_noref(skb, &rt->dst);
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	skb_push(skb, sizeof(*iph));
 	skb_reset_network_header(skb);
@@ -422,14 +438,8 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 	frag_outer = !skb_is_gso(skb) && skb->len > mtu;
 	direct = !frag_outer && kmg_direct_ok(p, dst, skb, mtu) &&
 		 skb->len + e.hlen - sizeof(*ip6h) <= IPV6_MAXPLEN;
-	if (skb_cow_head(skb, LL_RESERVED_SPACE(dst->dev) + dst->header_len + e.hlen))
+	if (kmg_encap_prepare(skb, p, &e, dst, fwd, true))
 		goto nomem;
-	if (fwd)
-		kmg_hop_dec(skb, p);
-	if (kmg_push_encap(skb, p, &e, true))
-		goto nomem;
-	skb_scrub_packet(skb, false);
-	skb_dst_set_noref(skb, dst);
 	skb_push(skb, sizeof(*ip6h));
 	skb_reset_network_header(skb);
 	ip6h = ipv6_hdr(skb);
