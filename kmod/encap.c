@@ -202,7 +202,7 @@ static int kmg_push_encap(struct sk_buff *skb, const struct kmg_pkt *p,
  * headers on @dst's device, the hop count of a forwarded packet (@fwd) decremented, the
  * encapsulation pushed (kmg_push_encap()), and the packet scrubbed and given @dst without a
  * reference. Nonzero when the skb cannot be grown or offloaded: the caller drops it. Called on
- * the packet path, under rcu_read_lock() (skb_dst_set_noref()).
+ * the packet path: under RCU, with bottom halves off (skb_dst_set_noref()).
  */
 static int kmg_encap_prepare(struct sk_buff *skb, const struct kmg_pkt *p,
 			     const struct kmg_encap *e, struct dst_entry *dst, bool fwd,

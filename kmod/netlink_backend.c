@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kmaglev generic netlink backend ops: backend new, set, del and get (do and dump), and the
- * parsing of a backend nest, which service requests use too.
+ * kmaglev generic netlink backend ops: backend new, set, del and get (do and dump), the
+ * parsing of a backend nest, which service requests use too, and the resumable walk over a
+ * netns' services that the backend and stats dumps share.
  */
 #include <net/genetlink.h>
 #include <net/sock.h>
@@ -118,7 +119,7 @@ static int kmg_nl_backend_req(struct genl_info *info, u64 allowed, struct kmg_ba
 /*
  * The service a backend request names (@tb and @cfg from kmg_nl_backend_req()), or an ERR_PTR
  * with the extack set; and in *@be the service's backend at @cfg's address, NULL if it has
- * none there. Called with kn->lock held.
+ * none there (or on an error). Called with kn->lock held.
  */
 static struct kmg_service *kmg_nl_backend_lookup(struct kmg_net *kn, struct genl_info *info,
 						 struct nlattr **tb,
@@ -128,6 +129,7 @@ static struct kmg_service *kmg_nl_backend_lookup(struct kmg_net *kn, struct genl
 	struct kmg_service *svc;
 	int pos;
 
+	*be = NULL;
 	svc = kmg_nl_find(kn, tb, info->attrs[KMAGLEV_A_SERVICE], info->extack);
 	if (IS_ERR(svc))
 		return svc;
