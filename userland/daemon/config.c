@@ -222,7 +222,7 @@ static void convert(struct ctx *c, const struct raw_root *r, const struct kmd_yn
 	daemon_defaults(c, &cfg->daemon);
 	if (r && r->config)
 		p_kconfig(c, r->config, kmd_ynode_get(root, "config", NULL), cfg);
-	if (r && val(root, "seed", r->seed, &v)) {
+	if (r && cfg_val(root, "seed", r->seed, &v)) {
 		if (kmg_parse_seed(v.s, cfg->seed))
 			err_at(c, v.at, v.key, "\"%s\" is not 32 hexadecimal digits", v.s);
 		else
@@ -240,7 +240,7 @@ static void convert(struct ctx *c, const struct raw_root *r, const struct kmd_yn
 		    kmd_config_first_tunnel(cfg) >= 0) {
 			const struct kmd_ynode *rm = kmd_ynode_get(bm, "routes", NULL);
 
-			if (!rm || !val(rm, "table", r->bgp->routes->table, &v))
+			if (!rm || !cfg_val(rm, "table", r->bgp->routes->table, &v))
 				v.at = rm ? rm->loc : bm->loc;
 			err_at(c, v.at, "bgp.routes.table", "254 (main), where the VIPs' blackhole "
 			       "routes would fail the tunnel checks' own connections to them: give "
@@ -249,7 +249,7 @@ static void convert(struct ctx *c, const struct raw_root *r, const struct kmd_yn
 		}
 		/* the withdrawal must come before the exit that would Cease instead */
 		if (cfg->bgp.mode == KMD_BGP_BUILTIN &&
-		    val(bm, "shutdown-time", r->bgp->shutdown_time, &v) &&
+		    cfg_val(bm, "shutdown-time", r->bgp->shutdown_time, &v) &&
 		    cfg->bgp.shutdown_time_ms >= cfg->daemon.drain_time_ms)
 			err_at(c, v.at, "bgp.shutdown-time", "%s is not shorter than "
 			       "daemon.drain-time (the lame duck would end first)", v.s);

@@ -31,7 +31,7 @@ static void p_communities(struct ctx *c, const struct kmd_ynode *map, bool large
 
 	*n = 0;
 	if (count > max) {
-		val(map, key, NULL, &v);
+		cfg_val(map, key, NULL, &v);
 		err_at(c, v.at, v.key, "%u %scommunities; at most %u", count,
 		       large ? "large " : "", max);
 	}
@@ -78,7 +78,7 @@ void p_bgp_attrs(struct ctx *c, const struct kmd_ynode *map, char **comm,
 {
 	struct val v;
 
-	if (val(map, "med", med, &v) && p_u32(c, &v, 0, UINT32_MAX, &a->med))
+	if (cfg_val(map, "med", med, &v) && p_u32(c, &v, 0, UINT32_MAX, &a->med))
 		a->has_med = true;
 	p_communities(c, map, false, comm, ncomm, a);
 	p_communities(c, map, true, large, nlarge, a);
@@ -93,31 +93,31 @@ static void p_neighbor(struct ctx *c, const struct raw_neighbor *r,
 	nb->loc = map->loc;
 	nb->port = KMD_BGP_PORT_DEFAULT;
 	nb->hold_time_s = KMD_BGP_HOLD_DEFAULT_S;
-	if (val(map, "address", r->address, &v) && p_addr(c, &v, 0, &nb->addr) &&
+	if (cfg_val(map, "address", r->address, &v) && p_addr(c, &v, 0, &nb->addr) &&
 	    nb->addr.family == AF_INET6 && IN6_IS_ADDR_LINKLOCAL(&nb->addr.v6))
 		err_at(c, v.at, v.key, "%s is link-local: give the neighbour a global address",
 		       v.s);
-	if (val(map, "asn", r->asn, &v) && p_u32(c, &v, 1, UINT32_MAX, &nb->asn) &&
+	if (cfg_val(map, "asn", r->asn, &v) && p_u32(c, &v, 1, UINT32_MAX, &nb->asn) &&
 	    nb->asn == BGP_AS_TRANS)
 		err_at(c, v.at, v.key, "23456 is AS_TRANS, no AS of its own (RFC 6793)");
-	if (val(map, "port", r->port, &v) && p_u32(c, &v, 1, 65535, &x))
+	if (cfg_val(map, "port", r->port, &v) && p_u32(c, &v, 1, 65535, &x))
 		nb->port = x;
-	if (val(map, "hold-time", r->hold_time, &v) && p_time(c, &v, true, 0, 65535, &x)) {
+	if (cfg_val(map, "hold-time", r->hold_time, &v) && p_time(c, &v, true, 0, 65535, &x)) {
 		if (x == 1 || x == 2)
 			err_at(c, v.at, v.key, "%s is neither 0s (no keepalives) nor 3s..65535s",
 			       v.s);
 		else
 			nb->hold_time_s = x;
 	}
-	if (val(map, "password", r->password, &v))
+	if (cfg_val(map, "password", r->password, &v))
 		p_text(c, &v, 1, KMD_BGP_PASSWORD_MAX, false, &nb->password);
-	if (val(map, "next-hop", r->next_hop, &v) && p_addr(c, &v, 0, &nb->next_hop) &&
+	if (cfg_val(map, "next-hop", r->next_hop, &v) && p_addr(c, &v, 0, &nb->next_hop) &&
 	    nb->addr.family && nb->next_hop.family != nb->addr.family)
 		err_at(c, v.at, v.key, "%s is not of the neighbour's address family (the "
 		       "session carries its own family only)", v.s);
-	if (val(map, "passive", r->passive, &v))
+	if (cfg_val(map, "passive", r->passive, &v))
 		p_bool(c, &v, &nb->passive);
-	if (val(map, "multihop", r->multihop, &v) && p_u32(c, &v, 1, 255, &x))
+	if (cfg_val(map, "multihop", r->multihop, &v) && p_u32(c, &v, 1, 255, &x))
 		nb->multihop = x;
 }
 
@@ -141,7 +141,7 @@ void p_bgp(struct ctx *c, const struct raw_bgp *r, const struct kmd_ynode *map,
 	b->shutdown_time_ms = KMD_BGP_SHUTDOWN_DEFAULT_MS;
 	b->routes_table = KMD_ROUTES_TABLE_DEFAULT;
 	b->routes_proto = KMD_ROUTES_PROTO_DEFAULT;
-	if (val(map, "mode", r->mode, &v) &&
+	if (cfg_val(map, "mode", r->mode, &v) &&
 	    p_enum(c, &v, bgp_mode_names, KMG_ARRAY_SIZE(bgp_mode_names), &x))
 		b->mode = x;
 	if (b->mode == KMD_BGP_BUILTIN) {
@@ -151,41 +151,41 @@ void p_bgp(struct ctx *c, const struct raw_bgp *r, const struct kmd_ynode *map,
 		if (!r->router_id)
 			err_at(c, map->loc, NULL, "missing required key \"router-id\"");
 	} else if (r->neighbors_count || r->listen) {
-		val(map, r->listen ? "listen" : "neighbors", NULL, &v);
+		cfg_val(map, r->listen ? "listen" : "neighbors", NULL, &v);
 		err_at(c, v.at, v.key, "is for mode builtin; mode routes speaks no BGP");
 	}
-	if (val(map, "asn", r->asn, &v) && p_u32(c, &v, 1, UINT32_MAX, &b->asn) &&
+	if (cfg_val(map, "asn", r->asn, &v) && p_u32(c, &v, 1, UINT32_MAX, &b->asn) &&
 	    b->asn == BGP_AS_TRANS)
 		err_at(c, v.at, v.key, "23456 is AS_TRANS, no AS of its own (RFC 6793)");
-	if (val(map, "router-id", r->router_id, &v) && p_addr(c, &v, ADDR_V4, &a))
+	if (cfg_val(map, "router-id", r->router_id, &v) && p_addr(c, &v, ADDR_V4, &a))
 		b->router_id = a.v4;
-	if (val(map, "listen", r->listen, &v))
+	if (cfg_val(map, "listen", r->listen, &v))
 		p_addr(c, &v, ADDR_UNSPEC, &b->listen);
-	if (val(map, "listen-port", r->listen_port, &v) && p_u32(c, &v, 1, 65535, &x))
+	if (cfg_val(map, "listen-port", r->listen_port, &v) && p_u32(c, &v, 1, 65535, &x))
 		b->listen_port = x;
 
-	if (val(map, "local-pref", r->local_pref, &v))
+	if (cfg_val(map, "local-pref", r->local_pref, &v))
 		p_u32(c, &v, 0, UINT32_MAX, &b->local_pref);
 
 	p_bgp_attrs(c, map, r->communities, r->communities_count, r->large_communities,
 		    r->large_communities_count, r->med, &b->attrs);
-	if (val(map, "graceful-restart-time", r->graceful_restart_time, &v) &&
+	if (cfg_val(map, "graceful-restart-time", r->graceful_restart_time, &v) &&
 	    p_time(c, &v, true, 0, BGP_GR_TIME_MAX, &x))
 		b->gr_time_s = x;
-	if (val(map, "shutdown-time", r->shutdown_time, &v) &&
+	if (cfg_val(map, "shutdown-time", r->shutdown_time, &v) &&
 	    p_time(c, &v, false, 0, 600000, &x))
 		b->shutdown_time_ms = x;
 	if (r->routes) {
 		const struct kmd_ynode *rm = kmd_ynode_get(map, "routes", NULL);
 
 		m2 = path_push(c, "routes", 0);
-		if (val(rm, "table", r->routes->table, &v) && p_u32(c, &v, 1, UINT32_MAX, &x)) {
+		if (cfg_val(rm, "table", r->routes->table, &v) && p_u32(c, &v, 1, UINT32_MAX, &x)) {
 			if (x == 255)
 				err_at(c, v.at, v.key, "255 is the kernel's local table");
 			else
 				b->routes_table = x;
 		}
-		if (val(rm, "protocol", r->routes->protocol, &v) && p_u32(c, &v, 5, 255, &x))
+		if (cfg_val(rm, "protocol", r->routes->protocol, &v) && p_u32(c, &v, 5, 255, &x))
 			b->routes_proto = x;
 		if (b->mode != KMD_BGP_ROUTES)
 			err_at(c, rm->loc, NULL, "only for mode routes (this is mode builtin)");
@@ -206,7 +206,7 @@ void p_bgp(struct ctx *c, const struct raw_bgp *r, const struct kmd_ynode *map,
 		p_neighbor(c, &r->neighbors[i], e, &b->neighbors[i]);
 		for (j = 0; b->neighbors[i].addr.family && j < i; j++)
 			if (kmg_addr_equal(&b->neighbors[j].addr, &b->neighbors[i].addr)) {
-				val(e, "address", r->neighbors[i].address, &v);
+				cfg_val(e, "address", r->neighbors[i].address, &v);
 				err_at(c, v.at, v.key, "%s is neighbors[%u] too", v.s, j);
 				break;
 			}
@@ -214,7 +214,7 @@ void p_bgp(struct ctx *c, const struct raw_bgp *r, const struct kmd_ynode *map,
 		if (b->neighbors[i].passive && b->neighbors[i].addr.family &&
 		    (!b->listen.family || (b->listen.family == AF_INET &&
 					    b->neighbors[i].addr.family == AF_INET6))) {
-			val(e, "passive", r->neighbors[i].passive, &v);
+			cfg_val(e, "passive", r->neighbors[i].passive, &v);
 			err_at(c, v.at, v.key, "needs bgp.listen (of the neighbour's family or ::) "
 			       "to accept its connection");
 		}

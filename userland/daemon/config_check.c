@@ -47,7 +47,7 @@ static const char *kinds_text(unsigned int kinds, char *buf, size_t len)
 	for (i = 0; i < KMD_CHECK_KINDS; i++)
 		if (kinds & (1U << i))
 			names[n++] = kind_names[i];
-	choices(names, n, buf, len);
+	cfg_choices(names, n, buf, len);
 	return buf;
 }
 
@@ -117,7 +117,7 @@ static void p_command(struct ctx *c, const struct raw_check *r, const struct kmd
 	struct val v;
 	unsigned int i;
 
-	val(map, "command", NULL, &v);
+	cfg_val(map, "command", NULL, &v);
 	if (!r->command_count) {
 		err_at(c, v.at, "command", "must list the program and its arguments");
 		return;
@@ -155,29 +155,29 @@ static void p_check(struct ctx *c, const struct raw_check *r, const struct kmd_y
 	unsigned int i;
 
 	k->loc = map->loc;
-	val(map, "kind", r->v[CK_KIND], &v);
+	cfg_val(map, "kind", r->v[CK_KIND], &v);
 	known = p_enum(c, &v, kind_names, KMD_CHECK_KINDS, &kind);
 	k->kind = kind;
 	for (i = 0; known && i < CK_N; i++)
 		if (r->v[i] && !(check_keys[i].kinds & (1U << kind)) &&
-		    val(map, check_keys[i].key, r->v[i], &v))
+		    cfg_val(map, check_keys[i].key, r->v[i], &v))
 			err_at(c, v.at, v.key, "%s checks do not take it (%s checks do)",
 			       kind_names[kind], kinds_text(check_keys[i].kinds, buf, sizeof(buf)));
 	if (known && kmd_ynode_get(map, "status", NULL) && !(HTTP_KINDS & (1U << kind))) {
-		val(map, "status", NULL, &v);
+		cfg_val(map, "status", NULL, &v);
 		err_at(c, v.at, v.key, "%s checks do not take it (http and https checks do)",
 		       kind_names[kind]);
 	}
 	if (known && kmd_ynode_get(map, "command", NULL) && kind != KMD_CHECK_EXEC) {
-		val(map, "command", NULL, &v);
+		cfg_val(map, "command", NULL, &v);
 		err_at(c, v.at, v.key, "%s checks do not take it (exec checks do)",
 		       kind_names[kind]);
 	}
 
 	k->via = KMD_VIA_TUNNEL;
-	if (val(map, "via", r->v[CK_VIA], &v) && p_enum(c, &v, via_names, 2, &x))
+	if (cfg_val(map, "via", r->v[CK_VIA], &v) && p_enum(c, &v, via_names, 2, &x))
 		k->via = x;
-	if (val(map, "port", r->v[CK_PORT], &v)) {
+	if (cfg_val(map, "port", r->v[CK_PORT], &v)) {
 		if (p_u32(c, &v, 1, 65535, &x))
 			k->port = x;
 	} else if (known && kind == KMD_CHECK_AGENT) {
@@ -188,11 +188,11 @@ static void p_check(struct ctx *c, const struct raw_check *r, const struct kmd_y
 	}
 
 	k->interval_ms = KMD_INTERVAL_DEFAULT_MS;
-	if (val(map, "interval", r->v[CK_INTERVAL], &v))
+	if (cfg_val(map, "interval", r->v[CK_INTERVAL], &v))
 		p_ms(c, &v, KMD_INTERVAL_MIN_MS, KMD_INTERVAL_MAX_MS, &k->interval_ms);
 	k->timeout_ms = k->interval_ms < KMD_TIMEOUT_DEFAULT_MS ? k->interval_ms :
 			KMD_TIMEOUT_DEFAULT_MS;
-	if (val(map, "timeout", r->v[CK_TIMEOUT], &v) &&
+	if (cfg_val(map, "timeout", r->v[CK_TIMEOUT], &v) &&
 	    p_ms(c, &v, KMD_TIMEOUT_MIN_MS, KMAGLEV_MS_MAX, &k->timeout_ms) &&
 	    k->timeout_ms > k->interval_ms) {
 		kmg_fmt_duration(k->interval_ms, buf, sizeof(buf));
@@ -202,28 +202,28 @@ static void p_check(struct ctx *c, const struct raw_check *r, const struct kmd_y
 			      k->interval_ms / 4;
 	if (k->fast_interval_ms > k->interval_ms)
 		k->fast_interval_ms = k->interval_ms;
-	if (val(map, "fast-interval", r->v[CK_FAST_INTERVAL], &v))
+	if (cfg_val(map, "fast-interval", r->v[CK_FAST_INTERVAL], &v))
 		p_ms(c, &v, KMD_FAST_MIN_MS, k->interval_ms, &k->fast_interval_ms);
 	k->down_interval_ms = k->interval_ms;
-	if (val(map, "down-interval", r->v[CK_DOWN_INTERVAL], &v))
+	if (cfg_val(map, "down-interval", r->v[CK_DOWN_INTERVAL], &v))
 		p_ms(c, &v, KMD_INTERVAL_MIN_MS, KMD_INTERVAL_MAX_MS, &k->down_interval_ms);
 	k->jitter_ms = k->interval_ms / 10;
-	if (val(map, "jitter", r->v[CK_JITTER], &v))
+	if (cfg_val(map, "jitter", r->v[CK_JITTER], &v))
 		p_ms(c, &v, 0, k->interval_ms, &k->jitter_ms);
 	k->rise = KMD_RISE_DEFAULT;
-	if (val(map, "rise", r->v[CK_RISE], &v))
+	if (cfg_val(map, "rise", r->v[CK_RISE], &v))
 		p_u32(c, &v, 1, KMD_RISE_FALL_MAX, &k->rise);
 	k->fall = KMD_FALL_DEFAULT;
-	if (val(map, "fall", r->v[CK_FALL], &v))
+	if (cfg_val(map, "fall", r->v[CK_FALL], &v))
 		p_u32(c, &v, 1, KMD_RISE_FALL_MAX, &k->fall);
 
 	/* the kind's own fields, only when they belong to it (refused above otherwise) */
 	if (!known)
 		goto name;
 	if (HTTP_KINDS & (1U << kind)) {
-		if (val(map, "host", r->v[CK_HOST], &v))
+		if (cfg_val(map, "host", r->v[CK_HOST], &v))
 			p_text(c, &v, 1, 253, true, &k->host);
-		if (val(map, "path", r->v[CK_PATH], &v)) {
+		if (cfg_val(map, "path", r->v[CK_PATH], &v)) {
 			if (v.s[0] != '/')
 				err_at(c, v.at, v.key, "\"%s\" does not start with \"/\"", v.s);
 			else
@@ -234,7 +234,7 @@ static void p_check(struct ctx *c, const struct raw_check *r, const struct kmd_y
 		if (r->status_count) {
 			p_status(c, r, map, k);
 		} else if (kmd_ynode_get(map, "status", NULL)) {
-			val(map, "status", NULL, &v);
+			cfg_val(map, "status", NULL, &v);
 			err_at(c, v.at, v.key, "must list at least one status or range");
 		} else {
 			k->status = nomem(c, calloc(1, sizeof(*k->status)));
@@ -243,25 +243,25 @@ static void p_check(struct ctx *c, const struct raw_check *r, const struct kmd_y
 				k->nstatus = 1;
 			}
 		}
-		if (val(map, "body", r->v[CK_BODY], &v))
+		if (cfg_val(map, "body", r->v[CK_BODY], &v))
 			p_text(c, &v, 1, 4096, false, &k->body);
-		if (kind == KMD_CHECK_HTTPS && val(map, "verify-tls", r->v[CK_VERIFY_TLS], &v))
+		if (kind == KMD_CHECK_HTTPS && cfg_val(map, "verify-tls", r->v[CK_VERIFY_TLS], &v))
 			p_bool(c, &v, &k->verify_tls);
 	} else if (kind == KMD_CHECK_UDP) {
-		if (val(map, "send", r->v[CK_SEND], &v))
+		if (cfg_val(map, "send", r->v[CK_SEND], &v))
 			p_text(c, &v, 1, 1024, false, &k->send);
 		else
 			err_at(c, map->loc, NULL, "a udp check needs \"send\" (the payload)");
-		if (val(map, "expect", r->v[CK_EXPECT], &v))
+		if (cfg_val(map, "expect", r->v[CK_EXPECT], &v))
 			p_text(c, &v, 1, 1024, false, &k->expect);
 	} else if (kind == KMD_CHECK_DNS) {
 		k->query = NULL;
-		if (val(map, "query", r->v[CK_QUERY], &v))
+		if (cfg_val(map, "query", r->v[CK_QUERY], &v))
 			p_text(c, &v, 1, 253, true, &k->query);
 		else
 			k->query = xstrdup(c, ".");
 		k->qtype = 1;
-		if (val(map, "qtype", r->v[CK_QTYPE], &v)) {
+		if (cfg_val(map, "qtype", r->v[CK_QTYPE], &v)) {
 			for (i = 0; i < KMG_ARRAY_SIZE(qtypes) && strcmp(v.s, qtypes[i].name); i++)
 				;
 			if (i < KMG_ARRAY_SIZE(qtypes))
@@ -274,7 +274,7 @@ static void p_check(struct ctx *c, const struct raw_check *r, const struct kmd_y
 				       v.s);
 		}
 		k->rcode = 0;
-		if (val(map, "rcode", r->v[CK_RCODE], &v)) {
+		if (cfg_val(map, "rcode", r->v[CK_RCODE], &v)) {
 			if (isdigit((unsigned char)v.s[0])) {
 				if (p_u32(c, &v, 0, 15, &x))
 					k->rcode = x;
@@ -286,7 +286,7 @@ static void p_check(struct ctx *c, const struct raw_check *r, const struct kmd_y
 		p_command(c, r, map, k);
 	}
 name:
-	if (val(map, "name", r->v[CK_NAME], &v)) {
+	if (cfg_val(map, "name", r->v[CK_NAME], &v)) {
 		if (!name_ok(v.s))
 			err_at(c, v.at, v.key,
 			       "\"%s\" is not 1..%d letters, digits, \"-\", \"_\" or \".\"", v.s,
@@ -331,7 +331,7 @@ void p_checks(struct ctx *c, const struct raw_check *r, unsigned int n,
 			if (k[j].name && !strcmp(k[j].name, k[i].name)) {
 				struct val v;
 
-				val(e, "name", r[i].v[CK_NAME], &v);
+				cfg_val(e, "name", r[i].v[CK_NAME], &v);
 				err_at(c, v.at, "name",
 				       "\"%s\" is the name of checks[%u] too; give each a name",
 				       k[i].name, j);

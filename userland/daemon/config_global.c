@@ -23,7 +23,7 @@ void p_kconfig(struct ctx *c, const struct raw_kconfig *r, const struct kmd_ynod
 	p_fields(c, &kmg_obj_config, r->attr, map, k);
 	if (KMG_HAS(k, KMAGLEV_A_CONFIG_PROBE_MARK_MIN) &&
 	    KMG_HAS(k, KMAGLEV_A_CONFIG_PROBE_MARK_MAX) && k->probe_mark_min > k->probe_mark_max &&
-	    val(map, "probe-mark-min", r->attr[KMAGLEV_A_CONFIG_PROBE_MARK_MIN], &v))
+	    cfg_val(map, "probe-mark-min", r->attr[KMAGLEV_A_CONFIG_PROBE_MARK_MIN], &v))
 		err_at(c, v.at, v.key, "%s is above probe-mark-max (0x%x)", v.s, k->probe_mark_max);
 	path_pop(c, mark);
 }
@@ -78,19 +78,19 @@ void p_daemon(struct ctx *c, const struct raw_daemon *r, const struct kmd_ynode 
 	struct val v;
 	uint32_t x;
 
-	if (val(map, "owner", r ? r->owner : NULL, &v)) {
+	if (cfg_val(map, "owner", r ? r->owner : NULL, &v)) {
 		free(d->owner);
 		d->owner = NULL;
 		p_text(c, &v, 1, KMD_OWNER_MAX, true, &d->owner);
 	}
-	if (val(map, "enforce", r ? r->enforce : NULL, &v) &&
+	if (cfg_val(map, "enforce", r ? r->enforce : NULL, &v) &&
 	    p_enum(c, &v, enforce_names, KMG_ARRAY_SIZE(enforce_names), &x))
 		d->enforce = x;
-	if (val(map, "drain-time", r ? r->drain_time : NULL, &v))
+	if (cfg_val(map, "drain-time", r ? r->drain_time : NULL, &v))
 		p_ms(c, &v, 0, KMAGLEV_MS_MAX, &d->drain_time_ms);
-	if (val(map, "metrics", r ? r->metrics : NULL, &v))
+	if (cfg_val(map, "metrics", r ? r->metrics : NULL, &v))
 		p_metrics(c, &v, d);
-	if (val(map, "socket", r ? r->socket : NULL, &v)) {
+	if (cfg_val(map, "socket", r ? r->socket : NULL, &v)) {
 		if (v.s[0] != '/')
 			err_at(c, v.at, v.key, "\"%s\" is not an absolute path", v.s);
 		else if (strlen(v.s) >= sizeof(((struct sockaddr_un *)0)->sun_path))

@@ -192,14 +192,14 @@ struct val {
 #define ADDR_V6		4	/* IPv6 only */
 
 /* The scalar @s of @key in @map into @v; whether it is given. */
-bool val(const struct kmd_ynode *map, const char *key, const char *s, struct val *v);
+bool cfg_val(const struct kmd_ynode *map, const char *key, const char *s, struct val *v);
 bool p_u32(struct ctx *c, const struct val *v, uint32_t min, uint32_t max, uint32_t *out);
 /* A duration in milliseconds (@sec false) or in seconds, within @min..@max of that unit. */
 bool p_time(struct ctx *c, const struct val *v, bool sec, uint64_t min, uint64_t max,
 	    uint32_t *out);
 bool p_ms(struct ctx *c, const struct val *v, uint32_t min, uint32_t max, uint32_t *out);
 /* "a, b or c" */
-const char *choices(const char *const *names, unsigned int n, char *buf, size_t len);
+const char *cfg_choices(const char *const *names, unsigned int n, char *buf, size_t len);
 bool p_enum(struct ctx *c, const struct val *v, const char *const *names, unsigned int n,
 	    uint32_t *out);
 bool p_bool(struct ctx *c, const struct val *v, bool *out);

@@ -22,11 +22,11 @@ static void p_backend(struct ctx *c, const struct raw_backend *r, const struct k
 
 	b->loc = map->loc;
 	kmd_backend_defaults(&b->be);
-	if (val(map, "address", r->address, &v) && p_addr(c, &v, 0, &a))
+	if (cfg_val(map, "address", r->address, &v) && p_addr(c, &v, 0, &a))
 		kmg_backend_set_addr(&b->be, &a);
 	p_fields(c, &kmg_obj_backend, r->attr, map, &b->be);
 	if (r->attr[KMAGLEV_A_BACKEND_GRE_KEY] && b->be.encap != KMAGLEV_ENCAP_GRE &&
-	    val(map, "gre-key", r->attr[KMAGLEV_A_BACKEND_GRE_KEY], &v))
+	    cfg_val(map, "gre-key", r->attr[KMAGLEV_A_BACKEND_GRE_KEY], &v))
 		err_at(c, v.at, v.key, "a GRE key needs \"encap: gre\" (encap is %s)",
 		       kmg_enum_encap.names[b->be.encap]);
 	if (kmd_ynode_get(map, "checks", NULL)) {
@@ -41,7 +41,7 @@ static void p_svc_bgp(struct ctx *c, const struct raw_svc_bgp *r, const struct k
 	size_t mark = path_push(c, "bgp", 0);
 	struct val v;
 
-	if (val(map, "announce", r->announce, &v))
+	if (cfg_val(map, "announce", r->announce, &v))
 		p_bool(c, &v, &b->announce);
 	p_bgp_attrs(c, map, r->communities, r->communities_count, r->large_communities,
 		    r->large_communities_count, r->med, &b->attrs);
@@ -58,13 +58,13 @@ static void p_quorum(struct ctx *c, const struct raw_quorum *r, const struct kmd
 	char *end;
 	size_t mark = path_push(c, "quorum", 0);
 
-	if (val(map, "min", r->min, &v) && p_u32(c, &v, 0, KMAGLEV_BACKENDS_PER_SERVICE_MAX, &x)) {
+	if (cfg_val(map, "min", r->min, &v) && p_u32(c, &v, 0, KMAGLEV_BACKENDS_PER_SERVICE_MAX, &x)) {
 		s->quorum.min = x;
 		if (x > s->nbackends)
 			err_at(c, v.at, v.key, "%u is more than the %u backends of the service", x,
 			       s->nbackends);
 	}
-	if (val(map, "fraction", r->fraction, &v)) {
+	if (cfg_val(map, "fraction", r->fraction, &v)) {
 		double f;
 
 		errno = 0;
@@ -76,7 +76,7 @@ static void p_quorum(struct ctx *c, const struct raw_quorum *r, const struct kmd
 		else
 			s->quorum.fraction = f;
 	}
-	if (val(map, "action", r->action, &v) &&
+	if (cfg_val(map, "action", r->action, &v) &&
 	    p_enum(c, &v, action_names, KMG_ARRAY_SIZE(action_names), &x))
 		s->quorum.action = x;
 	path_pop(c, mark);
@@ -118,11 +118,11 @@ static void p_service(struct ctx *c, const struct kmd_config *cfg, const struct 
 	size_t mark;
 
 	s->loc = map->loc;
-	if (val(map, "vip", r->vip, &v))
+	if (cfg_val(map, "vip", r->vip, &v))
 		p_addr(c, &v, 0, &key.addr);
-	if (val(map, "port", r->port, &v) && p_u32(c, &v, 0, 65535, &x))
+	if (cfg_val(map, "port", r->port, &v) && p_u32(c, &v, 0, 65535, &x))
 		key.port = x;
-	if (val(map, "proto", r->proto, &v) && kmg_parse_proto(v.s, &key.proto))
+	if (cfg_val(map, "proto", r->proto, &v) && kmg_parse_proto(v.s, &key.proto))
 		err_at(c, v.at, v.key, "\"%s\" is not tcp, udp or any", v.s);
 	if (key.addr.family)
 		kmg_service_set_key(&s->svc, &key);
@@ -131,7 +131,7 @@ static void p_service(struct ctx *c, const struct kmd_config *cfg, const struct 
 	p_flags(c, r, map, s);
 
 	if (r->backends_count > KMAGLEV_BACKENDS_PER_SERVICE_MAX) {
-		val(map, "backends", NULL, &v);
+		cfg_val(map, "backends", NULL, &v);
 		err_at(c, v.at, v.key, "%u backends; a service takes at most %u",
 		       r->backends_count, KMAGLEV_BACKENDS_PER_SERVICE_MAX);
 	} else if (r->backends_count) {
@@ -157,7 +157,7 @@ static void p_service(struct ctx *c, const struct kmd_config *cfg, const struct 
 		if (j < i) {
 			mark = path_push(c, "backends", 0);
 			path_push(c, NULL, i);
-			val(kmd_ynode_at(seq, i), "address", r->backends[i].address, &v);
+			cfg_val(kmd_ynode_at(seq, i), "address", r->backends[i].address, &v);
 			err_at(c, v.at, v.key, "%s is backends[%u] too", v.s, j);
 			path_pop(c, mark);
 		} else {
@@ -166,7 +166,7 @@ static void p_service(struct ctx *c, const struct kmd_config *cfg, const struct 
 				;
 			mark = path_push(c, "backends", 0);
 			path_push(c, NULL, j);
-			val(kmd_ynode_at(seq, j), "address", r->backends[j].address, &v);
+			cfg_val(kmd_ynode_at(seq, j), "address", r->backends[j].address, &v);
 			err_at(c, v.at, v.key, "%s is backends[%u] too", v.s, i);
 			path_pop(c, mark);
 		}

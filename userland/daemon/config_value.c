@@ -17,7 +17,7 @@
 
 /* --- values -------------------------------------------------------------------------- */
 
-bool val(const struct kmd_ynode *map, const char *key, const char *s, struct val *v)
+bool cfg_val(const struct kmd_ynode *map, const char *key, const char *s, struct val *v)
 {
 	v->s = s;
 	v->key = key;
@@ -100,7 +100,7 @@ bool p_ms(struct ctx *c, const struct val *v, uint32_t min, uint32_t max, uint32
 }
 
 /* "a, b or c" */
-const char *choices(const char *const *names, unsigned int n, char *buf, size_t len)
+const char *cfg_choices(const char *const *names, unsigned int n, char *buf, size_t len)
 {
 	size_t k = 0;
 	unsigned int i;
@@ -123,7 +123,7 @@ bool p_enum(struct ctx *c, const struct val *v, const char *const *names, unsign
 			*out = i;
 			return true;
 		}
-	err_at(c, v->at, v->key, "\"%s\" is not one of %s", v->s, choices(names, n, buf,
+	err_at(c, v->at, v->key, "\"%s\" is not one of %s", v->s, cfg_choices(names, n, buf,
 									   sizeof(buf)));
 	return false;
 }
@@ -286,7 +286,7 @@ void p_fields(struct ctx *c, const struct kmg_object *obj, char *const *raw,
 
 		if (f->flags & (KMG_FF_RO | KMG_FF_KEY) || f->fmt == KMG_FMT_FLAGS)
 			continue;
-		if (val(map, kmg_field_key(obj, f), raw[f->attr], &v))
+		if (cfg_val(map, kmg_field_key(obj, f), raw[f->attr], &v))
 			p_field(c, obj, f, &v, s);
 	}
 }
