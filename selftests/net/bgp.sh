@@ -117,8 +117,8 @@ services:
   - vip: $VIP4
     port: 80
     # A stopped backend refuses at once and goes in 3 checks (under 6 s); a loaded host's
-    # guest can stall a connect for seconds, and 2 such (1 s timeouts) took the v4 route
-    # away in the middle of the graceful-restart case (make check-full, load 9 on 2 cores).
+    # guest can stall a connect for seconds, and 2 such (1 s timeouts) are the likely reason
+    # the v4 route went in the graceful-restart case once (make check-full, load 9 on 2 cores).
     checks: [ { kind: tcp, via: direct, interval: 2s, timeout: 2s, rise: 1, fall: 3 } ]
     backends: [ { address: 10.1.0.2 } ]
     bgp: { communities: ["65001:7"], med: 10 }

@@ -123,8 +123,8 @@ bool p_enum(struct ctx *c, const struct val *v, const char *const *names, unsign
 			*out = i;
 			return true;
 		}
-	err_at(c, v->at, v->key, "\"%s\" is not one of %s", v->s, cfg_choices(names, n, buf,
-									   sizeof(buf)));
+	err_at(c, v->at, v->key, "\"%s\" is not one of %s", v->s,
+	       cfg_choices(names, n, buf, sizeof(buf)));
 	return false;
 }
 
