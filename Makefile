@@ -9,7 +9,9 @@
 #   make fuzz         the fuzzers, longer: libFuzzer targets 10 min each, 1M netlink messages
 #                     and 1M packets on the debug kernel (selftests/fuzz.sh)
 #   make demo         the load balancer, end to end, in a VM
-#   make bench        packet-rate benchmark against plain forwarding and IPVS
+#   make bench        the data path's cost per packet against plain forwarding and IPVS, on
+#                     QEMU's instruction clock (~12 min; Documentation/perf.rst)
+#   make bench-quick  the same for a few cases, to iterate on one (CASES="ipip-ing new-ing", ~2 min)
 #   make bench-table  Maglev table build benchmark
 #   make bench-health health checks at scale: 10,000 tcp/http probes a second, daemon CPU
 #   make generate     regenerate the netlink uAPI/policy code from the YNL spec
@@ -51,7 +53,7 @@ MODDIR = $(INSTALL_MOD_PATH)/lib/modules/$(UNINSTALL_KVER)
 USRSRC ?= /usr/src
 DKMS ?= dkms
 
-.PHONY: all kmod kmod-links userland check check-full fuzz demo bench bench-table bench-health generate clean install \
+.PHONY: all kmod kmod-links userland check check-full fuzz demo bench bench-quick bench-table bench-health generate clean install \
 	install-kmod install-kmod-check install-userland uninstall uninstall-kmod uninstall-userland install-dkms \
 	install-dkms-src uninstall-dkms
 
@@ -82,6 +84,9 @@ demo:
 
 bench:
 	$(TOP)/selftests/bench/bench.sh
+
+bench-quick:
+	$(TOP)/selftests/bench/bench.sh --quick $(CASES)
 
 bench-table:
 	$(TOP)/selftests/bench/bench-table.sh
