@@ -42,6 +42,7 @@
  * and is forwarded by Maglev alone. Above flood-rate new entries per second (flood mode), and
  * beyond a service's max-conns, flows are not tracked either.
  */
+#include <linux/jhash.h>
 #include <linux/jiffies.h>
 #include <linux/memcontrol.h>
 #include <linux/rhashtable.h>
@@ -102,7 +103,31 @@ struct kmg_conn {
 static struct kmem_cache *kmg_conn4_cache __read_mostly;
 static struct kmem_cache *kmg_conn6_cache __read_mostly;
 
+/*
+ * The IPv4 key's hash: one jhash round over its three words (the ports in one, the protocol
+ * in the seed) rather than rhashtable's default jhash2() over all four; the same function
+ * for lookups and for entries, as rhashtable wants (no obj_hashfn).
+ */
+static u32 kmg_conn4_hash(const void *data, u32 len, u32 seed)
+{
+	const struct kmg_conn_key4 *k = data;
+
+	return jhash_3words((__force u32)k->saddr, (__force u32)k->daddr,
+			    (__force u32)k->sport << 16 | (__force u32)k->dport, seed ^ k->proto);
+}
+
+/* Is @obj the entry of the IPv4 key? 0 if so (rhashtable's sense): four words, no memcmp(). */
+static int kmg_conn4_cmp(struct rhashtable_compare_arg *arg, const void *obj)
+{
+	const u32 *k = arg->key, *e = (const u32 *)&((const struct kmg_conn *)obj)->k4;
+
+	BUILD_BUG_ON(sizeof(struct kmg_conn_key4) != 4 * sizeof(u32));
+	return !!((k[0] ^ e[0]) | (k[1] ^ e[1]) | (k[2] ^ e[2]) | (k[3] ^ e[3]));
+}
+
 static const struct rhashtable_params kmg_conn4_params = {
+	.hashfn		= kmg_conn4_hash,
+	.obj_cmpfn	= kmg_conn4_cmp,
 	.key_len	= sizeof(struct kmg_conn_key4),
 	.key_offset	= offsetof(struct kmg_conn, k4),
 	.head_offset	= offsetof(struct kmg_conn, node),

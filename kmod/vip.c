@@ -7,6 +7,7 @@
  * Changed under kn->lock (service.c attaches and detaches services); read under RCU by the
  * packet path. A VIP entry is freed after a grace period; the filter goes with the netns.
  */
+#include <linux/jhash.h>
 #include <linux/rhashtable.h>
 #include <linux/slab.h>
 #include <linux/kmaglev.h>
@@ -15,7 +16,30 @@
 #include "service.h"
 #include "vip.h"
 
+/*
+ * The key as five words: one jhash round over three of them (an IPv4 VIP's address is the
+ * fourth address word, the IPv4-mapped prefix's 0xffff the third) rather than jhash2() over
+ * all five, and a compare of the five without memcmp(). Keys that share a hash only share a
+ * bucket.
+ */
+static u32 kmg_vip_hash(const void *data, u32 len, u32 seed)
+{
+	const u32 *w = data;
+
+	BUILD_BUG_ON(sizeof(struct kmg_vip_key) != 5 * sizeof(u32));
+	return jhash_3words(w[3], w[2] ^ w[0], w[1] ^ w[4], seed);
+}
+
+static int kmg_vip_cmp(struct rhashtable_compare_arg *arg, const void *obj)
+{
+	const u32 *k = arg->key, *e = (const u32 *)&((const struct kmg_vip *)obj)->key;
+
+	return !!((k[0] ^ e[0]) | (k[1] ^ e[1]) | (k[2] ^ e[2]) | (k[3] ^ e[3]) | (k[4] ^ e[4]));
+}
+
 static const struct rhashtable_params kmg_vip_params = {
+	.hashfn		= kmg_vip_hash,
+	.obj_cmpfn	= kmg_vip_cmp,
 	.key_len	= sizeof(struct kmg_vip_key),
 	.key_offset	= offsetof(struct kmg_vip, key),
 	.head_offset	= offsetof(struct kmg_vip, node),

@@ -26,7 +26,7 @@ struct kmg_vip_key {
 	u8 addr[16];
 	u8 family;
 	u8 pad[3];
-};
+} __aligned(4);		/* read as five words (vip.c) */
 
 /* A VIP's services, most specific first, for VIPs with few (published by RCU). */
 #define KMG_VIP_DIRECT	4
