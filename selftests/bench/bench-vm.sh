@@ -562,12 +562,12 @@ run() {
 profile() {
 	local c=$1 data=/tmp/kmaglev-bench.perf pid i
 	echo "== profile of $c: perf record on the instruction clock"
-	sysctl -qw kernel.kptr_restrict=0 kernel.perf_event_paranoid=-1
+	sysctl -qw kernel.kptr_restrict=0 kernel.perf_event_paranoid=-1 kernel.perf_event_max_sample_rate=100000
 	export HOME=/tmp	# perf's files (the host's root is read-only here)
 	run "$c" 0		# set up and warmed: the profiled run is the second
 	# The workload perf starts (once its events are on) says so, then waits for the end.
 	rm -f /tmp/kmaglev-prof.on /tmp/kmaglev-prof.fifo && mkfifo /tmp/kmaglev-prof.fifo || die "mkfifo"
-	perf record -q -N -e cpu-clock -F 10000 -a -g -o "$data" -- \
+	perf record -q -N -e cpu-clock -F 50000 -a -g -o "$data" -- \
 		sh -c ': >/tmp/kmaglev-prof.on; read -r _ </tmp/kmaglev-prof.fifo' 2>"$OUT/profile-$c.err" &
 	pid=$!
 	for ((i = 0; i < 600; i++)); do [[ -e /tmp/kmaglev-prof.on ]] && break; sleep 0.1; done
