@@ -16,7 +16,9 @@
 # (100000: new flows of a new-flow run), KMAGLEV_BENCH_FILL (500000: entries present before
 # the "-500k" new-flow runs), KMAGLEV_BENCH_FILL_ROUNDS (2), KMAGLEV_BENCH_CASES (the cases
 # of the rounds), KMAGLEV_BENCH_CONN (1; 0 skips the 1M-entry phase),
-# KMAGLEV_BENCH_1M_ROUNDS (3), KMAGLEV_BENCH_PROFILE (a case: perf record it, see below).
+# KMAGLEV_BENCH_1M_ROUNDS (3), KMAGLEV_BENCH_TCP (3: rounds of the TCP phase; 0 skips it),
+# KMAGLEV_BENCH_TCP_SECS (2: guest seconds of an iperf3 run), KMAGLEV_BENCH_PROFILE (a case:
+# perf record it, see below).
 # Exit status: 0 when the raw results are complete (cases that could not be measured are in
 # the status file), 1 when the run itself broke.
 set -uo pipefail
@@ -31,10 +33,12 @@ NNEW=${KMAGLEV_BENCH_NEW:-100000}
 NFILL=${KMAGLEV_BENCH_FILL:-500000}
 FILL_ROUNDS=${KMAGLEV_BENCH_FILL_ROUNDS:-2}
 ROUNDS_1M=${KMAGLEV_BENCH_1M_ROUNDS:-3}
+ROUNDS_TCP=${KMAGLEV_BENCH_TCP:-3}
+TCP_SECS=${KMAGLEV_BENCH_TCP_SECS:-2}
 PROFILE=${KMAGLEV_BENCH_PROFILE:-}
 WARM=2000			# packets before each measured run of a steady case
 OUT=${KMAGLEV_BENCH_OUT:-$TOP/build/bench}
-LB=kmg-lb CL=kmg-cl		# network namespaces: load balancer, client
+LB=kmg-lb CL=kmg-cl BE=kmg-be	# network namespaces: load balancer, client, TCP backend
 
 die() { echo "bench: FATAL: $*" >&2; exit 1; }
 
@@ -44,6 +48,11 @@ die() { echo "bench: FATAL: $*" >&2; exit 1; }
 # routed back through lbin.
 # sink0 (dummy, LB): 198.51.100.0/24, where plain (non-VIP) traffic goes.
 # bk0 (dummy, LB): 10.200.0.0/16, every backend. A dummy counts a packet and frees it.
+# lbbe (LB) <-veth-> be0 (BE netns): 10.201.0.0/24, the TCP phase's one real backend, which
+# decapsulates on its fallback IPIP device (tunl0), holds the VIP on lo and answers the
+# client directly (through the LB's plain forwarding: its default route). MTU 1600 on that
+# link, as a DSR fabric leaves room for the outer header (else the client's 1500-byte
+# segments would not fit and PMTU discovery would shrink them).
 DST_PLAIN=198.51.100.1
 VIP_IPVS=10.100.0.1		# IPVS: a local address of the LB netns
 VIP_IPIP=10.100.1.1		# kmaglev VIPs: not local, and no route in the LB netns
@@ -51,6 +60,8 @@ VIP_GRE=10.100.1.2
 VIP_RB=10.100.1.3		# 100 backends; its table is rebuilt during case 6
 VIP_NEW=10.100.1.4		# the new-flow cases (7)
 VIP_CONN=10.100.1.7		# the 1M-entry phase (8, 9)
+VIP_TCP=10.100.9.1		# the TCP phase (ingress mode, IPIP), on lo of BE
+BE_TCP=10.201.0.2 TCP_PORT=5201
 PORT=5000
 BE_IPVS=10.200.0.1 BE_IPIP=10.200.0.2 BE_GRE=10.200.0.3 BE_NEW=10.200.0.4 BE_CONN=10.200.0.7
 BE_FILL=10.200.2.1
@@ -78,7 +89,7 @@ if [[ ${1:-} != inner ]]; then
 	modprobe ip_vs conn_tab_bits=$IPVS_TAB_BITS || die "modprobe ip_vs"
 	modprobe -a pktgen dummy veth ip_vs_mh ip_tunnel ip6_tunnel tunnel4 tunnel6 gre \
 		ip_gre ip6_gre ipip nf_defrag_ipv4 nf_defrag_ipv6 || die "modprobe failed"
-	for ns in $LB $CL; do
+	for ns in $LB $CL $BE; do
 		ip netns del "$ns" 2>/dev/null
 		ip netns add "$ns" && ip -n "$ns" link set lo up || die "ip netns add $ns"
 		# IPv4 only: no router solicitations or MLD reports on the counted devices.
@@ -100,10 +111,21 @@ if [[ ${1:-} != inner ]]; then
 		ip -n $LB route add 11.0.0.0/8 dev lbin &&
 		ip netns exec $LB sysctl -qw net.ipv4.ip_forward=1 ||
 		die "network setup failed"
+	ip -n $LB link add lbbe mtu 1600 type veth peer name be0 mtu 1600 netns $BE &&
+		ip -n $LB addr add 10.201.0.1/24 dev lbbe &&
+		ip -n $LB link set lbbe up &&
+		ip -n $BE addr add $BE_TCP/24 dev be0 &&
+		ip -n $BE addr add $VIP_TCP/32 dev lo &&
+		ip -n $BE link set be0 up &&
+		ip -n $BE link set tunl0 up &&
+		ip -n $BE route add default via 10.201.0.1 &&
+		ip -n $CL route add default via 10.1.255.254 &&
+		ip netns exec $BE sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.tunl0.rp_filter=0 &&
+		ip netns exec $LB sysctl -qw net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.lbbe.rp_filter=0 ||
+		die "network setup of the TCP phase failed"
 	ip netns exec $LB "$0" inner
 	rc=$?
-	ip netns del $LB
-	ip netns del $CL
+	for ns in $LB $CL $BE; do ip netns del $ns; done
 	exit $rc
 fi
 
@@ -681,6 +703,68 @@ if [[ ${KMAGLEV_BENCH_CONN:-1} != 0 ]]; then
 		fail ipip-ref "the 1M-entry table could not be filled"
 	fi
 fi
+
+# --- TCP through a VIP: iperf3, one stream, GSO on ------------------------------------------
+# iperf3 from CL to BE_TCP directly (tcp-direct: the LB forwards it as a router) and to the VIP
+# (tcp-vip: kmaglev in ingress mode on lbin, IPIP to BE_TCP, which answers the client
+# directly), alternately, ROUNDS_TCP rounds of TCP_SECS guest seconds each. The veths keep
+# their offloads (TSO, GSO, GRO): kmaglev sees the client's 64 KB aggregates. On one vCPU the
+# client, the LB and the server share the instruction clock, so a run's figure is guest
+# nanoseconds per kilobyte received of the whole path; its inverse is the throughput.
+TCP_PID=/tmp/kmaglev-bench-iperf3.pid
+tcp_run() {
+	local c=$1 r=$2 dst=$3 out g0 kb= ns= pk
+	g0=$(gstats)
+	if ! out=$(timeout 120 ip netns exec $CL iperf3 -c "$dst" -p $TCP_PORT -t "$TCP_SECS" -J \
+		--connect-timeout 5000 2>&1); then
+		fail "$c" "iperf3 -c $dst failed: $(echo "$out" | grep -m1 -E '"error"|error' || echo "$out" | tail -n1)"
+		return 1
+	fi
+	# (no process substitution: the guest has no /dev/fd)
+	read -r kb ns <<<"$(python3 -c 'import json, sys
+s = json.load(sys.stdin)["end"]["sum_received"]
+print(int(s["bytes"]) // 1000, int(s["seconds"] * 1e9))' <<<"$out" 2>/dev/null)"
+	if [[ -z $kb || -z $ns ]] || ((kb == 0 || ns == 0)); then
+		fail "$c" "no bytes received in iperf3's report"
+		return 1
+	fi
+	printf '  %4ds round %d %-13s %6d ns/KB (%d KB in %d ms, %s Mbit/s of the guest clock)\n' \
+		$((SECONDS - T0)) "$r" "$c" $((ns / kb)) "$kb" $((ns / 1000000)) \
+		"$(awk -v b="$kb" -v t="$ns" 'BEGIN { printf "%.0f", b * 8e3 / t * 1e3 }')"
+	if [[ $c == tcp-vip ]]; then
+		# GSO on: kmaglev sees the client's aggregates, not 1500-byte packets
+		pk=$(gdelta "$g0" "$(gstats)" rx-ingress)
+		((pk <= 0)) || echo "         kmaglev took $pk packets, $((kb / pk)) KB each on average"
+		path_check "$c" "rx-ingress" "$pk" 1 || return 1
+		[[ -z ${FAIL[$c]:-} ]] || return 1
+	fi
+	printf '%d\t%s\t%d\t%d\t0\t0\n' "$r" "$c" "$kb" "$ns" >>"$RUNS"
+}
+tcp_phase() {
+	local r out
+	echo "== TCP through a VIP: iperf3, $ROUNDS_TCP rounds of ${TCP_SECS}s ($((SECONDS - T0))s)"
+	kmg_fresh || { fail tcp-vip "$KMG_ERR"; }
+	if kmg_loaded && ! out=$("$CLI" service add $VIP_TCP:$TCP_PORT/tcp backend $BE_TCP encap ipip 2>&1); then
+		fail tcp-vip "kmaglev service add $VIP_TCP:$TCP_PORT/tcp: $out"
+	fi
+	[[ -n ${FAIL[tcp-vip]:-} ]] || hook_ingress || fail tcp-vip "$HOOK_ERR"
+	rm -f $TCP_PID
+	ip netns exec $BE iperf3 -s -D -p $TCP_PORT -I $TCP_PID ||
+		{ fail tcp-direct "iperf3 -s failed"; fail tcp-vip "iperf3 -s failed"; return; }
+	sleep 1
+	for ((r = 1; r <= ROUNDS_TCP; r++)); do
+		if ((r % 2)); then
+			tcp_run tcp-direct "$r" $BE_TCP
+			[[ -n ${FAIL[tcp-vip]:-} ]] || tcp_run tcp-vip "$r" $VIP_TCP
+		else
+			[[ -n ${FAIL[tcp-vip]:-} ]] || tcp_run tcp-vip "$r" $VIP_TCP
+			tcp_run tcp-direct "$r" $BE_TCP
+		fi
+	done
+	[[ -s $TCP_PID ]] && kill "$(cat $TCP_PID)" 2>/dev/null
+	kmg_loaded && hook_prerouting
+}
+((ROUNDS_TCP == 0)) || tcp_phase
 kmg_unload
 
 for c in "${!FAIL[@]}"; do printf 'FAIL\t%s\t%s\n' "$c" "${FAIL[$c]}"; done >>"$STATUS"

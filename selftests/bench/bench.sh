@@ -52,6 +52,12 @@
 #   conn  bytes per connection entry at those entries: conn_bytes / conns from
 #         /sys/kernel/debug/kmaglev/objects (entries as allocated plus the rhashtable's bucket
 #         arrays), cross-checked with the conns of `kmaglev config show`
+#   tcp-direct, tcp-vip  iperf3, one TCP stream, GSO and TSO on, from the client netns to a
+#         real backend netns (it decapsulates IPIP and answers directly): routed by the LB to
+#         the backend's own address, or through the VIP (kmaglev, ingress mode, IPIP); 3
+#         rounds of 2 guest seconds. Its figure is guest ns per KB received for the whole path
+#         (client, LB and server share the vCPU); its inverse is the throughput.
+#         `--quick tcp` runs it alone (2 rounds).
 #
 # How packets are generated: pktgen, one thread, "xmit_mode netif_receive" on the LB's
 # ingress veth, COUNT packets a run (50,000 for the steady cases, after 2,000 of warm-up):
@@ -88,9 +94,11 @@ case ${1:-} in
 --quick)
 	MODE=--quick LIMIT=400
 	shift
-	export KMAGLEV_BENCH_CASES="gen plain ipvs ${*:-ipip-ing}" KMAGLEV_BENCH_ROUNDS=3 \
+	cases=" ${*:-ipip-ing} " tcp=0
+	[[ $cases != *" tcp "* ]] || { cases=${cases/ tcp / }; tcp=2; }
+	export KMAGLEV_BENCH_CASES="gen plain ipvs $cases" KMAGLEV_BENCH_ROUNDS=3 \
 		KMAGLEV_BENCH_PKTS=20000 KMAGLEV_BENCH_NEW=20000 KMAGLEV_BENCH_FILL_ROUNDS=0 \
-		KMAGLEV_BENCH_CONN=0 ;;
+		KMAGLEV_BENCH_CONN=0 KMAGLEV_BENCH_TCP=$tcp ;;
 --profile)
 	[[ -n ${2:-} ]] || { echo "usage: $0 [--quick [CASE...] | --profile CASE]" >&2; exit 2; }
 	MODE="--profile $2" LIMIT=600
