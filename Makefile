@@ -12,6 +12,8 @@
 #   make bench        the data path's cost per packet against plain forwarding and IPVS, on
 #                     QEMU's instruction clock (~12 min; Documentation/perf.rst)
 #   make bench-quick  the same for a few cases, to iterate on one (CASES="ipip-ing new-ing", ~2 min)
+#   make bench-insns  exact instructions per packet of each function for one case (CASE=ipip-ing,
+#                     ~30 s): build/bench/insns-CASE.txt
 #   make bench-table  Maglev table build benchmark
 #   make bench-health health checks at scale: 10,000 tcp/http probes a second, daemon CPU
 #   make generate     regenerate the netlink uAPI/policy code from the YNL spec
@@ -53,7 +55,7 @@ MODDIR = $(INSTALL_MOD_PATH)/lib/modules/$(UNINSTALL_KVER)
 USRSRC ?= /usr/src
 DKMS ?= dkms
 
-.PHONY: all kmod kmod-links userland check check-full fuzz demo bench bench-quick bench-table bench-health generate clean install \
+.PHONY: all kmod kmod-links userland check check-full fuzz demo bench bench-quick bench-insns bench-table bench-health generate clean install \
 	install-kmod install-kmod-check install-userland uninstall uninstall-kmod uninstall-userland install-dkms \
 	install-dkms-src uninstall-dkms
 
@@ -87,6 +89,9 @@ bench:
 
 bench-quick:
 	$(TOP)/selftests/bench/bench.sh --quick $(CASES)
+
+bench-insns:
+	$(TOP)/selftests/bench/bench.sh --insns $(or $(CASE),ipip-ing)
 
 bench-table:
 	$(TOP)/selftests/bench/bench-table.sh

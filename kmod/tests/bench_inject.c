@@ -11,12 +11,15 @@
  * network namespace, and returns when done:
  *
  *   dev=NAME count=N dst=A.B.C.D dport=P src=A.B.C.D-A.B.C.D sport=P-Q [mac=XX:..] [rnd=1]
+ *   [mark=1]
  *
  * Without rnd the source address and the source port step by one each packet (A addresses
  * and P ports, coprime, cycle through A * P flows, as pktgen's do); with rnd=1 both are drawn
  * at random in their ranges. mac is the destination MAC (default: the device's own). Reading
  * the file gives "packets N ns T dropped D" for the last run: T is ktime_get_ns() around the
  * loop (the guest's instruction clock under QEMU -icount), D the packets the stack refused.
+ * With mark=1 the loop is framed by the marker that selftests/bench/insn-count.c (a QEMU
+ * plugin) counts instructions between: `xchg %bx,%bx`, a no-op (x86 only).
  * Only for this tree's benchmark: root only, nothing else uses it.
  */
 #include <linux/debugfs.h>
@@ -47,6 +50,7 @@ struct kmg_inj_req {
 	u8 mac[ETH_ALEN];
 	bool has_mac;
 	bool rnd;
+	bool mark;
 };
 
 static DEFINE_MUTEX(kmg_inj_lock);	/* one run at a time; guards the result */
@@ -129,6 +133,9 @@ static int kmg_inj_parse(char *line, struct kmg_inj_req *r)
 		} else if (!strcmp(tok, "rnd")) {
 			if (kstrtobool(v, &r->rnd))
 				return -EINVAL;
+		} else if (!strcmp(tok, "mark")) {
+			if (kstrtobool(v, &r->mark))
+				return -EINVAL;
 		} else {
 			return -EINVAL;
 		}
@@ -178,6 +185,15 @@ static struct sk_buff *kmg_inj_skb(struct net_device *dev, const u8 *dmac, __be3
 	return skb;
 }
 
+/* The window of `bench.sh --insns` (selftests/bench/insn-count.c): a no-op, x86 only. */
+static void kmg_inj_mark(bool on)
+{
+#ifdef CONFIG_X86
+	if (on)
+		asm volatile("xchg %%bx, %%bx" ::: "memory");
+#endif
+}
+
 static int kmg_inj_run(const struct kmg_inj_req *r)
 {
 	u32 na = r->src_max - r->src_min + 1, np = r->sport_max - r->sport_min + 1;
@@ -191,6 +207,7 @@ static int kmg_inj_run(const struct kmg_inj_req *r)
 	if (!dev)
 		return -ENODEV;
 	dmac = r->has_mac ? r->mac : dev->dev_addr;
+	kmg_inj_mark(r->mark);
 	t0 = ktime_get_ns();
 	for (i = 0; i < r->count; i++) {
 		if (r->rnd) {
@@ -217,6 +234,7 @@ static int kmg_inj_run(const struct kmg_inj_req *r)
 		}
 	}
 	kmg_inj_ns = ktime_get_ns() - t0;
+	kmg_inj_mark(r->mark);
 	kmg_inj_pkts = i;
 	kmg_inj_drops = drops;
 	dev_put(dev);

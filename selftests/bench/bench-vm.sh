@@ -18,7 +18,8 @@
 # of the rounds), KMAGLEV_BENCH_CONN (1; 0 skips the 1M-entry phase),
 # KMAGLEV_BENCH_1M_ROUNDS (3), KMAGLEV_BENCH_TCP (3: rounds of the TCP phase; 0 skips it),
 # KMAGLEV_BENCH_TCP_SECS (2: guest seconds of an iperf3 run), KMAGLEV_BENCH_PROFILE (a case:
-# perf record it, see below).
+# perf record it, see below), KMAGLEV_BENCH_INSNS (a case: one run between the markers of
+# insn-count.so, see below).
 # Exit status: 0 when the raw results are complete (cases that could not be measured are in
 # the status file), 1 when the run itself broke.
 set -uo pipefail
@@ -36,6 +37,7 @@ ROUNDS_1M=${KMAGLEV_BENCH_1M_ROUNDS:-3}
 ROUNDS_TCP=${KMAGLEV_BENCH_TCP:-3}
 TCP_SECS=${KMAGLEV_BENCH_TCP_SECS:-2}
 PROFILE=${KMAGLEV_BENCH_PROFILE:-}
+INSNS=${KMAGLEV_BENCH_INSNS:-}
 WARM=2000			# packets before each measured run of a steady case
 OUT=${KMAGLEV_BENCH_OUT:-$TOP/build/bench}
 LB=kmg-lb CL=kmg-cl BE=kmg-be	# network namespaces: load balancer, client, TCP backend
@@ -151,7 +153,7 @@ PGCTRL=/proc/net/pktgen/pgctrl
 PGTHR=/proc/net/pktgen/kpktgend_0
 PGDEV=/proc/net/pktgen/lbin
 LOOP_PIDS=()
-G_SRC= G_SPORT= G_DST= G_DPORT= G_RND=0 G_MAC=
+G_SRC= G_SPORT= G_DST= G_DPORT= G_RND=0 G_MAC= G_MARK=0 MARK_ARMED=0
 
 pg() { [[ $SOURCE != pktgen ]] || echo "$*" >"$PGDEV" || die "pktgen: '$*' refused"; }
 # gen_range SRC_MIN SRC_MAX SPORT_MIN SPORT_MAX: addresses inclusive, ports as pktgen's
@@ -175,7 +177,7 @@ gen_run() {
 	local l
 	NS=0 SENT=0 PGERR=0
 	if [[ $SOURCE == inject ]]; then
-		echo "dev=lbin count=$1 dst=$G_DST dport=$G_DPORT src=$G_SRC sport=$G_SPORT mac=$G_MAC rnd=$G_RND" \
+		echo "dev=lbin count=$1 dst=$G_DST dport=$G_DPORT src=$G_SRC sport=$G_SPORT mac=$G_MAC rnd=$G_RND mark=$G_MARK" \
 			>"$INJ" || die "kmaglev_inject refused its run"
 		read -r l <"$INJ"
 		[[ $l =~ ^packets\ ([0-9]+)\ ns\ ([0-9]+)\ dropped\ ([0-9]+) ]] ||
@@ -292,7 +294,9 @@ measure() {
 	local exp=$((FRAME + extra))
 	[[ $eg == - ]] || { txstat "$eg"; p0=$TXP b0=$TXB; }
 	[[ -z $svc ]] || { svc_gen "$svc"; gen0=$GEN; gtime; t0=$GTIME; }
+	G_MARK=$MARK_ARMED	# the measured packets alone, in the window of insns()
 	gen_run "$n"
+	G_MARK=0
 	REBUILDS=0
 	[[ -z $svc ]] || { gtime; NS=$((GTIME - t0)); svc_gen "$svc"; REBUILDS=$((GEN - gen0)); }
 	if [[ $eg != - ]]; then
@@ -611,6 +615,26 @@ profile() {
 	echo "  written to build/bench/profile-$c.txt"
 }
 
+# --- exact instructions of one case (KMAGLEV_BENCH_INSNS=CASE) ------------------------------
+# bench.sh --insns runs QEMU with insn-count.so, which counts every instruction address the
+# vCPU executes between two markers; the injector frames the measured packets of the second
+# run with them (mark=1). The guest's symbols and the run's packets go beside the counts, for
+# insns.py on the host.
+insns() {
+	local c=$1
+	[[ $SOURCE == inject ]] || die "--insns needs the inject source (KMAGLEV_BENCH_GEN=inject)"
+	echo "== instructions of $c, exactly: insn-count.so between the markers of one run"
+	sysctl -qw kernel.kptr_restrict=0
+	run "$c" 0		# set up and warmed: the counted run is the second
+	MARK_ARMED=1
+	run "$c" 1
+	MARK_ARMED=0
+	[[ -z ${FAIL[$c]:-} ]] || die "$c: ${FAIL[$c]}"
+	cat /proc/kallsyms >"$OUT/insns-$c.kallsyms" || die "cannot read /proc/kallsyms"
+	printf 'packets %d ns %d\n' "$SENT" "$NS" >"$OUT/insns-$c.meta"
+	echo "  $SENT packets counted; symbols in build/bench/insns-$c.kallsyms"
+}
+
 # --- the rounds ----------------------------------------------------------------------------
 # Every round runs every case once. On the instruction clock a case's cost does not depend on
 # what else the host runs, so the order does not matter; rounds are there for what varies in
@@ -621,6 +645,11 @@ echo "== per-packet cost on the instruction clock: $ROUNDS rounds, $NPKTS packet
 echo "   module ${KO:-(none)}"
 if [[ -n $PROFILE ]]; then
 	profile "$PROFILE"
+	kmg_unload
+	exit 0
+fi
+if [[ -n $INSNS ]]; then
+	insns "$INSNS"
 	kmg_unload
 	exit 0
 fi
@@ -713,7 +742,7 @@ fi
 # nanoseconds per kilobyte received of the whole path; its inverse is the throughput.
 TCP_PID=/tmp/kmaglev-bench-iperf3.pid
 tcp_run() {
-	local c=$1 r=$2 dst=$3 out g0 kb= ns= pk
+	local c=$1 r=$2 dst=$3 out g0 kb='' ns='' pk
 	g0=$(gstats)
 	if ! out=$(timeout 120 ip netns exec $CL iperf3 -c "$dst" -p $TCP_PORT -t "$TCP_SECS" -J \
 		--connect-timeout 5000 2>&1); then

@@ -8,6 +8,8 @@
 #   bench.sh --quick [CASE...]  gen, plain, ipvs and the CASEs (default ipip-ing), 3 rounds of
 #                               20,000 packets, no fills (about 2 minutes): for iterating on one mode
 #   bench.sh --profile CASE     perf record of one run of CASE: build/bench/profile-CASE.txt
+#   bench.sh --insns CASE       exact instructions per packet of each function, one run of
+#                               CASE: build/bench/insns-CASE.txt (see "Where the time goes")
 #
 # The clock: QEMU runs the guest on its instruction counter (-icount shift=0,sleep=on, one
 # vCPU): guest time advances 1 ns per guest instruction and skips idle time, so the time
@@ -67,6 +69,17 @@
 # header before changing it (ip_rcv's skb_share_check(), then pskb_expand_head()): that is in
 # plain, ipvs and kmaglev alike, not in gen.
 #
+# --insns CASE: exact instruction counts. QEMU loads selftests/bench/insn-count.c (a TCG
+# plugin, built into build/bench/) that counts each instruction address the vCPU executes
+# between two markers, which kmaglev_inject.ko executes around the measured packets of the
+# case's second run (mark=1). insns.py maps the addresses to the guest's symbols
+# (/proc/kallsyms, modules included) and prints instructions per packet per function, and
+# the window's total beside the injector's own timing of the loop (they agree within a
+# fraction of a percent). Everything the vCPU runs in the window counts: a timer or a worker
+# that runs meanwhile shows up under its own name. perf record (--profile) samples on the
+# same clock, but its shares are not instruction shares under TCG (skb_scrub_packet showed
+# 4.8% of an ipip-ing packet, ~180 instructions; it executes 22): use --insns for costs.
+#
 # How packets are counted: the LB sends to dummy devices, sink0 (plain traffic) and bk0 (every
 # backend), which count and free. A run fails (NOT MEASURED) if under 99% of its packets left
 # or if packets to a backend lack the outer header (tx_bytes per packet: 64 plain, +20 IPIP,
@@ -90,6 +103,7 @@
 set -uo pipefail
 
 MODE= LIMIT=1500
+usage() { echo "usage: $0 [--quick [CASE...] | --profile CASE | --insns CASE]" >&2; exit 2; }
 case ${1:-} in
 --quick)
 	MODE=--quick LIMIT=400
@@ -100,11 +114,15 @@ case ${1:-} in
 		KMAGLEV_BENCH_PKTS=20000 KMAGLEV_BENCH_NEW=20000 KMAGLEV_BENCH_FILL_ROUNDS=0 \
 		KMAGLEV_BENCH_CONN=0 KMAGLEV_BENCH_TCP=$tcp ;;
 --profile)
-	[[ -n ${2:-} ]] || { echo "usage: $0 [--quick [CASE...] | --profile CASE]" >&2; exit 2; }
+	[[ -n ${2:-} ]] || usage
 	MODE="--profile $2" LIMIT=600
 	export KMAGLEV_BENCH_PROFILE=$2 ;;
+--insns)
+	[[ -n ${2:-} ]] || usage
+	MODE="--insns $2" LIMIT=900
+	export KMAGLEV_BENCH_INSNS=$2 KMAGLEV_BENCH_PKTS=20000 KMAGLEV_BENCH_NEW=20000 ;;
 "") ;;
-*) echo "usage: $0 [--quick [CASE...] | --profile CASE]" >&2; exit 2 ;;
+*) usage ;;
 esac
 
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -142,11 +160,29 @@ make -s -C "$TOP/userland" -j"$(nproc)" >"$OUT/userland.log" 2>&1 ||
 
 rm -f "$OUT"/pktrate-runs.tsv "$OUT"/pktrate-status.tsv
 export KMAGLEV_BENCH_OUT=$OUT
+# --insns: the counting plugin, built here (QEMU loads it on the host)
+PLUGIN=()
+if [[ -n ${KMAGLEV_BENCH_INSNS:-} ]]; then
+	c=$KMAGLEV_BENCH_INSNS
+	rm -f "$OUT/insns-$c".*
+	gcc -shared -fPIC -O2 -Wall -Wextra -Werror -o "$OUT/insn-count.so" \
+		"$TOP/selftests/bench/insn-count.c" || { echo "bench: insn-count.so does not build"; exit 1; }
+	PLUGIN=(--plugin "$OUT/insn-count.so,out=$OUT/insns-$c.raw")
+fi
 echo "== make bench${MODE:+ $MODE}: kernel $KVER (Debian stock) under QEMU on its instruction clock; log: build/bench/bench.log"
-"$VM/run" --kernel stock --icount --mem 4G --timeout "$LIMIT" -- "$TOP/selftests/bench/bench-vm.sh" 2>&1 |
+"$VM/run" --kernel stock --icount "${PLUGIN[@]}" --mem 4G --timeout "$LIMIT" -- \
+	"$TOP/selftests/bench/bench-vm.sh" 2>&1 |
 	tee "$OUT/bench.log"
 rc=${PIPESTATUS[0]}
 echo
+if [[ -n ${KMAGLEV_BENCH_INSNS:-} ]]; then
+	c=$KMAGLEV_BENCH_INSNS
+	[[ $rc -eq 0 && -s $OUT/insns-$c.raw && -s $OUT/insns-$c.meta ]] ||
+		{ echo "bench: the instruction count failed"; exit 1; }
+	python3 "$TOP/selftests/bench/insns.py" "$OUT" "$c" >"$OUT/insns-$c.txt" || exit 1
+	head -n 60 "$OUT/insns-$c.txt"
+	exit 0
+fi
 if [[ -n ${KMAGLEV_BENCH_PROFILE:-} ]]; then
 	[[ $rc -eq 0 && -s $OUT/profile-$KMAGLEV_BENCH_PROFILE.txt ]] || { echo "bench: the profile failed"; exit 1; }
 	head -n 60 "$OUT/profile-$KMAGLEV_BENCH_PROFILE.txt"
