@@ -15,9 +15,10 @@
  *
  * Without rnd the source address and the source port step by one each packet (A addresses
  * and P ports, coprime, cycle through A * P flows, as pktgen's do); with rnd=1 both are drawn
- * at random in their ranges (prandom, seeded at each run). mac is the destination MAC (default: the device's own). Reading
- * the file gives "packets N ns T dropped D" for the last run: T is ktime_get_ns() around the
- * loop (the guest's instruction clock under QEMU -icount), D the packets the stack refused.
+ * at random in their ranges (prandom, seeded at each run). mac is the destination MAC
+ * (default: the device's own). Reading the file gives "packets N ns T dropped D" for the
+ * last run: T is ktime_get_ns() around the loop (the guest's instruction clock under QEMU
+ * -icount), D the packets the stack refused.
  * With mark=1 the loop is framed by the marker that selftests/bench/insn-count.c (a QEMU
  * plugin) counts instructions between: `xchg %bx,%bx`, a no-op (x86 only).
  * Only for this tree's benchmark: root only, nothing else uses it.
