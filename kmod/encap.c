@@ -310,7 +310,7 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 	struct iphdr *iph;
 	struct rtable *rt;
 	unsigned int gen, mtu;
-	bool direct, fits;
+	bool direct;
 	__be16 df;
 
 	kmg_encap_of(be, p, false, &e);
@@ -350,8 +350,7 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 	 * IPv6 clients never let routers fragment; IPv4 ones say so with DF. A packet that is
 	 * still too big may be fragmented (kmg_too_big()): the outer packet is.
 	 */
-	fits = skb_is_gso(skb) || skb->len <= mtu;
-	if (!fits) {
+	if (!skb_is_gso(skb) && skb->len > mtu) {
 		df = 0;
 		direct = false;
 	} else {
@@ -374,14 +373,11 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 	iph->saddr = saddr;
 	iph->daddr = daddr;
 	/*
-	 * An atomic datagram's ID means nothing (RFC 6864): 0 with DF. Others get one from the
-	 * backend's per-CPU counter (kmg_route_ident(): no hash and no shared atomic per
-	 * packet), but those fragmented here, which take the kernel's generator.
+	 * An atomic datagram's ID means nothing (RFC 6864): 0 with DF spares the ident
+	 * generator (a hash and a shared atomic) on every packet.
 	 */
 	if (df)
 		iph->id = 0;
-	else if (fits)
-		iph->id = htons(kmg_route_ident(&be->routes, skb_shinfo(skb)->gso_segs ?: 1));
 	else
 		__ip_select_ident(kn->net, iph, skb_shinfo(skb)->gso_segs ?: 1);
 	skb->protocol = htons(ETH_P_IP);

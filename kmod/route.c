@@ -18,7 +18,6 @@
  * kernel invalidated (dst_check()) is looked up again too.
  */
 #include <linux/percpu.h>
-#include <linux/random.h>
 #include <net/dst.h>
 #include <net/ip6_fib.h>
 
@@ -30,19 +29,14 @@ struct kmg_route {
 	unsigned long stamp;		/* jiffies when cached */
 	u32 cookie;			/* IPv6: the route's cookie for dst_check() */
 	union kmg_inaddr saddr;		/* the source the route was looked up with */
-	u16 ident;			/* IPv4 ID of this CPU's next packet (kmg_route_ident()) */
 };
 
 int kmg_route_cache_init(struct kmg_route_cache *rc, gfp_t gfp)
 {
-	int cpu;
-
 	rc->pcpu = alloc_percpu_gfp(struct kmg_route, gfp | __GFP_ZERO);
 	if (!rc->pcpu)
 		return -ENOMEM;
 	rc->reset_ts = jiffies;
-	for_each_possible_cpu(cpu)
-		per_cpu_ptr(rc->pcpu, cpu)->ident = get_random_u16();
 	return 0;
 }
 
@@ -83,25 +77,6 @@ struct dst_entry *kmg_route_get(struct kmg_route_cache *rc, union kmg_inaddr *sa
 	}
 	*saddr = r->saddr;
 	return dst;
-}
-
-/*
- * IPv4 IDs for @segs packets to the backend from this CPU (the first returned; the caller's
- * bottom halves are off). The outer headers to one backend share source, destination and
- * protocol, so a counter per backend stands for the kernel's per-destination generator
- * (__ip_select_ident(), a SipHash of the three and a shared atomic per packet): it starts at
- * random, and tells nothing about traffic to other destinations. CPUs count on their own; at
- * the rates where two CPUs send to one backend, IDs wrap within the reassembly timeout
- * whatever generator makes them (RFC 4963), and only packets that fit the path's MTU take
- * these: those kmaglev fragments itself use the kernel's generator.
- */
-u16 kmg_route_ident(struct kmg_route_cache *rc, u16 segs)
-{
-	struct kmg_route *r = this_cpu_ptr(rc->pcpu);
-	u16 id = r->ident;
-
-	r->ident = id + segs;
-	return id;
 }
 
 /*

@@ -29,7 +29,6 @@ int kmg_route_cache_init(struct kmg_route_cache *rc, gfp_t gfp);
 void kmg_route_cache_destroy(struct kmg_route_cache *rc);
 void kmg_route_cache_reset(struct kmg_route_cache *rc);
 struct dst_entry *kmg_route_get(struct kmg_route_cache *rc, union kmg_inaddr *saddr);
-u16 kmg_route_ident(struct kmg_route_cache *rc, u16 segs);
 void kmg_route_set(struct kmg_route_cache *rc, struct dst_entry *dst,
 		   const union kmg_inaddr *saddr);
 

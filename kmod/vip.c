@@ -17,17 +17,22 @@
 #include "vip.h"
 
 /*
- * The key as five words: one jhash round over three of them (an IPv4 VIP's address is the
- * fourth address word, the IPv4-mapped prefix's 0xffff the third) rather than jhash2() over
- * all five, and a compare of the five without memcmp(). Keys that share a hash only share a
- * bucket.
+ * The key as five words. An IPv4 VIP's key is fixed but for its address (the fourth word; the
+ * IPv4-mapped prefix fills the others) and the family (the fifth): one jhash round over those
+ * two. IPv6 keys take jhash2() over all five words, as rhashtable's default would: a cheaper
+ * mix that folds words together (w0 ^ w2, say) has collisions whatever the seed, which a user
+ * adding VIPs could use to make a chain long enough for inserts to fail. Keys that share a
+ * hash only share a bucket; the compare is over the five words, without memcmp().
  */
 static u32 kmg_vip_hash(const void *data, u32 len, u32 seed)
 {
+	const struct kmg_vip_key *k = data;
 	const u32 *w = data;
 
 	BUILD_BUG_ON(sizeof(struct kmg_vip_key) != 5 * sizeof(u32));
-	return jhash_3words(w[3], w[2] ^ w[0], w[1] ^ w[4], seed);
+	if (k->family == AF_INET)
+		return jhash_2words(w[3], w[4], seed);
+	return jhash2(w, 5, seed);
 }
 
 static int kmg_vip_cmp(struct rhashtable_compare_arg *arg, const void *obj)

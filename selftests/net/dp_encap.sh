@@ -7,6 +7,9 @@
 #  - ICMP errors about a flow of a protocol-"any" service that is neither TCP nor UDP (protocol
 #    253, no ports) reach the backend that serves the flow.
 #  - Clearing a service's encap-src takes effect at once (the cached route is not reused).
+#  - Outer IPv4 IDs: a datagram with DF goes out in an outer header with DF and ID 0 (an atomic
+#    datagram, RFC 6864); one without DF in an outer header without DF, whose IDs differ from
+#    packet to packet (the kernel's generator), so fragments of two of them cannot be mixed.
 #  - Reassembly (LB 2, a 1400-byte link to the backends, a service with the defrag flag): a
 #    datagram the client fragmented so that each fragment fits the tunnel is forwarded, its
 #    outer packet fragmented, rather than answered with Packet Too Big.
@@ -24,7 +27,7 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/dp_lib.sh"
 
 kmg_require_cmd ethtool
-dp_test_start 22 2 2
+dp_test_start 23 2 2
 
 HOP_PY=$DP_TMP/hop.py
 cat >"$HOP_PY" <<'EOF'
@@ -123,6 +126,35 @@ elif cmd == 'echo-rh':		# echo-rh VIP6 FINAL: an echo request to VIP6 with a rou
             print('reply')
             sys.exit(0)
     print('no reply')
+elif cmd == 'udp-df':		# udp-df VIP PORT COUNT DF: COUNT datagrams from one socket, with
+    vip, port, n, df = args[0], int(args[1]), int(args[2]), args[3] == '1'	# DF or without
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    # IP_MTU_DISCOVER (10): IP_PMTUDISC_DO (2) sets DF, IP_PMTUDISC_DONT (0) clears it
+    s.setsockopt(socket.IPPROTO_IP, 10, 2 if df else 0)
+    for _ in range(n):
+        s.sendto(b'kmaglev!', (vip, port))
+        time.sleep(0.02)
+elif cmd == 'outer':		# outer VIP PORT COUNT SECS: the outer headers of the IPIP packets
+    vip, port, n, secs = args[0], int(args[1]), int(args[2]), float(args[3])	# to VIP:PORT
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(0x0800))
+    s.settimeout(0.5)
+    print('ready', flush=True)
+    want, seen, end = socket.inet_aton(vip), 0, time.time() + secs
+    while seen < n and time.time() < end:
+        try:
+            buf, addr = s.recvfrom(2048)
+        except socket.timeout:
+            continue
+        if addr[2] == socket.PACKET_OUTGOING or len(buf) < 48 or buf[9] != 4:
+            continue
+        inner = buf[4 * (buf[0] & 15):]
+        ihl = 4 * (inner[0] & 15)
+        if inner[9] != 17 or inner[16:20] != want or \
+                struct.unpack('!H', inner[ihl + 2:ihl + 4])[0] != port:
+            continue
+        frag, = struct.unpack('!H', buf[6:8])
+        print('df', frag >> 14 & 1, 'id', struct.unpack('!H', buf[4:6])[0], flush=True)
+        seen += 1
 elif cmd == 'udp':		# udp VIP PORT SIZE: one datagram, no answer awaited
     vip, port, size = args[0], int(args[1]), int(args[2])
     fam = socket.AF_INET6 if ':' in vip else socket.AF_INET
@@ -277,6 +309,30 @@ encap_src() {
 }
 encap_src "$(dp_vip4 4)" 0.0.0.0 esrc "$LB1_SRC4"
 encap_src "$(dp_vip6 4)" :: esrc6 "$LB1_SRC6"
+
+# --- outer IPv4 IDs ---------------------------------------------------------------------------
+# 20 datagrams with DF, then 20 without, through VIP 4 (its one backend b1), the outer headers
+# read on b1 as they arrive
+outer_ids() {
+	local vip=$1 port=7001 f=$DP_TMP/outer pid i dfs ids nd nids
+	hop "${DP_BE[1]}" outer "$vip" $port 40 30 >"$f" 2>&1 &
+	pid=$!
+	for ((i = 0; i < 100; i++)); do grep -q ready "$f" && break; dp_sleep 0.2; done
+	hop "$DP_CL" udp-df "$vip" $port 20 1
+	hop "$DP_CL" udp-df "$vip" $port 20 0
+	wait "$pid"
+	dfs=$(awk '$1 == "df" && NR <= 21 { print $2 "/" $4 }' "$f" | sort | uniq -c | xargs)
+	nd=$(awk '$1 == "df" && NR <= 21 && $2 == 1 && $4 == 0' "$f" | wc -l)
+	ids=$(awk '$1 == "df" && NR > 21 && $2 == 0 { print $4 }' "$f")
+	nids=$(sort -u <<<"$ids" | grep -c .)
+	if [[ $nd -eq 20 && $(grep -c . <<<"$ids") -eq 20 && $nids -eq 20 ]]; then
+		ktap_test_pass "outer IPv4 headers to $vip: 20 of 20 with DF have DF and ID 0; 20 of 20 without DF have no DF and 20 different IDs"
+	else
+		echo "# with DF (df/id): ${dfs:-none}; without DF, IDs: $(xargs <<<"$ids")"
+		ktap_test_fail "outer IPv4 headers to $vip: $nd of 20 with DF have DF and ID 0 (want 20); $(grep -c . <<<"$ids") of 20 without DF have no DF, $nids different IDs (want 20, 20)"
+	fi
+}
+outer_ids "$(dp_vip4 4)"
 
 # --- reassembled datagrams whose fragments fit ------------------------------------------------
 frags() {
