@@ -1,24 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kmaglev_inject.ko: the packet source of `make bench`. It hands 64-byte UDP frames to a
- * device's receive path the way a NIC driver does: each packet a fresh skb from the page-frag
- * allocator with the driver's headroom (netdev_alloc_skb_ip_align()), owned by the stack alone,
- * passed to netif_receive_skb() with BHs off. pktgen's netif_receive mode hands the stack one
- * skb again and again with an extra reference held, so every writer on the way copies the
- * header first (skb_share_check(), then pskb_expand_head()), a cost no NIC imposes.
+ * device's receive path the way a NIC driver's copy-break path does: each packet a fresh skb
+ * with the driver's headroom (netdev_alloc_skb_ip_align(), which gives a frame this small a
+ * kmalloc'd head, not a page fragment), owned by the stack alone, passed to
+ * netif_receive_skb() with BHs off. pktgen's netif_receive mode hands the stack one skb again
+ * and again with an extra reference held, so every writer on the way copies the header first
+ * (skb_share_check(), then pskb_expand_head()), a cost no NIC imposes.
  *
  * Writing a line to /sys/kernel/debug/kmaglev_inject/run sends, in the writer's context and
  * network namespace, and returns when done:
  *
  *   dev=NAME count=N dst=A.B.C.D dport=P src=A.B.C.D-A.B.C.D sport=P-Q [mac=XX:..] [rnd=1]
- *   [mark=1]
+ *   [df=0] [mark=1]
  *
  * Without rnd the source address and the source port step by one each packet (A addresses
  * and P ports, coprime, cycle through A * P flows, as pktgen's do); with rnd=1 both are drawn
  * at random in their ranges (prandom, seeded at each run). mac is the destination MAC
- * (default: the device's own). Reading the file gives "packets N ns T dropped D" for the
- * last run: T is ktime_get_ns() around the loop (the guest's instruction clock under QEMU
- * -icount), D the packets the stack refused.
+ * (default: the device's own). The frames carry DF, as Linux's TCP, UDP and QUIC senders'
+ * do (path MTU discovery), unless df=0. Reading the file gives "packets N ns T dropped D" for
+ * the last run: T is ktime_get_ns() around the loop (the guest's instruction clock under QEMU
+ * -icount), D the packets the stack refused. A run stops early, with its count recorded, when
+ * the device goes down (ENETDOWN) or the writer is killed (EINTR).
  * With mark=1 the loop is framed by the marker that selftests/bench/insn-count.c (a QEMU
  * plugin) counts instructions between: `xchg %bx,%bx`, a no-op (x86 only).
  * Only for this tree's benchmark: root only, nothing else uses it.
@@ -28,6 +31,7 @@
 #include <linux/inet.h>
 #include <linux/ip.h>
 #include <linux/ktime.h>
+#include <linux/math.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/netdevice.h>
@@ -51,6 +55,7 @@ struct kmg_inj_req {
 	u8 mac[ETH_ALEN];
 	bool has_mac;
 	bool rnd;
+	bool df;
 	bool mark;
 };
 
@@ -98,6 +103,7 @@ static int kmg_inj_parse(char *line, struct kmg_inj_req *r)
 	int err;
 
 	memset(r, 0, sizeof(*r));
+	r->df = true;
 	while ((tok = strsep(&line, " \t\n"))) {
 		if (!*tok)
 			continue;
@@ -128,11 +134,15 @@ static int kmg_inj_parse(char *line, struct kmg_inj_req *r)
 			r->sport_min = lo;
 			r->sport_max = hi;
 		} else if (!strcmp(tok, "mac")) {
-			if (!mac_pton(v, r->mac))
+			/* mac_pton() ignores what follows the sixth byte */
+			if (strlen(v) != 3 * ETH_ALEN - 1 || !mac_pton(v, r->mac))
 				return -EINVAL;
 			r->has_mac = true;
 		} else if (!strcmp(tok, "rnd")) {
 			if (kstrtobool(v, &r->rnd))
+				return -EINVAL;
+		} else if (!strcmp(tok, "df")) {
+			if (kstrtobool(v, &r->df))
 				return -EINVAL;
 		} else if (!strcmp(tok, "mark")) {
 			if (kstrtobool(v, &r->mark))
@@ -147,8 +157,8 @@ static int kmg_inj_parse(char *line, struct kmg_inj_req *r)
 }
 
 /* One frame as a NIC driver would build it: a fresh skb with the driver's headroom. */
-static struct sk_buff *kmg_inj_skb(struct net_device *dev, const u8 *dmac, __be32 saddr,
-				   __be32 daddr, u16 sport, u16 dport)
+static struct sk_buff *kmg_inj_skb(struct net_device *dev, const u8 *dmac, __be16 frag_off,
+				   __be32 saddr, __be32 daddr, u16 sport, u16 dport)
 {
 	struct sk_buff *skb;
 	struct ethhdr *eth;
@@ -169,7 +179,7 @@ static struct sk_buff *kmg_inj_skb(struct net_device *dev, const u8 *dmac, __be3
 	iph->tos = 0;
 	iph->tot_len = htons(KMG_INJ_LEN - ETH_HLEN);
 	iph->id = 0;
-	iph->frag_off = 0;
+	iph->frag_off = frag_off;
 	iph->ttl = 64;
 	iph->protocol = IPPROTO_UDP;
 	iph->saddr = saddr;
@@ -198,16 +208,22 @@ static void kmg_inj_mark(bool on)
 static int kmg_inj_run(const struct kmg_inj_req *r)
 {
 	u32 na = r->src_max - r->src_min + 1, np = r->sport_max - r->sport_min + 1;
+	__be16 frag_off = r->df ? htons(IP_DF) : 0;
 	struct rnd_state rs;
 	u64 t0, drops = 0;
 	struct net_device *dev;
 	const u8 *dmac;
 	struct sk_buff *skb;
 	u32 i, a, p;
+	int err = 0;
 
 	dev = dev_get_by_name(current->nsproxy->net_ns, r->dev);
 	if (!dev)
 		return -ENODEV;
+	if (!netif_running(dev)) {
+		dev_put(dev);
+		return -ENETDOWN;
+	}
 	dmac = r->has_mac ? r->mac : dev->dev_addr;
 	/*
 	 * A cheap generator seeded once a run: get_random_u32() (ChaCha) cost ~300 instructions
@@ -218,25 +234,34 @@ static int kmg_inj_run(const struct kmg_inj_req *r)
 	t0 = ktime_get_ns();
 	for (i = 0; i < r->count; i++) {
 		if (r->rnd) {
-			a = prandom_u32_state(&rs) % na;
-			p = prandom_u32_state(&rs) % np;
+			a = reciprocal_scale(prandom_u32_state(&rs), na);
+			p = reciprocal_scale(prandom_u32_state(&rs), np);
 		} else {
 			a = i % na;
 			p = i % np;
 		}
-		skb = kmg_inj_skb(dev, dmac, htonl(r->src_min + a), r->dst, r->sport_min + p,
-				  r->dport);
+		skb = kmg_inj_skb(dev, dmac, frag_off, htonl(r->src_min + a), r->dst,
+				  r->sport_min + p, r->dport);
 		if (!skb) {
 			drops++;
-			continue;
+		} else {
+			local_bh_disable();
+			if (netif_receive_skb(skb) == NET_RX_DROP)
+				drops++;
+			local_bh_enable();
 		}
-		local_bh_disable();
-		if (netif_receive_skb(skb) == NET_RX_DROP)
-			drops++;
-		local_bh_enable();
 		if ((i & 63) == 63) {
-			if (fatal_signal_pending(current))
+			/* the reference held keeps dev, not its being up and registered */
+			if (!netif_running(dev) || dev->reg_state != NETREG_REGISTERED) {
+				err = -ENETDOWN;
+				i++;
 				break;
+			}
+			if (fatal_signal_pending(current)) {
+				err = -EINTR;
+				i++;
+				break;
+			}
 			cond_resched();
 		}
 	}
@@ -245,7 +270,7 @@ static int kmg_inj_run(const struct kmg_inj_req *r)
 	kmg_inj_pkts = i;
 	kmg_inj_drops = drops;
 	dev_put(dev);
-	return 0;
+	return err;
 }
 
 static ssize_t kmg_inj_write(struct file *f, const char __user *ubuf, size_t len, loff_t *pos)
@@ -263,7 +288,10 @@ static ssize_t kmg_inj_write(struct file *f, const char __user *ubuf, size_t len
 	kfree(line);
 	if (err)
 		return err;
-	mutex_lock(&kmg_inj_lock);
+	/* a second writer waits for the run before it, but can be killed while it waits */
+	err = mutex_lock_killable(&kmg_inj_lock);
+	if (err)
+		return err;
 	err = kmg_inj_run(&req);
 	mutex_unlock(&kmg_inj_lock);
 	return err ? err : len;
@@ -272,9 +300,11 @@ static ssize_t kmg_inj_write(struct file *f, const char __user *ubuf, size_t len
 static ssize_t kmg_inj_read(struct file *f, char __user *ubuf, size_t len, loff_t *pos)
 {
 	char buf[96];
-	int n;
+	int n, err;
 
-	mutex_lock(&kmg_inj_lock);
+	err = mutex_lock_killable(&kmg_inj_lock);
+	if (err)
+		return err;
 	n = scnprintf(buf, sizeof(buf), "packets %llu ns %llu dropped %llu\n",
 		      kmg_inj_pkts, kmg_inj_ns, kmg_inj_drops);
 	mutex_unlock(&kmg_inj_lock);

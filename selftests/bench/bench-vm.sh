@@ -17,7 +17,8 @@
 # the "-500k" new-flow runs), KMAGLEV_BENCH_FILL_ROUNDS (2), KMAGLEV_BENCH_CASES (the cases
 # of the rounds), KMAGLEV_BENCH_CONN (1; 0 skips the 1M-entry phase),
 # KMAGLEV_BENCH_1M_ROUNDS (3), KMAGLEV_BENCH_TCP (3: rounds of the TCP phase; 0 skips it),
-# KMAGLEV_BENCH_TCP_SECS (2: guest seconds of an iperf3 run), KMAGLEV_BENCH_PROFILE (a case:
+# KMAGLEV_BENCH_TCP_SECS (2: guest seconds of an iperf3 run), KMAGLEV_BENCH_DF (1: frames with
+# DF but in the -nodf cases; 0: none with DF), KMAGLEV_BENCH_PROFILE (a case:
 # perf record it, see below), KMAGLEV_BENCH_INSNS (a case: one run between the markers of
 # insn-count.so, see below).
 # Exit status: 0 when the raw results are complete (cases that could not be measured are in
@@ -153,7 +154,7 @@ PGCTRL=/proc/net/pktgen/pgctrl
 PGTHR=/proc/net/pktgen/kpktgend_0
 PGDEV=/proc/net/pktgen/lbin
 LOOP_PIDS=()
-G_SRC= G_SPORT= G_DST= G_DPORT= G_RND=0 G_MAC= G_MARK=0 MARK_ARMED=0
+G_SRC= G_SPORT= G_DST= G_DPORT= G_RND=0 G_MAC= G_MARK=0 MARK_ARMED=0 G_DF=1
 
 pg() { [[ $SOURCE != pktgen ]] || echo "$*" >"$PGDEV" || die "pktgen: '$*' refused"; }
 # gen_range SRC_MIN SRC_MAX SPORT_MIN SPORT_MAX: addresses inclusive, ports as pktgen's
@@ -177,7 +178,7 @@ gen_run() {
 	local l
 	NS=0 SENT=0 PGERR=0
 	if [[ $SOURCE == inject ]]; then
-		echo "dev=lbin count=$1 dst=$G_DST dport=$G_DPORT src=$G_SRC sport=$G_SPORT mac=$G_MAC rnd=$G_RND mark=$G_MARK" \
+		echo "dev=lbin count=$1 dst=$G_DST dport=$G_DPORT src=$G_SRC sport=$G_SPORT mac=$G_MAC rnd=$G_RND df=$G_DF mark=$G_MARK" \
 			>"$INJ" || die "kmaglev_inject refused its run"
 		read -r l <"$INJ"
 		[[ $l =~ ^packets\ ([0-9]+)\ ns\ ([0-9]+)\ dropped\ ([0-9]+) ]] ||
@@ -216,7 +217,11 @@ pktgen)
 *) die "KMAGLEV_BENCH_GEN=$SOURCE: inject or pktgen" ;;
 esac
 gen_mac "$LBIN_MAC"
-printf 'PARAM\t%s\n' "source=$SOURCE rounds=$ROUNDS pkts=$NPKTS new=$NNEW fill=$NFILL fill_rounds=$FILL_ROUNDS" >>"$STATUS"
+# pktgen sets no DF: its frames have none in any case
+BENCH_DF=${KMAGLEV_BENCH_DF:-1}
+[[ $BENCH_DF == [01] ]] || die "KMAGLEV_BENCH_DF=$BENCH_DF: 0 or 1"
+[[ $SOURCE == inject ]] || BENCH_DF=0
+printf 'PARAM\t%s\n' "source=$SOURCE df=$BENCH_DF rounds=$ROUNDS pkts=$NPKTS new=$NNEW fill=$NFILL fill_rounds=$FILL_ROUNDS" >>"$STATUS"
 
 # --- results -----------------------------------------------------------------------------
 declare -A FAIL		# FAIL[case]: why it could not be measured (it is not run again)
@@ -467,13 +472,20 @@ fill() {
 	((SENT == NFILL)) || { fail "$c" "pktgen sent $SENT of the $NFILL packets of the fill"; return 1; }
 }
 
-# run CASE ROUND: set up and measure one case, unless it has failed before.
+# run CASE ROUND: set up and measure one case, unless it has failed before. The frames carry
+# DF (G_DF), as TCP's and QUIC's do, but in the CASE-nodf cases (and in every case with
+# KMAGLEV_BENCH_DF=0, to compare with a tree whose injector set no DF).
 run() {
-	local c=$1 r=$2 g0 i0 cfg vip be extra n=$NPKTS ing=0
+	local c=$1 r=$2 g0 i0 cfg vip be extra n=$NPKTS ing=0 base=$1
 	[[ -z ${FAIL[$c]:-} ]] || return 0
+	G_DF=$BENCH_DF
+	if [[ $c == *-nodf ]]; then
+		G_DF=0 base=${c%-nodf}
+		[[ $base == ipvs || $base == ipip-ing ]] || die "no case $c"
+	fi
 	gen_flows "${FLOWS_1K[@]}"
 	gen_mac "$LBIN_MAC"
-	case $c in
+	case $base in
 	gen)
 		# pktgen and the receive path up to ip_rcv's first check: the generator's cost,
 		# taken off the others' for their own.
@@ -493,8 +505,8 @@ run() {
 		ipvs_setup || { fail "$c" "ipvsadm could not configure the service"; ipvs_unload "$c"; return; }
 		gen_dst $VIP_IPVS $PORT
 		gen_run $WARM
-		measure ipvs "$r" bk0 20 "$n"
-		ipvs_unload ipvs ;;
+		measure "$c" "$r" bk0 20 "$n"
+		ipvs_unload "$c" ;;
 	ipvs-new|ipvs-new-500k)
 		kmg_unload
 		ipvs_unload "$c"
@@ -511,14 +523,14 @@ run() {
 		echo "  $((SECONDS - T0))s IPVS unloaded with its connections in $((SECONDS - i0))s" ;;
 	*)
 		kmg_load || { fail "$c" "$KMG_ERR"; return; }
-		case $c in
+		case $base in
 		nonvip)
 			gen_dst $DST_PLAIN $PORT
 			gen_run $WARM
 			measure nonvip "$r" sink0 0 "$n" ;;
 		ipip|gre|ipip-ing|gre-ing)
-			[[ $c == ipip* ]] && vip=$VIP_IPIP extra=20 || vip=$VIP_GRE extra=24
-			[[ $c != *-ing ]] || { hook_ingress || { fail "$c" "$HOOK_ERR"; return; }; ing=1; }
+			[[ $base == ipip* ]] && vip=$VIP_IPIP extra=20 || vip=$VIP_GRE extra=24
+			[[ $base != *-ing ]] || { hook_ingress || { fail "$c" "$HOOK_ERR"; return; }; ing=1; }
 			gen_dst "$vip" $PORT
 			gen_run $WARM
 			g0=$(gstats); inreceives; i0=$INRECV
@@ -639,7 +651,7 @@ insns() {
 # Every round runs every case once. On the instruction clock a case's cost does not depend on
 # what else the host runs, so the order does not matter; rounds are there for what varies in
 # the guest itself (a timer or a worker landing in one run, random flows).
-read -r -a CASES <<<"${KMAGLEV_BENCH_CASES:-gen plain ipvs nonvip ipip gre ipip-ing gre-ing steady rebuild ipvs-new new new-ing new-full new-flood ipvs-new-500k new-500k new-500k-ing}"
+read -r -a CASES <<<"${KMAGLEV_BENCH_CASES:-gen plain ipvs ipvs-nodf nonvip ipip gre ipip-ing ipip-ing-nodf gre-ing steady rebuild ipvs-new new new-ing new-full new-flood ipvs-new-500k new-500k new-500k-ing}"
 echo "== per-packet cost on the instruction clock: $ROUNDS rounds, $NPKTS packets a run" \
 	"($NNEW for new flows), 64-byte UDP"
 echo "   module ${KO:-(none)}"

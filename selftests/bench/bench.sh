@@ -13,7 +13,7 @@
 #
 # The clock: QEMU runs the guest on its instruction counter (-icount shift=0,sleep=on, one
 # vCPU): guest time advances 1 ns per guest instruction and skips idle time, so the time
-# pktgen measures for a run is the number of instructions the guest executed for it, whatever
+# the generator measures for a run is the number of instructions the guest executed for it, whatever
 # else the host runs. A case's figure is nanoseconds of that clock per packet, i.e.
 # instructions per packet. Two runs of the same commit agree to a fraction of a percent on the
 # steady cases (Documentation/perf.rst shows two). The price: every instruction weighs the
@@ -23,7 +23,7 @@
 #
 # What is measured (64-byte UDP; the LB is a network namespace). "1000 flows": 8 source
 # addresses (10.1.0.1-8) x 125 source ports, exactly 1000 distinct 5-tuples.
-#   gen   the generator alone: pktgen hands each packet to the LB's receive path with a
+#   gen   the generator alone: it hands each packet to the LB's receive path with a
 #         destination MAC that is not the device's, and ip_rcv() drops it at its first check.
 #         Its cost is taken off every other case's for that case's own ("corrected") cost.
 #   plain plain IP forwarding, 1000 flows, out of a dummy device               (baseline)
@@ -32,12 +32,16 @@
 #   ipip, gre        kmaglev, one backend, 1000 flows, at PRE_ROUTING (the VIP is not local)
 #   ipip-ing, gre-ing  the same in ingress mode (NF_NETDEV_INGRESS on lbin, before ip_rcv);
 #         a run counts only if rx-ingress counted 90% of the packets and ip_rcv under a tenth
+#   ipvs-nodf, ipip-ing-nodf  ipvs and ipip-ing with frames without DF. Every other case's
+#         frames carry DF, as TCP's, QUIC's and Linux's UDP senders' do, so IPVS and kmaglev
+#         give the outer header ID 0 (RFC 6864); without DF both take the kernel's ID
+#         generator (__ip_select_ident(): a SipHash and a shared atomic per packet)
 #   nonvip  the traffic of plain with kmaglev loaded and 1000 VIPs configured (those of the
 #         other cases and 995 more on the same port and protocol)
 #   steady, rebuild  a 100-backend service; rebuild: while a batch CLI at nice 19 changes one
 #         backend's weight 1 -> 2 -> 1 ... (each change rebuilds its 65537-slot table); on one
 #         vCPU the rebuilds' instructions are in the run's time
-#   new-flow cases: every packet a new flow (pktgen's IPSRC_RND and UDPSRC_RND: 2^40
+#   new-flow cases: every packet a new flow (source address and port at random: 2^40
 #         5-tuples), 100,000 of them, each run in an empty table:
 #     ipvs-new     IPVS as ipvs (a connection per flow), module reloaded before each run
 #     new, new-ing kmaglev conn-max 4,000,000 (every packet inserts an entry), at PRE_ROUTING
@@ -61,13 +65,14 @@
 #         (client, LB and server share the vCPU); its inverse is the throughput.
 #         `--quick tcp` runs it alone (2 rounds).
 #
-# How packets are generated: pktgen, one thread, "xmit_mode netif_receive" on the LB's
-# ingress veth, COUNT packets a run (50,000 for the steady cases, after 2,000 of warm-up):
-# each packet goes into the LB's receive path inside pktgen's thread, so nothing is queued or
-# dropped on the way in. A run's time is pktgen's own ("Result: OK: N usec"). pktgen hands
-# the stack the same skb again and again with an extra reference, so the stack copies its
-# header before changing it (ip_rcv's skb_share_check(), then pskb_expand_head()): that is in
-# plain, ipvs and kmaglev alike, not in gen.
+# How packets are generated: kmaglev_inject.ko (kmod/tests/bench_inject.c), in the bench
+# shell's write(): COUNT packets a run (50,000 for the steady cases, after 2,000 of warm-up),
+# each a fresh skb handed to the LB's ingress veth's receive path as a NIC driver does, so
+# nothing is queued or dropped on the way in. A run's time is the injector's own (ktime
+# around its loop). KMAGLEV_BENCH_GEN=pktgen uses pktgen's netif_receive mode instead, which
+# hands the stack the same skb again and again with an extra reference, so the stack copies
+# its header before changing it (ip_rcv's skb_share_check(), then pskb_expand_head()) in
+# plain, ipvs and kmaglev alike, not in gen; its frames carry no DF.
 #
 # --insns CASE: exact instruction counts. QEMU loads selftests/bench/insn-count.c (a TCG
 # plugin, built into build/bench/) that counts each instruction address the vCPU executes
@@ -75,7 +80,10 @@
 # case's second run (mark=1). insns.py maps the addresses to the guest's symbols
 # (/proc/kallsyms, modules included) and prints instructions per packet per function, and
 # the window's total beside the injector's own timing of the loop (they agree within a
-# fraction of a percent). Everything the vCPU runs in the window counts: a timer or a worker
+# fraction of a percent). The plugin counts a translation block's instructions as the block
+# starts, so a block left midway counts its rest too: against a count made per instruction
+# (a slower plugin, tried and not kept) that was 2-3 instructions a packet too many, in
+# functions such as kmem_cache_alloc_node(). Everything the vCPU runs in the window counts: a timer or a worker
 # that runs meanwhile shows up under its own name. perf record (--profile) samples on the
 # same clock, but its shares are not instruction shares under TCG (skb_scrub_packet showed
 # 4.8% of an ipip-ing packet, ~180 instructions; it executes 22): use --insns for costs.
