@@ -175,10 +175,13 @@ gen_mac() { G_MAC=$1; pg "dst_mac $1"; }
 # timing of the run, in guest nanoseconds (instructions on the instruction clock), SENT what
 # it sent, PGERR how many the stack refused (NET_RX_DROP).
 gen_run() {
-	local l
+	local l df
 	NS=0 SENT=0 PGERR=0
 	if [[ $SOURCE == inject ]]; then
-		echo "dev=lbin count=$1 dst=$G_DST dport=$G_DPORT src=$G_SRC sport=$G_SPORT mac=$G_MAC rnd=$G_RND df=$G_DF mark=$G_MARK" \
+		# df=1 only when wanted: an older kmaglev_inject.ko knows no df= and sends no DF
+		df=
+		[[ $G_DF == 0 ]] || df=" df=1"
+		echo "dev=lbin count=$1 dst=$G_DST dport=$G_DPORT src=$G_SRC sport=$G_SPORT mac=$G_MAC rnd=$G_RND mark=$G_MARK$df" \
 			>"$INJ" || die "kmaglev_inject refused its run"
 		read -r l <"$INJ"
 		[[ $l =~ ^packets\ ([0-9]+)\ ns\ ([0-9]+)\ dropped\ ([0-9]+) ]] ||
@@ -221,6 +224,7 @@ gen_mac "$LBIN_MAC"
 BENCH_DF=${KMAGLEV_BENCH_DF:-1}
 [[ $BENCH_DF == [01] ]] || die "KMAGLEV_BENCH_DF=$BENCH_DF: 0 or 1"
 [[ $SOURCE == inject ]] || BENCH_DF=0
+G_DF=$BENCH_DF	# run() changes it for its case alone (local); the fill, 1M and TCP phases use this
 printf 'PARAM\t%s\n' "source=$SOURCE df=$BENCH_DF rounds=$ROUNDS pkts=$NPKTS new=$NNEW fill=$NFILL fill_rounds=$FILL_ROUNDS" >>"$STATUS"
 
 # --- results -----------------------------------------------------------------------------
@@ -476,9 +480,8 @@ fill() {
 # DF (G_DF), as TCP's and QUIC's do, but in the CASE-nodf cases (and in every case with
 # KMAGLEV_BENCH_DF=0, to compare with a tree whose injector set no DF).
 run() {
-	local c=$1 r=$2 g0 i0 cfg vip be extra n=$NPKTS ing=0 base=$1
+	local c=$1 r=$2 g0 i0 cfg vip be extra n=$NPKTS ing=0 base=$1 G_DF=$BENCH_DF
 	[[ -z ${FAIL[$c]:-} ]] || return 0
-	G_DF=$BENCH_DF
 	if [[ $c == *-nodf ]]; then
 		G_DF=0 base=${c%-nodf}
 		[[ $base == ipvs || $base == ipip-ing ]] || die "no case $c"

@@ -8,8 +8,9 @@
 #    253, no ports) reach the backend that serves the flow.
 #  - Clearing a service's encap-src takes effect at once (the cached route is not reused).
 #  - Outer IPv4 IDs: a datagram with DF goes out in an outer header with DF and ID 0 (an atomic
-#    datagram, RFC 6864); one without DF in an outer header without DF, whose IDs differ from
-#    packet to packet (the kernel's generator), so fragments of two of them cannot be mixed.
+#    datagram, RFC 6864); one without DF in an outer header without DF, its ID from the kernel's
+#    generator for the outer (source, destination, protocol): two services that send to one
+#    backend host draw from one sequence, so fragments of two datagrams cannot be mixed.
 #  - Reassembly (LB 2, a 1400-byte link to the backends, a service with the defrag flag): a
 #    datagram the client fragmented so that each fragment fits the tunnel is forwarded, its
 #    outer packet fragmented, rather than answered with Packet Too Big.
@@ -126,20 +127,23 @@ elif cmd == 'echo-rh':		# echo-rh VIP6 FINAL: an echo request to VIP6 with a rou
             print('reply')
             sys.exit(0)
     print('no reply')
-elif cmd == 'udp-df':		# udp-df VIP PORT COUNT DF: COUNT datagrams from one socket, with
-    vip, port, n, df = args[0], int(args[1]), int(args[2]), args[3] == '1'	# DF or without
+elif cmd == 'udp-df':		# udp-df VIP[,VIP...] PORT COUNT DF: COUNT datagrams from one
+    vips, port = args[0].split(','), int(args[1])	# socket, to the VIPs in turn, with DF or
+    n, df = int(args[2]), args[3] == '1'		# without
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     # IP_MTU_DISCOVER (10): IP_PMTUDISC_DO (2) sets DF, IP_PMTUDISC_DONT (0) clears it
     s.setsockopt(socket.IPPROTO_IP, 10, 2 if df else 0)
-    for _ in range(n):
-        s.sendto(b'kmaglev!', (vip, port))
+    for i in range(n):
+        s.sendto(b'kmaglev!', (vips[i % len(vips)], port))
         time.sleep(0.02)
-elif cmd == 'outer':		# outer VIP PORT COUNT SECS: the outer headers of the IPIP packets
-    vip, port, n, secs = args[0], int(args[1]), int(args[2]), float(args[3])	# to VIP:PORT
+elif cmd == 'outer':		# outer VIP[,VIP...] PORT COUNT SECS: the outer headers of the
+    vips, port = args[0].split(','), int(args[1])	# IPIP packets to the VIPs' PORT, one
+    n, secs = int(args[2]), float(args[3])		# "df D id N vip V" line each
     s = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(0x0800))
     s.settimeout(0.5)
     print('ready', flush=True)
-    want, seen, end = socket.inet_aton(vip), 0, time.time() + secs
+    want = {socket.inet_aton(v): v for v in vips}
+    seen, end = 0, time.time() + secs
     while seen < n and time.time() < end:
         try:
             buf, addr = s.recvfrom(2048)
@@ -149,11 +153,12 @@ elif cmd == 'outer':		# outer VIP PORT COUNT SECS: the outer headers of the IPIP
             continue
         inner = buf[4 * (buf[0] & 15):]
         ihl = 4 * (inner[0] & 15)
-        if inner[9] != 17 or inner[16:20] != want or \
+        if inner[9] != 17 or inner[16:20] not in want or \
                 struct.unpack('!H', inner[ihl + 2:ihl + 4])[0] != port:
             continue
         frag, = struct.unpack('!H', buf[6:8])
-        print('df', frag >> 14 & 1, 'id', struct.unpack('!H', buf[4:6])[0], flush=True)
+        print('df', frag >> 14 & 1, 'id', struct.unpack('!H', buf[4:6])[0],
+              'vip', want[inner[16:20]], flush=True)
         seen += 1
 elif cmd == 'udp':		# udp VIP PORT SIZE: one datagram, no answer awaited
     vip, port, size = args[0], int(args[1]), int(args[2])
@@ -163,7 +168,8 @@ EOF
 hop() { local ns=$1; shift; ip netns exec "$ns" "$DP_PY" "$HOP_PY" "$@"; }
 svc() { if [[ $1 == *:* ]]; then echo "[$1]/any"; else echo "$1/any"; fi; }
 
-# VIP 1: GSO (LB 1)    VIP 3: protocol 253 (LB 1)    VIP 4: encap-src (LB 1)
+# VIP 1: GSO (LB 1)    VIP 2: outer IDs, with VIP 4 (LB 1)    VIP 3: protocol 253 (LB 1)
+# VIP 4: encap-src, outer IDs (LB 1)
 # VIP 5: the loop (LB 1 <-> LB 2)                     VIP 6: fragments, LOCAL_OUT (LB 2)
 bes() { echo "backend $(dp_be"$1" 1) $2 backend $(dp_be"$1" 2) $2"; }
 LB1_SRC4=198.51.100.3
@@ -174,6 +180,7 @@ service add [$(dp_vip6 1)]/any $(bes 6 'encap gre')
 service add $(dp_vip4 3)/any $(bes 4)
 service add [$(dp_vip6 3)]/any $(bes 6)
 service add $(dp_vip4 4)/any encap-src $LB1_SRC4 backend $(dp_be4 1)
+service add $(dp_vip4 2)/any backend $(dp_be4 1)
 service add [$(dp_vip6 4)]/any encap-src $LB1_SRC6 backend $(dp_be6 1)
 service add $(dp_vip4 5)/any backend $(dp_lb4 2)
 service add [$(dp_vip6 5)]/any backend $(dp_lb6 2)"
@@ -311,28 +318,45 @@ encap_src "$(dp_vip4 4)" 0.0.0.0 esrc "$LB1_SRC4"
 encap_src "$(dp_vip6 4)" :: esrc6 "$LB1_SRC6"
 
 # --- outer IPv4 IDs ---------------------------------------------------------------------------
-# 20 datagrams with DF, then 20 without, through VIP 4 (its one backend b1), the outer headers
-# read on b1 as they arrive
+# 20 datagrams with DF, then 20 without, to VIPs 4 and 2 in turn: two services, each with b1 as its
+# one backend, so two backends of kmaglev's that share one (source, destination, protocol) outer
+# tuple. The outer headers, read on b1 as they arrive: with DF, DF and ID 0 (RFC 6864); without,
+# no DF and IDs from the kernel's one generator for that tuple, so that they rise from packet to
+# packet whichever service sent it (a counter per backend would interleave two sequences).
 outer_ids() {
-	local vip=$1 port=7001 f=$DP_TMP/outer pid i dfs ids nd nids
-	hop "${DP_BE[1]}" outer "$vip" $port 40 30 >"$f" 2>&1 &
+	local v1=$1 v2=$2 port=7001 f=$DP_TMP/outer pid i ids nd ndf nids prev d bad=0 why=
+	hop "${DP_BE[1]}" outer "$v1,$v2" $port 40 30 >"$f" 2>&1 &
 	pid=$!
-	for ((i = 0; i < 100; i++)); do grep -q ready "$f" && break; dp_sleep 0.2; done
-	hop "$DP_CL" udp-df "$vip" $port 20 1
-	hop "$DP_CL" udp-df "$vip" $port 20 0
+	for ((i = 0; i < 100; i++)); do grep -qx ready "$f" && break; dp_sleep 0.2; done
+	if ! grep -qx ready "$f"; then
+		kill "$pid" 2>/dev/null; wait "$pid"
+		sed 's/^/# /' "$f"
+		ktap_test_fail "outer IPv4 headers: the sniffer on b1 never started"
+		return
+	fi
+	hop "$DP_CL" udp-df "$v1,$v2" $port 20 1
+	hop "$DP_CL" udp-df "$v1,$v2" $port 20 0
 	wait "$pid"
-	dfs=$(awk '$1 == "df" && NR <= 21 { print $2 "/" $4 }' "$f" | sort | uniq -c | xargs)
-	nd=$(awk '$1 == "df" && NR <= 21 && $2 == 1 && $4 == 0' "$f" | wc -l)
-	ids=$(awk '$1 == "df" && NR > 21 && $2 == 0 { print $4 }' "$f")
+	# the first 20 "df" lines are the datagrams with DF, the next 20 those without
+	nd=$(awk '$1 == "df" && ++n <= 20 && $2 == 1 && $4 == 0' "$f" | wc -l)
+	ndf=$(awk '$1 == "df" && ++n > 20 && $2 == 0' "$f" | wc -l)
+	ids=$(awk '$1 == "df" && ++n > 20 && $2 == 0 { print $4 }' "$f")
 	nids=$(sort -u <<<"$ids" | grep -c .)
-	if [[ $nd -eq 20 && $(grep -c . <<<"$ids") -eq 20 && $nids -eq 20 ]]; then
-		ktap_test_pass "outer IPv4 headers to $vip: 20 of 20 with DF have DF and ID 0; 20 of 20 without DF have no DF and 20 different IDs"
+	for i in $ids; do
+		if [[ -n $prev ]]; then
+			d=$(((i - prev + 65536) % 65536))
+			((d >= 1 && d <= 1000)) || { bad=$((bad + 1)); why+=" $prev->$i"; }
+		fi
+		prev=$i
+	done
+	if [[ $nd -eq 20 && $ndf -eq 20 && $nids -eq 20 && $bad -eq 0 ]]; then
+		ktap_test_pass "outer IPv4 headers to $v1 and $v2 (one backend host): 20 of 20 with DF have DF and ID 0; 20 of 20 without DF have no DF and IDs that rise by 1 to 1000 each"
 	else
-		echo "# with DF (df/id): ${dfs:-none}; without DF, IDs: $(xargs <<<"$ids")"
-		ktap_test_fail "outer IPv4 headers to $vip: $nd of 20 with DF have DF and ID 0 (want 20); $(grep -c . <<<"$ids") of 20 without DF have no DF, $nids different IDs (want 20, 20)"
+		sed 's/^/# /' "$f"
+		ktap_test_fail "outer IPv4 headers to $v1 and $v2: $nd of 20 with DF have DF and ID 0 (want 20); $ndf of 20 without DF have no DF, $nids different IDs, $bad steps outside 1..1000:${why:- none} (want 20, 20, 0)"
 	fi
 }
-outer_ids "$(dp_vip4 4)"
+outer_ids "$(dp_vip4 4)" "$(dp_vip4 2)"
 
 # --- reassembled datagrams whose fragments fit ------------------------------------------------
 frags() {
