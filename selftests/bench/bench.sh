@@ -4,7 +4,7 @@
 # measured in one boot of Debian's stock (non-debug) 6.1 kernel under QEMU. The guest half is
 # bench-vm.sh, the tables report.py.
 #
-#   bench.sh                    every case (about 6 minutes: 5m37s and 5m43s at 0fb6265)
+#   bench.sh                    every case (6 to 10 minutes on 2 cores: 5m37s, 5m43s, 10m1s)
 #   bench.sh --quick [CASE...]  gen, plain, ipvs and the CASEs (default ipip-ing), 3 rounds of
 #                               20,000 packets, no fills (about 2 minutes): for iterating on one mode
 #   bench.sh --profile CASE     perf record of one run of CASE: build/bench/profile-CASE.txt
