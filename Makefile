@@ -15,7 +15,7 @@
 #   make bench-insns  exact instructions per packet of each function for one case (CASE=ipip-ing,
 #                     ~30 s): build/bench/insns-CASE.txt
 #   make bench-table  Maglev table build benchmark
-#   make bench-health health checks at scale: 10,000 tcp/http probes a second, daemon CPU
+#   make bench-health health checks at scale, every kind (10,000 tcp/http/udp/dns probes a second), daemon CPU
 #   make generate     regenerate the netlink uAPI/policy code from the YNL spec
 #   make install      kmaglev.ko under /lib/modules/KVER/updates (then depmod), the CLI, its
 #                     man page, completion and systemd unit (see Documentation/install.rst)

@@ -2,10 +2,18 @@
 /*
  * A fake backend farm for `make bench-health`: one single-threaded epoll loop answering
  * on one port of every address it is reached at (bound to 0.0.0.0, so the whole of
- * 127.0.0.0/8 on lo: 10,000 backends are 10,000 loopback addresses). Mode "tcp" accepts and
- * closes; mode "http" reads a request and answers a fixed 200 with "ok", then closes.
+ * 127.0.0.0/8 on lo: 10,000 backends are 10,000 loopback addresses).
+ *   tcp    accepts and closes
+ *   http   reads a request, answers a fixed 200 with "ok", closes
+ *   https  the same over TLS (OpenSSL, the certificate and key given; session tickets as
+ *          OpenSSL sends them by default, as a real server would)
+ *   udp    echoes each datagram
+ *   dns    answers each query NOERROR with no records (the query, its QR and RA bits set)
+ * Datagrams are answered from the address they were sent to (IP_PKTINFO): the checks'
+ * sockets are connected, and take replies from that address only.
  *
- *   farm PORT tcp|http
+ *   farm PORT tcp|http|udp|dns
+ *   farm PORT https CERT KEY
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,9 +28,18 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
+enum mode { TCP, HTTP, HTTPS, UDP, DNS };
+
 static const char reply[] =
 	"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n"
 	"Connection: close\r\n\r\nok\n";
+
+static int ep;
+static SSL **tls;		/* https: by file descriptor */
+static size_t ntls;
 
 static void die(const char *what)
 {
@@ -30,19 +47,165 @@ static void die(const char *what)
 	exit(1);
 }
 
+static void watch(int fd, uint32_t events, int op)
+{
+	struct epoll_event ev = { .events = events, .data.fd = fd };
+
+	if (epoll_ctl(ep, op, fd, &ev))
+		die("epoll_ctl");
+}
+
+static void conn_close(int fd)
+{
+	if (tls && (size_t)fd < ntls && tls[fd]) {
+		SSL_free(tls[fd]);
+		tls[fd] = NULL;
+	}
+	close(fd);	/* leaves the epoll set with it */
+}
+
+/* http: the request (one segment on loopback), the reply, close */
+static void http_io(int fd)
+{
+	char buf[4096];
+	ssize_t r = recv(fd, buf, sizeof(buf), 0);
+
+	if (r < 0 && errno == EAGAIN)
+		return;
+	if (r > 0 && send(fd, reply, sizeof(reply) - 1, MSG_NOSIGNAL) < 0 &&
+	    errno != ECONNRESET && errno != EPIPE)
+		perror("send");
+	conn_close(fd);
+}
+
+/* https: handshake, request, reply, close_notify, close; waiting on whatever TLS wants */
+static void https_io(int fd)
+{
+	SSL *s = tls[fd];
+	char buf[4096];
+	int r, err;
+
+	r = SSL_read(s, buf, sizeof(buf));
+	if (r <= 0) {
+		err = SSL_get_error(s, r);
+		if (err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE) {
+			watch(fd, err == SSL_ERROR_WANT_READ ? EPOLLIN : EPOLLOUT, EPOLL_CTL_MOD);
+			return;
+		}
+		ERR_clear_error();
+		conn_close(fd);
+		return;
+	}
+	if (SSL_write(s, reply, sizeof(reply) - 1) > 0)
+		SSL_shutdown(s);
+	ERR_clear_error();
+	conn_close(fd);
+}
+
+static void accept_all(int lfd, enum mode mode, SSL_CTX *ctx)
+{
+	for (;;) {
+		int c = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (c < 0) {
+			if (errno != EAGAIN && errno != ECONNABORTED)
+				perror("accept4");
+			return;
+		}
+		if (mode == TCP) {
+			close(c);
+			continue;
+		}
+		if (mode == HTTPS) {
+			if ((size_t)c >= ntls || !(tls[c] = SSL_new(ctx)) || !SSL_set_fd(tls[c], c)) {
+				fprintf(stderr, "farm: no TLS state for fd %d\n", c);
+				conn_close(c);
+				continue;
+			}
+			SSL_set_accept_state(tls[c]);
+		}
+		watch(c, EPOLLIN, EPOLL_CTL_ADD);
+	}
+}
+
+/* udp and dns: every datagram waiting, answered from the address it came to */
+static void dgram_io(int fd, enum mode mode)
+{
+	for (;;) {
+		union {
+			char buf[CMSG_SPACE(sizeof(struct in_pktinfo))];
+			struct cmsghdr align;
+		} cb, ob;
+		unsigned char buf[2048];
+		struct sockaddr_in from;
+		struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+		struct msghdr m = {
+			.msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov,
+			.msg_iovlen = 1, .msg_control = cb.buf, .msg_controllen = sizeof(cb.buf),
+		};
+		struct in_pktinfo *to = NULL;
+		struct cmsghdr *cm;
+		ssize_t n = recvmsg(fd, &m, 0);
+
+		if (n < 0) {
+			if (errno != EAGAIN && errno != EINTR)
+				perror("recvmsg");
+			return;
+		}
+		for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm))
+			if (cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_PKTINFO)
+				to = (struct in_pktinfo *)CMSG_DATA(cm);
+		if (!to)
+			continue;
+		if (mode == DNS) {
+			if (n < 12 || (buf[2] & 0x80))
+				continue;	/* not a query */
+			buf[2] |= 0x80;		/* QR: a response */
+			buf[3] = 0x80;		/* RA, rcode NOERROR */
+		}
+		iov.iov_len = n;
+		m.msg_control = ob.buf;
+		m.msg_controllen = sizeof(ob.buf);
+		memset(ob.buf, 0, sizeof(ob.buf));
+		cm = CMSG_FIRSTHDR(&m);
+		cm->cmsg_level = IPPROTO_IP;
+		cm->cmsg_type = IP_PKTINFO;
+		cm->cmsg_len = CMSG_LEN(sizeof(struct in_pktinfo));
+		((struct in_pktinfo *)CMSG_DATA(cm))->ipi_spec_dst = to->ipi_addr;
+		if (sendmsg(fd, &m, 0) < 0 && errno != ECONNREFUSED)
+			perror("sendmsg");
+	}
+}
+
+static SSL_CTX *tls_ctx(const char *cert, const char *key)
+{
+	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+
+	if (!ctx || SSL_CTX_use_certificate_chain_file(ctx, cert) != 1 ||
+	    SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) != 1) {
+		ERR_print_errors_fp(stderr);
+		exit(1);
+	}
+	return ctx;
+}
+
 int main(int argc, char **argv)
 {
+	static const char *const names[] = { "tcp", "http", "https", "udp", "dns" };
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY) };
-	struct epoll_event ev, evs[256];
+	struct epoll_event evs[256];
+	SSL_CTX *ctx = NULL;
 	struct rlimit rl;
-	bool http;
-	int lfd, ep, one = 1;
+	enum mode mode;
+	int lfd, one = 1;
 
-	if (argc != 3 || (strcmp(argv[2], "tcp") && strcmp(argv[2], "http"))) {
-		fprintf(stderr, "usage: farm PORT tcp|http\n");
+	for (mode = TCP; mode <= DNS; mode++)
+		if (argc >= 3 && !strcmp(argv[2], names[mode]))
+			break;
+	if (mode > DNS || argc != (mode == HTTPS ? 5 : 3)) {
+		fprintf(stderr, "usage: farm PORT tcp|http|udp|dns\n       farm PORT https CERT KEY\n");
 		return 2;
 	}
-	http = !strcmp(argv[2], "http");
 	sin.sin_port = htons(atoi(argv[1]));
 	signal(SIGPIPE, SIG_IGN);
 	if (!getrlimit(RLIMIT_NOFILE, &rl)) {
@@ -50,22 +213,29 @@ int main(int argc, char **argv)
 		if (setrlimit(RLIMIT_NOFILE, &rl))
 			die("setrlimit");
 	}
-	lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (mode == HTTPS) {
+		ctx = tls_ctx(argv[3], argv[4]);
+		ntls = rl.rlim_cur < (1u << 20) ? rl.rlim_cur : 1u << 20;
+		tls = calloc(ntls, sizeof(*tls));
+		if (!tls)
+			die("calloc");
+	}
+	lfd = socket(AF_INET, (mode >= UDP ? SOCK_DGRAM : SOCK_STREAM) | SOCK_NONBLOCK |
+		     SOCK_CLOEXEC, 0);
 	if (lfd < 0)
 		die("socket");
 	if (setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)))
 		die("SO_REUSEADDR");
+	if (mode >= UDP && setsockopt(lfd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one)))
+		die("IP_PKTINFO");
 	if (bind(lfd, (struct sockaddr *)&sin, sizeof(sin)))
 		die("bind");
-	if (listen(lfd, 65535))
+	if (mode < UDP && listen(lfd, 65535))
 		die("listen");
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	if (ep < 0)
 		die("epoll_create1");
-	ev.events = EPOLLIN;
-	ev.data.fd = lfd;
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev))
-		die("epoll_ctl");
+	watch(lfd, EPOLLIN, EPOLL_CTL_ADD);
 	printf("farm: listening on *:%s (%s)\n", argv[1], argv[2]);
 	fflush(stdout);
 
@@ -79,39 +249,15 @@ int main(int argc, char **argv)
 		}
 		for (int i = 0; i < n; i++) {
 			int fd = evs[i].data.fd;
-			char buf[4096];
-			ssize_t r;
 
-			if (fd != lfd) {
-				/* http: the request (one segment on loopback), the reply, close */
-				r = recv(fd, buf, sizeof(buf), 0);
-				if (r < 0 && errno == EAGAIN)
-					continue;
-				if (r > 0 && send(fd, reply, sizeof(reply) - 1, MSG_NOSIGNAL) < 0 &&
-				    errno != ECONNRESET && errno != EPIPE)
-					perror("send");
-				close(fd);
-				continue;
-			}
-			for (;;) {
-				int c = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-
-				if (c < 0) {
-					if (errno != EAGAIN && errno != ECONNABORTED)
-						perror("accept4");
-					break;
-				}
-				if (!http) {
-					close(c);
-					continue;
-				}
-				ev.events = EPOLLIN;
-				ev.data.fd = c;
-				if (epoll_ctl(ep, EPOLL_CTL_ADD, c, &ev)) {
-					perror("epoll_ctl");
-					close(c);
-				}
-			}
+			if (fd == lfd && mode >= UDP)
+				dgram_io(fd, mode);
+			else if (fd == lfd)
+				accept_all(lfd, mode, ctx);
+			else if (mode == HTTPS)
+				https_io(fd);
+			else
+				http_io(fd);
 		}
 	}
 }

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The daemon half of `make bench-health`: N probes of one kind (tcp or http) through the
- * daemon's own engine (userland/daemon/health/health.c) against the farm (farm.c) on N loopback
+ * The daemon half of `make bench-health`: N probes of one kind through the daemon's own
+ * engine (userland/daemon/health/health.c) against the farm (farm.c) on N loopback
  * addresses, 127.1.0.1 onwards, every interval. After a warm-up it measures this process's
  * CPU time (getrusage) over the given seconds and prints it as a share of one core, with
- * the checks done per second and how many failed.
+ * the checks done per second, how many failed, and the CPU per 1,000 checks a second (to
+ * compare kinds run at different N). exec runs /bin/true, no farm; its processes' own CPU
+ * (RUSAGE_CHILDREN: the ones reaped in the window) is printed beside the engine's. udp sends
+ * "kmaglev" and expects it back; dns asks for "." A and expects NOERROR; https does not
+ * verify the certificate (the check's default).
  *
- *   health_bench tcp|http N PORT SECONDS [INTERVAL_MS]
+ *   health_bench tcp|http|https|udp|dns|exec N PORT SECONDS [INTERVAL_MS]
  */
 #include <errno.h>
 #include <signal.h>
@@ -50,16 +54,29 @@ static void stop_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	ev_break(loop, EVBREAK_ALL);
 }
 
-/* CPU seconds used so far: user in *@user, user + system returned */
-static double cpu_s(double *user)
+/* CPU seconds used so far by @who: user in *@user, user + system returned */
+static double cpu_s(int who, double *user)
 {
 	struct rusage ru;
 
-	if (getrusage(RUSAGE_SELF, &ru))
+	if (getrusage(who, &ru))
 		return 0;
 	*user = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
 	return *user + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
+
+static const struct {
+	const char *name;
+	enum kmd_check_kind kind;
+	int proto;
+} kinds[] = {
+	{ "tcp", KMD_CHECK_TCP, IPPROTO_TCP },
+	{ "http", KMD_CHECK_HTTP, IPPROTO_TCP },
+	{ "https", KMD_CHECK_HTTPS, IPPROTO_TCP },
+	{ "udp", KMD_CHECK_UDP, IPPROTO_UDP },
+	{ "dns", KMD_CHECK_DNS, IPPROTO_UDP },
+	{ "exec", KMD_CHECK_EXEC, IPPROTO_TCP },
+};
 
 static void run(struct ev_loop *loop, double secs)
 {
@@ -74,8 +91,11 @@ static void run(struct ev_loop *loop, double secs)
 
 int main(int argc, char **argv)
 {
+	static char *true_argv[] = { "/bin/true", NULL };
 	struct kmd_check c = { .via = KMD_VIA_DIRECT, .rise = 2, .fall = 3 };
 	struct totals a = { 0 }, b = { 0 };
+	double k0, ku, kc, rate;
+	unsigned int k;
 	struct ev_loop *loop;
 	struct kmd_hc *hc;
 	struct rlimit rl;
@@ -83,11 +103,19 @@ int main(int argc, char **argv)
 	double secs, c0, t0, u0, u1;
 	int port;
 
-	if (argc < 5) {
-		fprintf(stderr, "usage: health_bench tcp|http N PORT SECONDS [INTERVAL_MS]\n");
+	for (k = 0; argc >= 5 && k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		if (!strcmp(argv[1], kinds[k].name))
+			break;
+	if (argc < 5 || k == sizeof(kinds) / sizeof(kinds[0])) {
+		fprintf(stderr, "usage: health_bench tcp|http|https|udp|dns|exec N PORT SECONDS "
+			"[INTERVAL_MS]\n");
 		return 2;
 	}
-	c.kind = !strcmp(argv[1], "http") ? KMD_CHECK_HTTP : KMD_CHECK_TCP;
+	c.kind = kinds[k].kind;
+	c.send = "kmaglev";
+	c.expect = "kmaglev";
+	c.query = ".";
+	c.argv = true_argv;
 	n = atoi(argv[2]);
 	port = atoi(argv[3]);
 	secs = atof(argv[4]);
@@ -113,7 +141,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (i = 0; i < n; i++) {
-		struct kmd_target t = { .port = port, .proto = IPPROTO_TCP };
+		struct kmd_target t = { .port = port, .proto = kinds[k].proto };
 
 		t.addr.family = AF_INET;
 		t.addr.v4.s_addr = htonl(0x7f010001 + i);
@@ -125,18 +153,24 @@ int main(int argc, char **argv)
 	}
 	run(loop, 3);		/* warm-up: every probe ran at least twice */
 	kmd_hc_for_each(hc, sum, &a);
-	c0 = cpu_s(&u0);
+	c0 = cpu_s(RUSAGE_SELF, &u0);
+	k0 = cpu_s(RUSAGE_CHILDREN, &ku);
 	t0 = ev_time();
 	run(loop, secs);
 	t0 = ev_time() - t0;
-	c0 = cpu_s(&u1) - c0;
+	c0 = cpu_s(RUSAGE_SELF, &u1) - c0;
+	kc = cpu_s(RUSAGE_CHILDREN, &ku) - k0;
 	u1 -= u0;
 	kmd_hc_for_each(hc, sum, &b);
+	rate = (b.runs - a.runs) / t0;
 	printf("%s: %u probes every %u ms: %.0f checks/s, %llu failed, %u up %u down, "
-	       "CPU %.1f%% of one core (%.1f%% user; %.2f s in %.1f s)%s%s\n",
-	       argv[1], n, c.interval_ms, (b.runs - a.runs) / t0,
-	       (unsigned long long)(b.failures - a.failures), b.up, b.down, 100 * c0 / t0,
-	       100 * u1 / t0, c0, t0, b.why[0] ? "; last failure: " : "", b.why);
+	       "CPU %.1f%% of one core (%.1f%% user; %.2f s in %.1f s; %.1f%% per 1,000 checks/s)",
+	       argv[1], n, c.interval_ms, rate, (unsigned long long)(b.failures - a.failures),
+	       b.up, b.down, 100 * c0 / t0, 100 * u1 / t0, c0, t0,
+	       rate > 0 ? 100 * c0 / t0 / (rate / 1000) : 0);
+	if (c.kind == KMD_CHECK_EXEC)
+		printf(", and %.1f%% in the checks' own processes", 100 * kc / t0);
+	printf("%s%s\n", b.why[0] ? "; last failure: " : "", b.why);
 	kmd_hc_free(hc);
 	return b.failures != a.failures;
 }
