@@ -27,6 +27,8 @@ PKGS=(
 	clang libclang-rt-14-dev
 	# promtool checks the daemon's /metrics
 	prometheus
+	# make bench-health: the https farm's certificate
+	openssl
 )
 
 # --kernel: only what building the 6.12 kernels takes (make check starts the debug kernel's
