@@ -156,7 +156,11 @@ unsigned int kmg_rcv(struct kmg_net *kn, struct sk_buff *skb, const struct nf_ho
 	struct kmg_pkt p;
 	u32 probe_id;
 
-	res = family == AF_INET ? kmg_parse4(skb, &p) : kmg_parse6(skb, &p);
+	/* mode ingress checked the IPv4 header already (kmg_ingress4()) */
+	if (family == AF_INET)
+		res = early ? kmg_parse4_checked(skb, &p) : kmg_parse4(skb, &p);
+	else
+		res = kmg_parse6(skb, &p);
 	p.local = state->hook == NF_INET_LOCAL_OUT;
 	p.early = early;
 
@@ -270,14 +274,15 @@ static unsigned int kmg_hook4(void *priv, struct sk_buff *skb, const struct nf_h
 	struct kmg_net *kn = priv;
 	__be32 daddr = ip_hdr(skb)->daddr;
 	unsigned int verdict = NF_ACCEPT;
+	bool bh;
 
 	if (!kmg_vip_maybe(kn, kmg_vipf_hash4(daddr)))
 		return NF_ACCEPT;
-	local_bh_disable();
+	bh = kmg_bh_off();
 	/* LOCAL_OUT may be preemptible: the per-CPU flag is read with bottom halves off. */
 	if (!kmg_own_output(state))
 		verdict = kmg_rcv(kn, skb, state, AF_INET, &daddr, false);
-	local_bh_enable();
+	kmg_bh_restore(bh);
 	return verdict;
 }
 
@@ -286,13 +291,14 @@ static unsigned int kmg_hook6(void *priv, struct sk_buff *skb, const struct nf_h
 	struct kmg_net *kn = priv;
 	struct in6_addr daddr = ipv6_hdr(skb)->daddr;
 	unsigned int verdict = NF_ACCEPT;
+	bool bh;
 
 	if (!kmg_vip_maybe(kn, kmg_vipf_hash6(&daddr)))
 		return NF_ACCEPT;
-	local_bh_disable();
+	bh = kmg_bh_off();
 	if (!kmg_own_output(state))
 		verdict = kmg_rcv(kn, skb, state, AF_INET6, &daddr, false);
-	local_bh_enable();
+	kmg_bh_restore(bh);
 	return verdict;
 }
 

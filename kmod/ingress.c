@@ -223,6 +223,7 @@ static unsigned int kmg_ingress_hook(void *priv, struct sk_buff *skb,
 	struct kmg_net *kn = priv;	/* unhooked before the netns goes */
 	bool shared = skb_shared(skb);
 	unsigned int verdict;
+	bool bh;
 
 	/*
 	 * Only unicast to this host, as ip_forward() and IPVS want, and untagged: a VLAN's
@@ -233,12 +234,12 @@ static unsigned int kmg_ingress_hook(void *priv, struct sk_buff *skb,
 	    !READ_ONCE(kn->hooks) || !kmg_ingress_maybe(kn, skb, shared))
 		return NF_ACCEPT;
 	/* netif_receive_skb() may run with bottom halves on; kmg_rcv() wants them off */
-	local_bh_disable();
+	bh = kmg_bh_off();
 	if (unlikely(shared))
 		verdict = kmg_ingress_shared(kn, skb, state);
 	else
 		verdict = kmg_ingress_one(kn, skb, state);
-	local_bh_enable();
+	kmg_bh_restore(bh);
 	return verdict;
 }
 

@@ -107,22 +107,15 @@ static enum kmg_parse kmg_parse_icmp4_inner(struct sk_buff *skb, unsigned int of
 	return kmg_parse_quoted_ports(skb, off + inner->ihl * 4, p);
 }
 
-enum kmg_parse kmg_parse4(struct sk_buff *skb, struct kmg_pkt *p)
+/*
+ * The flow of a packet whose IPv4 header is linear and valid. @iph is read before the first
+ * pull of the transport header, which may move it; after that only ip_hdr().
+ */
+static enum kmg_parse kmg_parse4_flow(struct sk_buff *skb, const struct iphdr *iph,
+				      struct kmg_pkt *p)
 {
-	const struct iphdr *iph;
 	unsigned int off;
 
-	memset(p, 0, sizeof(*p));
-	p->family = AF_INET;
-	if (!pskb_may_pull(skb, sizeof(*iph)))
-		return KMG_PARSE_DROP;
-	iph = ip_hdr(skb);
-	if (iph->version != 4 || iph->ihl < 5 || !pskb_may_pull(skb, iph->ihl * 4))
-		return KMG_PARSE_DROP;
-	iph = ip_hdr(skb);	/* the pull may have moved the header */
-	/* a BIG TCP aggregate (gro_ipv4_max_size above 64 KiB) has 0 there: its skb's length */
-	if (iph_totlen(skb, iph) < iph->ihl * 4)
-		return KMG_PARSE_DROP;
 	p->saddr.v4 = iph->saddr;
 	p->daddr.v4 = iph->daddr;
 	p->proto = iph->protocol;
@@ -150,7 +143,44 @@ enum kmg_parse kmg_parse4(struct sk_buff *skb, struct kmg_pkt *p)
 		return KMG_PARSE_DROP;
 	return KMG_PARSE_OK;
 }
+
+enum kmg_parse kmg_parse4(struct sk_buff *skb, struct kmg_pkt *p)
+{
+	const struct iphdr *iph;
+
+	memset(p, 0, sizeof(*p));
+	p->family = AF_INET;
+	if (!pskb_may_pull(skb, sizeof(*iph)))
+		return KMG_PARSE_DROP;
+	iph = ip_hdr(skb);
+	if (iph->version != 4 || iph->ihl < 5 || !pskb_may_pull(skb, iph->ihl * 4))
+		return KMG_PARSE_DROP;
+	iph = ip_hdr(skb);	/* the pull may have moved the header */
+	/* a BIG TCP aggregate (gro_ipv4_max_size above 64 KiB) has 0 there: its skb's length */
+	if (iph_totlen(skb, iph) < iph->ihl * 4)
+		return KMG_PARSE_DROP;
+	return kmg_parse4_flow(skb, iph, p);
+}
 EXPORT_SYMBOL_IF_KUNIT(kmg_parse4);
+
+/*
+ * kmg_parse4() for a packet whose IPv4 header the caller has already checked as
+ * ip_rcv_core() does (kmg_ingress4(): linear, version, length, checksum, total length at
+ * least the header's): the same result without checking it twice.
+ */
+enum kmg_parse kmg_parse4_checked(struct sk_buff *skb, struct kmg_pkt *p)
+{
+	const struct iphdr *iph = ip_hdr(skb);
+
+	/* the caller's promise, checked on CONFIG_DEBUG_NET kernels */
+	DEBUG_NET_WARN_ON_ONCE(skb_headlen(skb) < sizeof(*iph) || iph->version != 4 ||
+			       iph->ihl < 5 || skb_headlen(skb) < iph->ihl * 4 ||
+			       iph_totlen(skb, iph) < iph->ihl * 4);
+	memset(p, 0, sizeof(*p));
+	p->family = AF_INET;
+	return kmg_parse4_flow(skb, iph, p);
+}
+EXPORT_SYMBOL_IF_KUNIT(kmg_parse4_checked);
 
 /* The flow an ICMPv6 error quotes, at @off (after the ICMPv6 header), reversed. */
 static enum kmg_parse kmg_parse_icmp6_inner(struct sk_buff *skb, unsigned int off,

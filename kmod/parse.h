@@ -41,6 +41,7 @@ enum kmg_parse {
 };
 
 enum kmg_parse kmg_parse4(struct sk_buff *skb, struct kmg_pkt *p);
+enum kmg_parse kmg_parse4_checked(struct sk_buff *skb, struct kmg_pkt *p);
 enum kmg_parse kmg_parse6(struct sk_buff *skb, struct kmg_pkt *p);
 
 #endif /* _KMAGLEV_PARSE_H */

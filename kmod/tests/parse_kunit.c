@@ -191,6 +191,79 @@ static void kmg_test_v4_icmp_error(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, kmg_parse4(kmg_skb(test, &pkt, sizeof(pkt)), &p), KMG_PARSE_PASS);
 }
 
+/*
+ * kmg_parse4_checked() (mode ingress, the header checked by kmg_ingress4() and the packet
+ * trimmed to its total length) gives what kmg_parse4() gives for every packet with a valid
+ * header: TCP, UDP, with IP options, a first and a later fragment, a truncated transport
+ * header, ICMP errors, echo and other ICMP.
+ */
+static void kmg_expect_same4(struct kunit *test, const void *pkt, unsigned int len)
+{
+	struct kmg_pkt a, c;
+	enum kmg_parse ra, rc;
+
+	memset(&a, 0xa5, sizeof(a));
+	memset(&c, 0x5a, sizeof(c));
+	ra = kmg_parse4(kmg_skb(test, pkt, len), &a);
+	rc = kmg_parse4_checked(kmg_skb(test, pkt, len), &c);
+	KUNIT_EXPECT_EQ(test, ra, rc);
+	KUNIT_EXPECT_EQ(test, memcmp(&a, &c, sizeof(a)), 0);
+}
+
+static void kmg_test_v4_checked(struct kunit *test)
+{
+	struct {
+		struct iphdr ip;
+		struct icmphdr icmp;
+		struct iphdr in;
+		struct udphdr udp;
+	} __packed err = {};
+	struct kmg_v4_tcp pkt = {};
+
+	kmg_fill_v4(&pkt.ip, IPPROTO_TCP, sizeof(pkt));
+	pkt.tcp.source = htons(40000);
+	pkt.tcp.dest = htons(80);
+	pkt.tcp.doff = 5;
+	pkt.tcp.ack = 1;
+	kmg_expect_same4(test, &pkt, sizeof(pkt));
+	pkt.tcp.doff = 4;
+	kmg_expect_same4(test, &pkt, sizeof(pkt));
+	kmg_fill_v4(&pkt.ip, IPPROTO_UDP, sizeof(pkt));
+	kmg_expect_same4(test, &pkt, sizeof(pkt));
+	kmg_fill_v4(&pkt.ip, IPPROTO_TCP, sizeof(struct iphdr) + 8);
+	kmg_expect_same4(test, &pkt, sizeof(struct iphdr) + 8);
+	kmg_fill_v4(&pkt.ip, IPPROTO_UDP, sizeof(pkt));
+	pkt.ip.frag_off = htons(IP_MF);
+	kmg_expect_same4(test, &pkt, sizeof(pkt));
+	kmg_fill_v4(&pkt.ip, IPPROTO_UDP, sizeof(struct iphdr) + 8);
+	pkt.ip.frag_off = htons(185);
+	kmg_expect_same4(test, &pkt, sizeof(struct iphdr) + 8);
+	/* 4 bytes of options (NOPs): the UDP header after them */
+	kmg_fill_v4(&pkt.ip, IPPROTO_UDP, sizeof(pkt));
+	pkt.ip.ihl = 6;
+	memset(&pkt.tcp, 0, sizeof(pkt.tcp));
+	memset(&pkt.tcp, IPOPT_NOP, 4);
+	kmg_expect_same4(test, &pkt, sizeof(pkt));
+
+	kmg_fill_v4(&err.ip, IPPROTO_ICMP, sizeof(err));
+	err.icmp.type = ICMP_DEST_UNREACH;
+	kmg_fill_v4(&err.in, IPPROTO_UDP, 1400);
+	err.in.saddr = VIP4;
+	err.in.daddr = CLI4;
+	err.udp.source = htons(53);
+	err.udp.dest = htons(33000);
+	kmg_expect_same4(test, &err, sizeof(err));
+	err.ip.tot_len = htons(sizeof(err) - 6);
+	kmg_expect_same4(test, &err, sizeof(err) - 6);
+	err.ip.tot_len = htons(sizeof(err));
+	err.in.saddr = htonl(0x0a000001);
+	kmg_expect_same4(test, &err, sizeof(err));
+	err.icmp.type = ICMP_ECHO;
+	kmg_expect_same4(test, &err, sizeof(err));
+	err.icmp.type = ICMP_TIMESTAMP;
+	kmg_expect_same4(test, &err, sizeof(err));
+}
+
 static void kmg_fill_v6(struct ipv6hdr *ip6, u8 nexthdr, unsigned int payload)
 {
 	memset(ip6, 0, sizeof(*ip6));
@@ -331,6 +404,7 @@ static struct kunit_case kmg_parse_cases[] = {
 	KUNIT_CASE(kmg_test_v4_malformed),
 	KUNIT_CASE(kmg_test_v4_fragment),
 	KUNIT_CASE(kmg_test_v4_icmp_error),
+	KUNIT_CASE(kmg_test_v4_checked),
 	KUNIT_CASE(kmg_test_v6_exthdrs),
 	KUNIT_CASE(kmg_test_v6_fragment),
 	KUNIT_CASE(kmg_test_v6_icmp),

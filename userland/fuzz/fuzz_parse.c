@@ -11,8 +11,10 @@
  * those of a plain reading of the packet's bytes written here (ref4(), ref6()): addresses,
  * ports and flags come from the bytes at the offsets the headers give, every offset is within
  * the packet, an ICMP error's quoted tuple comes from within the quote; and they are the same
- * as with the whole packet linear. ASan sees any read outside the linear part and any use of
- * a header pointer kept across a pull; UBSan any undefined arithmetic.
+ * as with the whole packet linear. For IPv4 packets whose header mode ingress would pass,
+ * kmg_parse4_checked() (the header not checked again) must agree with kmg_parse4(). ASan
+ * sees any read outside the linear part and any use of a header pointer kept across a pull;
+ * UBSan any undefined arithmetic.
  *
  * FUZZ_VERBOSE=1 prints each input's result (to see what a seed exercises).
  *
@@ -244,6 +246,41 @@ static enum kmg_parse run(bool v6, const u8 *b, unsigned int len, unsigned int h
 	return r;
 }
 
+/*
+ * Mode ingress: kmg_ingress4() checks an IPv4 header as ip_rcv_core() does, makes it linear
+ * and trims the packet to its total length before kmg_rcv() calls kmg_parse4_checked(),
+ * which must then give what kmg_parse4() gives for the same buffer.
+ */
+static void check_checked4(const u8 *b, unsigned int len, unsigned int headlen)
+{
+	unsigned int hlen, tot, pulls, cpulls;
+	struct kmg_pkt a, c;
+	struct sk_buff *skb;
+	enum kmg_parse ra, rc;
+
+	if (len < 20 || b[0] >> 4 != 4 || (b[0] & 15) < 5)
+		return;
+	hlen = (b[0] & 15) * 4;
+	tot = be16at(b, 2);
+	if (tot < hlen || tot > len)
+		return;
+	/* the header linear (kmg_ingress4() pulls it), the packet trimmed to its length */
+	if (headlen < hlen)
+		headlen = hlen;
+	if (headlen > tot)
+		headlen = tot;
+	ra = run(false, b, tot, headlen, &a, &pulls);
+	skb = kshim_skb_new(b, tot, headlen);
+	memset(&c, 0x5a, sizeof(c));
+	rc = kmg_parse4_checked(skb, &c);
+	cpulls = skb->pulls;
+	kshim_skb_free(skb);
+	check(ra == rc);
+	check(!memcmp(&a, &c, sizeof(a)));
+	/* and no more of the packet made linear than kmg_parse4() made */
+	check(cpulls <= pulls);
+}
+
 static int verbose = -1;
 
 int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
@@ -267,6 +304,8 @@ int LLVMFuzzerTestOneInput(const u8 *data, size_t size)
 	rl = run(v6, b, len, len, &lin, &pl);
 	check(pl == 0);
 	rr = v6 ? ref6(b, len, &ref) : ref4(b, len, &ref);
+	if (!v6)
+		check_checked4(b, len, headlen);
 
 	check(r == KMG_PARSE_OK || r == KMG_PARSE_PASS || r == KMG_PARSE_DROP);
 	check(p.family == (v6 ? AF_INET6 : AF_INET));

@@ -40,5 +40,7 @@
 
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
+/* a CONFIG_DEBUG_NET kernel's assertion, always on here: a broken one stops the fuzzer */
+#define DEBUG_NET_WARN_ON_ONCE(cond)	do { if (cond) __builtin_trap(); } while (0)
 
 #endif /* KSHIM_H */
