@@ -10,12 +10,13 @@
 #                     and 1M packets on the debug kernel (selftests/fuzz.sh)
 #   make demo         the load balancer, end to end, in a VM
 #   make bench        the data path's cost per packet against plain forwarding and IPVS, on
-#                     QEMU's instruction clock (~12 min; Documentation/perf.rst)
+#                     QEMU's instruction clock (6-10 min; Documentation/perf.rst)
 #   make bench-quick  the same for a few cases, to iterate on one (CASES="ipip-ing new-ing", ~2 min)
 #   make bench-insns  exact instructions per packet of each function for one case (CASE=ipip-ing,
-#                     ~30 s): build/bench/insns-CASE.txt
+#                     ~1 min): build/bench/insns-CASE.txt
 #   make bench-table  Maglev table build benchmark
-#   make bench-health health checks at scale, every kind (10,000 tcp/http/udp/dns probes a second), daemon CPU
+#   make bench-health health checks at scale, every kind (10,000 tcp/http/udp/dns probes a
+#                     second), the daemon's CPU (~2.5 min)
 #   make generate     regenerate the netlink uAPI/policy code from the YNL spec
 #   make install      kmaglev.ko under /lib/modules/KVER/updates (then depmod), the CLI, its
 #                     man page, completion and systemd unit (see Documentation/install.rst)
