@@ -350,8 +350,13 @@ fi
 case_move() { ib_to "$ilbx" "$ilb" && at "$ilbx" prerouting && at "$ilb" ingress; }
 check "hooked ib moved to ilbx, whose list does not name it: not hooked there; ilb's ia still is" \
 	case_move
+# (renamed back whatever the first count says: the cases after this one want ib)
 case_rename() {
-	rename "$ilbx" ib xb && at "$ilbx" ingress && rename "$ilbx" xb ib && at "$ilbx" prerouting
+	local rc=0
+	rename "$ilbx" ib xb || return 1
+	at "$ilbx" ingress || rc=1
+	rename "$ilbx" xb ib && at "$ilbx" prerouting || rc=1
+	return $rc
 }
 check "ib renamed into ilbx's list (xb): hooked; renamed out again: not hooked" case_rename
 case_del() { ip -n "$ilb" link del ia && ib_to "$ilb" "$ilbx" && at "$ilb" ingress; }
