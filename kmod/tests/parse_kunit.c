@@ -149,26 +149,35 @@ static void kmg_test_v4_fragment(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, p.frag);
 }
 
+struct kmg_v4_icmp_err {
+	struct iphdr ip;
+	struct icmphdr icmp;
+	struct iphdr in;
+	struct udphdr udp;
+} __packed;
+
+/* A router's fragmentation-needed about a datagram the VIP sent from port 53 to CLI4 */
+static void kmg_fill_icmp_err(struct kmg_v4_icmp_err *pkt)
+{
+	memset(pkt, 0, sizeof(*pkt));
+	kmg_fill_v4(&pkt->ip, IPPROTO_ICMP, sizeof(*pkt));
+	pkt->ip.saddr = htonl(0xcb007101);	/* a router */
+	pkt->icmp.type = ICMP_DEST_UNREACH;
+	pkt->icmp.code = ICMP_FRAG_NEEDED;
+	kmg_fill_v4(&pkt->in, IPPROTO_UDP, 1400);
+	pkt->in.saddr = VIP4;
+	pkt->in.daddr = CLI4;
+	pkt->udp.source = htons(53);
+	pkt->udp.dest = htons(33000);
+}
+
 /* An ICMP error quoting a packet the VIP sent gives the quoted flow, reversed. */
 static void kmg_test_v4_icmp_error(struct kunit *test)
 {
-	struct {
-		struct iphdr ip;
-		struct icmphdr icmp;
-		struct iphdr in;
-		struct udphdr udp;
-	} __packed pkt = {};
+	struct kmg_v4_icmp_err pkt;
 	struct kmg_pkt p;
 
-	kmg_fill_v4(&pkt.ip, IPPROTO_ICMP, sizeof(pkt));
-	pkt.ip.saddr = htonl(0xcb007101);	/* a router */
-	pkt.icmp.type = ICMP_DEST_UNREACH;
-	pkt.icmp.code = ICMP_FRAG_NEEDED;
-	kmg_fill_v4(&pkt.in, IPPROTO_UDP, 1400);
-	pkt.in.saddr = VIP4;
-	pkt.in.daddr = CLI4;
-	pkt.udp.source = htons(53);
-	pkt.udp.dest = htons(33000);
+	kmg_fill_icmp_err(&pkt);
 	KUNIT_ASSERT_EQ(test, kmg_parse4(kmg_skb(test, &pkt, sizeof(pkt)), &p), KMG_PARSE_OK);
 	KUNIT_EXPECT_TRUE(test, p.icmp_err);
 	KUNIT_EXPECT_EQ(test, p.proto, IPPROTO_UDP);
@@ -212,12 +221,7 @@ static void kmg_expect_same4(struct kunit *test, const void *pkt, unsigned int l
 
 static void kmg_test_v4_checked(struct kunit *test)
 {
-	struct {
-		struct iphdr ip;
-		struct icmphdr icmp;
-		struct iphdr in;
-		struct udphdr udp;
-	} __packed err = {};
+	struct kmg_v4_icmp_err err;
 	struct kmg_v4_tcp pkt = {};
 
 	kmg_fill_v4(&pkt.ip, IPPROTO_TCP, sizeof(pkt));
@@ -245,13 +249,7 @@ static void kmg_test_v4_checked(struct kunit *test)
 	memset(&pkt.tcp, IPOPT_NOP, 4);
 	kmg_expect_same4(test, &pkt, sizeof(pkt));
 
-	kmg_fill_v4(&err.ip, IPPROTO_ICMP, sizeof(err));
-	err.icmp.type = ICMP_DEST_UNREACH;
-	kmg_fill_v4(&err.in, IPPROTO_UDP, 1400);
-	err.in.saddr = VIP4;
-	err.in.daddr = CLI4;
-	err.udp.source = htons(53);
-	err.udp.dest = htons(33000);
+	kmg_fill_icmp_err(&err);
 	kmg_expect_same4(test, &err, sizeof(err));
 	err.ip.tot_len = htons(sizeof(err) - 6);
 	kmg_expect_same4(test, &err, sizeof(err) - 6);
