@@ -65,19 +65,6 @@ static double cpu_s(int who, double *user)
 	return *user + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
-static const struct {
-	const char *name;
-	enum kmd_check_kind kind;
-	int proto;
-} kinds[] = {
-	{ "tcp", KMD_CHECK_TCP, IPPROTO_TCP },
-	{ "http", KMD_CHECK_HTTP, IPPROTO_TCP },
-	{ "https", KMD_CHECK_HTTPS, IPPROTO_TCP },
-	{ "udp", KMD_CHECK_UDP, IPPROTO_UDP },
-	{ "dns", KMD_CHECK_DNS, IPPROTO_UDP },
-	{ "exec", KMD_CHECK_EXEC, IPPROTO_TCP },
-};
-
 static void run(struct ev_loop *loop, double secs)
 {
 	ev_timer t;
@@ -95,7 +82,7 @@ int main(int argc, char **argv)
 	struct kmd_check c = { .via = KMD_VIA_DIRECT, .rise = 2, .fall = 3 };
 	struct totals a = { 0 }, b = { 0 };
 	double k0, ku, kc, rate;
-	unsigned int k;
+	int k;
 	struct ev_loop *loop;
 	struct kmd_hc *hc;
 	struct rlimit rl;
@@ -103,15 +90,16 @@ int main(int argc, char **argv)
 	double secs, c0, t0, u0, u1;
 	int port;
 
-	for (k = 0; argc >= 5 && k < sizeof(kinds) / sizeof(kinds[0]); k++)
-		if (!strcmp(argv[1], kinds[k].name))
+	/* every kind by the daemon's own names but agent, which the farm does not speak */
+	for (k = 0; argc >= 5 && k < KMD_CHECK_AGENT; k++)
+		if (!strcmp(argv[1], kmd_check_kind_name(k)))
 			break;
-	if (argc < 5 || k == sizeof(kinds) / sizeof(kinds[0])) {
+	if (argc < 5 || k == KMD_CHECK_AGENT) {
 		fprintf(stderr, "usage: health_bench tcp|http|https|udp|dns|exec N PORT SECONDS "
 			"[INTERVAL_MS]\n");
 		return 2;
 	}
-	c.kind = kinds[k].kind;
+	c.kind = k;
 	c.send = "kmaglev";
 	c.expect = "kmaglev";
 	c.query = ".";
@@ -141,8 +129,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (i = 0; i < n; i++) {
-		struct kmd_target t = { .port = port, .proto = kinds[k].proto };
+		struct kmd_target t = { .port = port };
 
+		t.proto = c.kind == KMD_CHECK_UDP || c.kind == KMD_CHECK_DNS ?
+			  IPPROTO_UDP : IPPROTO_TCP;
 		t.addr.family = AF_INET;
 		t.addr.v4.s_addr = htonl(0x7f010001 + i);
 		t.backend = t.addr;
