@@ -58,48 +58,6 @@
 #include "service.h"
 #include "stats.h"
 
-struct kmg_conn_key4 {
-	__be32 saddr;
-	__be32 daddr;
-	__be16 sport;
-	__be16 dport;
-	u8 proto;
-	u8 pad[3];
-};
-
-struct kmg_conn_key6 {
-	struct in6_addr saddr;
-	struct in6_addr daddr;
-	__be16 sport;
-	__be16 dport;
-	u8 proto;
-	u8 pad[3];
-};
-
-/*
- * An entry. IPv4 entries are allocated only up to the end of k4 (56 bytes on 64-bit), IPv6
- * entries up to the end of k6 (80). Read locklessly under RCU by the packet path and GC:
- * node, family and the key are set before rhashtable publishes the entry and never change;
- * be, expires and state change while it is published, each written with one xchg() or
- * WRITE_ONCE() and read with READ_ONCE(); rcu is call_rcu()'s once the entry is unlinked.
- */
-struct kmg_conn {
-	struct rhash_head node;
-	/*
-	 * Changed with xchg() (resched, reuse), only ever to a backend of the same service
-	 * (see the file comment): be->svc is the entry's service.
-	 */
-	struct kmg_backend *be;
-	u32 expires;			/* jiffies, 32 bits */
-	u8 state;			/* enum kmg_conn_state */
-	u8 family;
-	struct rcu_head rcu;
-	union {
-		struct kmg_conn_key4 k4;
-		struct kmg_conn_key6 k6;
-	};
-};
-
 static struct kmem_cache *kmg_conn4_cache __read_mostly;
 static struct kmem_cache *kmg_conn6_cache __read_mostly;
 
@@ -251,67 +209,6 @@ static void kmg_conn_key6(struct kmg_conn_key6 *k, const struct kmg_pkt *p)
 	k->proto = p->proto;
 }
 
-/* The entry's service: its backend's (under RCU; the entry holds a reference on it). */
-struct kmg_service *kmg_conn_service(const struct kmg_conn *c)
-{
-	return READ_ONCE(c->be)->svc;
-}
-
-bool kmg_conn_expired(const struct kmg_conn *c)
-{
-	return (s32)((u32)jiffies - READ_ONCE(c->expires)) >= 0;
-}
-
-/*
- * Does a packet keep to this entry? Not when it expired (GC has not got to it yet), nor when
- * a new connection (SYN) reuses the 5-tuple of a closed one: then the entry is reused.
- */
-bool kmg_conn_usable(const struct kmg_conn *c, bool new_flow)
-{
-	return !kmg_conn_expired(c) && !(new_flow && READ_ONCE(c->state) == KMG_CS_FIN);
-}
-
-struct kmg_backend *kmg_conn_backend(const struct kmg_conn *c)
-{
-	return READ_ONCE(c->be);
-}
-
-static u32 kmg_conn_timeout(const struct kmg_net *kn, u8 state)
-{
-	const struct kmg_conn_cfg *cc = &kn->ccfg;
-	u32 s;
-
-	switch (state) {
-	case KMG_CS_SYN:
-		s = READ_ONCE(cc->timeout_tcp_syn);
-		break;
-	case KMG_CS_EST:
-		s = READ_ONCE(cc->timeout_tcp_est);
-		break;
-	case KMG_CS_FIN:
-		s = READ_ONCE(cc->timeout_tcp_fin);
-		break;
-	default:
-		s = READ_ONCE(cc->timeout_udp);
-		break;
-	}
-	return s * HZ;
-}
-
-/* The state a packet moves an entry to (or a new entry starts in). */
-static u8 kmg_conn_next_state(u8 state, const struct kmg_pkt *p, bool is_new)
-{
-	if (p->proto != IPPROTO_TCP)
-		return KMG_CS_OTHER;
-	if (p->tcp_flags & (TCPHDR_FIN | TCPHDR_RST))
-		return KMG_CS_FIN;
-	if ((p->tcp_flags & (TCPHDR_SYN | TCPHDR_ACK)) == TCPHDR_SYN)
-		return KMG_CS_SYN;
-	if (is_new || state == KMG_CS_SYN)
-		return KMG_CS_EST;
-	return state;
-}
-
 struct kmg_conn *kmg_conn_lookup(struct kmg_net *kn, const struct kmg_pkt *p)
 {
 	if (p->family == AF_INET) {
@@ -326,22 +223,6 @@ struct kmg_conn *kmg_conn_lookup(struct kmg_net *kn, const struct kmg_pkt *p)
 		kmg_conn_key6(&k, p);
 		return rhashtable_lookup(&kn->conns.ht6, &k, kmg_conn6_params);
 	}
-}
-
-/*
- * A packet of the flow: move the state on and push the expiry. The expiry is only written
- * when it moves by more than a second, so a busy flow does not dirty its entry every packet.
- */
-void kmg_conn_refresh(struct kmg_net *kn, struct kmg_conn *c, const struct kmg_pkt *p)
-{
-	u8 state = kmg_conn_next_state(READ_ONCE(c->state), p, false);
-	u32 expires = (u32)jiffies + kmg_conn_timeout(kn, state);
-
-	if (state != READ_ONCE(c->state))
-		WRITE_ONCE(c->state, state);
-	else if ((s32)(expires - READ_ONCE(c->expires)) < HZ)
-		return;
-	WRITE_ONCE(c->expires, expires);
 }
 
 /*
@@ -362,7 +243,7 @@ void kmg_conn_set_backend(struct kmg_net *kn, struct kmg_conn *c, struct kmg_bac
 	atomic_dec(&old->conns);
 	kmg_backend_put(old);
 	WRITE_ONCE(c->state, state);
-	WRITE_ONCE(c->expires, (u32)jiffies + kmg_conn_timeout(kn, state));
+	WRITE_ONCE(c->expires, (u32)jiffies + kmg_conn_timeout(&kn->ccfg, state));
 }
 
 /* Settle an entry's counters and references, after every reader is done with it. */
@@ -498,7 +379,7 @@ struct kmg_conn *kmg_conn_insert(struct kmg_net *kn, struct kmg_service *svc,
 	state = kmg_conn_next_state(KMG_CS_OTHER, p, true);
 	c->family = p->family;
 	c->state = state;
-	c->expires = (u32)jiffies + kmg_conn_timeout(kn, state);
+	c->expires = (u32)jiffies + kmg_conn_timeout(&kn->ccfg, state);
 	/*
 	 * Every reference the entry holds is taken before it is published: from then on another
 	 * CPU may find it, move it to another backend (dropping this one) or remove it. @be is

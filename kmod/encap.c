@@ -140,16 +140,13 @@ static void kmg_hop_dec(struct sk_buff *skb, const struct kmg_pkt *p)
 		ipv6_hdr(skb)->hop_limit--;
 }
 
-/*
- * Does the packet fit @mtu once encapsulated? If not and it may not be fragmented, tell the
- * client and return true (the caller drops it).
- */
-static bool kmg_too_big(struct kmg_net *kn, struct sk_buff *skb, const struct kmg_pkt *p,
-			unsigned int mtu)
+/* kmg_too_big() for a packet that does not fit as it is. */
+static noinline bool kmg_too_big_slow(struct kmg_net *kn, struct sk_buff *skb,
+				      const struct kmg_pkt *p, unsigned int mtu)
 {
 	unsigned int frag_max;
 
-	if (skb_is_gso(skb) ? skb_gso_validate_network_len(skb, mtu) : skb->len <= mtu)
+	if (skb_is_gso(skb) && skb_gso_validate_network_len(skb, mtu))
 		return false;
 	/*
 	 * Reassembled by kmaglev (hook.c): the client sent fragments, the largest this big. If
@@ -162,6 +159,18 @@ static bool kmg_too_big(struct kmg_net *kn, struct sk_buff *skb, const struct km
 		return false;
 	kmg_icmp_too_big(kn, skb, p, mtu);
 	return true;
+}
+
+/*
+ * Does the packet fit @mtu once encapsulated? If not and it may not be fragmented, tell the
+ * client and return true (the caller drops it).
+ */
+static bool kmg_too_big(struct kmg_net *kn, struct sk_buff *skb, const struct kmg_pkt *p,
+			unsigned int mtu)
+{
+	if (likely(!skb_is_gso(skb) && skb->len <= mtu))
+		return false;
+	return kmg_too_big_slow(kn, skb, p, mtu);
 }
 
 /* Offload state, and the GRE header if any; the outer IP header is pushed by the caller. */
@@ -186,7 +195,8 @@ static int kmg_push_encap(struct sk_buff *skb, const struct kmg_pkt *p,
 		struct gre_base_hdr *g;
 
 		skb_set_inner_protocol(skb, inner);
-		g = skb_push(skb, sizeof(*g) + (e->keyed ? 4 : 0));
+		/* kmg_encap_prepare() made room for it (skb_cow_head()) */
+		g = __skb_push(skb, sizeof(*g) + (e->keyed ? 4 : 0));
 		g->flags = e->keyed ? GRE_KEY : 0;
 		g->protocol = inner;
 		if (e->keyed)
@@ -237,13 +247,14 @@ void kmg_local_out(struct kmg_net *kn, struct sk_buff *skb)
 }
 
 /*
- * May an early-path packet skip the output path for @dst? (See the top of this file.) A GSO
- * packet's segments must each fit @mtu, as ip_finish_output_gso() would check.
+ * May an early-path packet skip the output path for route @r? (See the top of this file; the
+ * route's kind is worked out once, when it is cached: r->plain.) A GSO packet's segments must
+ * each fit @mtu, as ip_finish_output_gso() would check.
  */
-static bool kmg_direct_ok(const struct kmg_pkt *p, const struct dst_entry *dst,
+static bool kmg_direct_ok(const struct kmg_pkt *p, const struct kmg_route *r,
 			  const struct sk_buff *skb, unsigned int mtu)
 {
-	return p->early && !dst->lwtstate && !dst_xfrm(dst) && !netif_is_l3_master(dst->dev) &&
+	return p->early && r->plain &&
 	       (!skb_is_gso(skb) || skb_gso_validate_network_len(skb, mtu));
 }
 
@@ -298,14 +309,65 @@ static void kmg_tx(struct kmg_net *kn, struct sk_buff *skb, bool direct)
 	kmg_count_add(kn, KMG_C_TX_BYTES, len);
 }
 
+/*
+ * Look up the backend's IPv4 route from source @want (0: the route's preferred source) for
+ * encap-src generation @gen, and cache it for this CPU. NULL when there is none. Off the
+ * packet path's straight line: a route is looked up once per CPU until it changes.
+ */
+static noinline const struct kmg_route *
+kmg_route4_new(struct kmg_net *kn, struct kmg_backend *be, __be32 want, u8 proto,
+	       unsigned int gen)
+{
+	union kmg_inaddr cached = { };
+	struct flowi4 fl4;
+	struct rtable *rt;
+
+	memset(&fl4, 0, sizeof(fl4));
+	fl4.daddr = kmg_addr_v4(&be->addr);
+	fl4.saddr = want;
+	fl4.flowi4_proto = proto;
+	if (want)
+		fl4.flowi4_flags = FLOWI_FLAG_ANYSRC;
+	rt = ip_route_output_key(kn->net, &fl4);
+	if (IS_ERR(rt))
+		return NULL;
+	if (rt->rt_type != RTN_UNICAST) {
+		ip_rt_put(rt);
+		return NULL;
+	}
+	kmg_encap_src_gen(be, gen);
+	cached.v4 = fl4.saddr;
+	return kmg_route_set(&be->routes, &rt->dst, &cached);
+}
+
+/* As kmg_route4_new(), for IPv6. */
+static noinline const struct kmg_route *
+kmg_route6_new(struct kmg_net *kn, struct kmg_backend *be, const struct in6_addr *want,
+	       u8 proto, unsigned int gen)
+{
+	union kmg_inaddr cached = { };
+	struct dst_entry *dst;
+	struct flowi6 fl6;
+
+	memset(&fl6, 0, sizeof(fl6));
+	fl6.daddr = be->addr.in6;
+	fl6.saddr = *want;
+	fl6.flowi6_proto = proto;
+	if (ip6_dst_lookup(kn->net, NULL, &dst, &fl6))
+		return NULL;
+	kmg_encap_src_gen(be, gen);
+	cached.v6 = fl6.saddr;
+	return kmg_route_set(&be->routes, dst, &cached);
+}
+
 static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 		      struct kmg_backend *be, struct sk_buff *skb, const struct kmg_pkt *p,
 		      bool fwd)
 {
-	__be32 daddr = kmg_addr_v4(&be->addr), saddr = 0, want;
+	__be32 daddr = kmg_addr_v4(&be->addr), saddr;
 	u8 dsfield = kmg_inner_dsfield(skb, p);
-	union kmg_inaddr src, cached;
-	struct dst_entry *dst;
+	const struct kmg_route *r;
+	union kmg_inaddr src;
 	struct kmg_encap e;
 	struct iphdr *iph;
 	struct rtable *rt;
@@ -314,34 +376,17 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 	__be16 df;
 
 	kmg_encap_of(be, p, false, &e);
-	dst = kmg_route_get(&be->routes, &cached);
-	rt = (struct rtable *)dst;
-	if (rt)
-		saddr = cached.v4;
+	r = kmg_route_get(&be->routes);
 	gen = kmg_encap_src(svc, AF_INET, &src);
-	want = src.v4;
-	if (!rt || READ_ONCE(be->dst_src_seq) != gen || (want && saddr != want)) {
-		struct flowi4 fl4;
-
-		memset(&fl4, 0, sizeof(fl4));
-		fl4.daddr = daddr;
-		fl4.saddr = want;
-		fl4.flowi4_proto = e.proto;
-		if (want)
-			fl4.flowi4_flags = FLOWI_FLAG_ANYSRC;
-		rt = ip_route_output_key(kn->net, &fl4);
-		if (IS_ERR(rt))
+	if (!r || READ_ONCE(be->dst_src_seq) != gen || (src.v4 && r->saddr.v4 != src.v4)) {
+		r = kmg_route4_new(kn, be, src.v4, e.proto, gen);
+		if (!r)
 			goto no_route;
-		if (rt->rt_type != RTN_UNICAST) {
-			ip_rt_put(rt);
-			goto no_route;
-		}
-		kmg_encap_src_gen(be, gen);
-		saddr = fl4.saddr;
-		cached.v4 = saddr;
-		kmg_route_set(&be->routes, &rt->dst, &cached);
 	}
-	mtu = dst_mtu(&rt->dst) - e.hlen;
+	/* the slot's fields are read before the packet leaves (a nested send may replace it) */
+	rt = (struct rtable *)r->dst;
+	saddr = r->saddr.v4;
+	mtu = kmg_route_mtu(r) - e.hlen;
 	if (kmg_too_big(kn, skb, p, mtu)) {
 		kmg_drop(kn, skb, KMG_C_DROP_TOO_BIG, SKB_DROP_REASON_PKT_TOO_BIG);
 		return;
@@ -356,12 +401,12 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 	} else {
 		df = p->family == AF_INET6 || (ip_hdr(skb)->frag_off & htons(IP_DF)) ?
 		     htons(IP_DF) : 0;
-		direct = kmg_direct_ok(p, &rt->dst, skb, mtu) && skb->len + e.hlen <= IP_MAX_MTU;
+		direct = kmg_direct_ok(p, r, skb, mtu) && skb->len + e.hlen <= IP_MAX_MTU;
 	}
 	if (kmg_encap_prepare(skb, p, &e, &rt->dst, fwd, false))
 		goto nomem;
 	memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
-	skb_push(skb, sizeof(*iph));
+	__skb_push(skb, sizeof(*iph));	/* room made by kmg_encap_prepare() */
 	skb_reset_network_header(skb);
 	iph = ip_hdr(skb);
 	iph->version = 4;
@@ -397,8 +442,9 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 {
 	__be32 label = htonl(skb_get_hash(skb)) & IPV6_FLOWLABEL_MASK;
 	u8 dsfield = kmg_inner_dsfield(skb, p);
-	struct in6_addr saddr, *want;
-	union kmg_inaddr src, cached;
+	const struct kmg_route *r;
+	struct in6_addr saddr;
+	union kmg_inaddr src;
 	unsigned int gen, mtu;
 	struct dst_entry *dst;
 	struct ipv6hdr *ip6h;
@@ -406,27 +452,18 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 	bool frag_outer, direct;
 
 	kmg_encap_of(be, p, true, &e);
-	dst = kmg_route_get(&be->routes, &cached);
-	if (dst)
-		saddr = cached.v6;
+	r = kmg_route_get(&be->routes);
 	gen = kmg_encap_src(svc, AF_INET6, &src);
-	want = &src.v6;
-	if (!dst || READ_ONCE(be->dst_src_seq) != gen ||
-	    (!ipv6_addr_any(want) && !ipv6_addr_equal(&saddr, want))) {
-		struct flowi6 fl6;
-
-		memset(&fl6, 0, sizeof(fl6));
-		fl6.daddr = be->addr.in6;
-		fl6.saddr = *want;
-		fl6.flowi6_proto = e.proto;
-		if (ip6_dst_lookup(kn->net, NULL, &dst, &fl6))
+	if (!r || READ_ONCE(be->dst_src_seq) != gen ||
+	    (!ipv6_addr_any(&src.v6) && !ipv6_addr_equal(&r->saddr.v6, &src.v6))) {
+		r = kmg_route6_new(kn, be, &src.v6, e.proto, gen);
+		if (!r)
 			goto no_route;
-		kmg_encap_src_gen(be, gen);
-		saddr = fl6.saddr;
-		cached.v6 = saddr;
-		kmg_route_set(&be->routes, dst, &cached);
 	}
-	mtu = dst_mtu(dst) - e.hlen;
+	/* as in kmg_xmit4() */
+	dst = r->dst;
+	saddr = r->saddr.v6;
+	mtu = kmg_route_mtu(r) - e.hlen;
 	if (kmg_too_big(kn, skb, p, mtu)) {
 		kmg_drop(kn, skb, KMG_C_DROP_TOO_BIG, SKB_DROP_REASON_PKT_TOO_BIG);
 		return;
@@ -436,11 +473,11 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 	 * fragmented: here that means the outer IPv6 packet.
 	 */
 	frag_outer = !skb_is_gso(skb) && skb->len > mtu;
-	direct = !frag_outer && kmg_direct_ok(p, dst, skb, mtu) &&
+	direct = !frag_outer && kmg_direct_ok(p, r, skb, mtu) &&
 		 skb->len + e.hlen - sizeof(*ip6h) <= IPV6_MAXPLEN;
 	if (kmg_encap_prepare(skb, p, &e, dst, fwd, true))
 		goto nomem;
-	skb_push(skb, sizeof(*ip6h));
+	__skb_push(skb, sizeof(*ip6h));	/* room made by kmg_encap_prepare() */
 	skb_reset_network_header(skb);
 	ip6h = ipv6_hdr(skb);
 	ip6_flow_hdr(ip6h, INET_ECN_encapsulate(dsfield, dsfield), label);

@@ -26,8 +26,8 @@
 #include "parse.h"
 
 /* The ports of a TCP or UDP header at @off. */
-static int kmg_parse_ports(struct sk_buff *skb, unsigned int off, u8 proto, __be16 *sport,
-			   __be16 *dport, u8 *tcp_flags)
+static __always_inline int kmg_parse_ports(struct sk_buff *skb, unsigned int off, u8 proto,
+					   __be16 *sport, __be16 *dport, u8 *tcp_flags)
 {
 	if (proto == IPPROTO_TCP) {
 		const struct tcphdr *th;
@@ -109,10 +109,11 @@ static enum kmg_parse kmg_parse_icmp4_inner(struct sk_buff *skb, unsigned int of
 
 /*
  * The flow of a packet whose IPv4 header is linear and valid. @iph is read before the first
- * pull of the transport header, which may move it; after that only ip_hdr().
+ * pull of the transport header, which may move it; after that only ip_hdr(). Inlined into
+ * its two callers: one of them is every IPv4 packet's parse in mode ingress.
  */
-static enum kmg_parse kmg_parse4_flow(struct sk_buff *skb, const struct iphdr *iph,
-				      struct kmg_pkt *p)
+static __always_inline enum kmg_parse
+kmg_parse4_flow(struct sk_buff *skb, const struct iphdr *iph, struct kmg_pkt *p)
 {
 	unsigned int off;
 

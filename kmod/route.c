@@ -16,20 +16,35 @@
  * RCU callback). kmg_route_cache_reset() may run anywhere: it makes every slot cached up to
  * now stale, so each CPU looks its route up again (as dst_cache_reset() does). A route the
  * kernel invalidated (dst_check()) is looked up again too.
+ *
+ * What a slot derives from its route holds while the route passes dst_check():
+ * - plain (no lightweight tunnel state, xfrm bundle or L3 master device): fixed for the
+ *   route's life. (A device going away may move an uncached route to the blackhole device
+ *   without failing its dst_check(): that device is no L3 master either, and the packet is
+ *   dropped there.)
+ * - mtu, plain IPv4 routes only (an xfrm bundle's MTU is rewritten in place by its own
+ *   dst_check(), xfrm_bundle_ok()). ipv4_mtu() is the route's PMTU exception (rt_pmtu, with
+ *   its expiry and lock), else its RTAX_MTU metric, else the device's MTU, less the lwtunnel
+ *   headroom (and 576 at most for a gatewayed route whose MTU metric is locked: such routes
+ *   cache no MTU, as a redirect may make one gatewayed in place). The metrics and the
+ *   lwtunnel state are fixed for the route's life. A device MTU change flushes the IPv4
+ *   route cache (fib_netdev_event(): rt_cache_flush()), so the route fails dst_check(). (Not
+ *   when the device has no IPv4 state: an MTU below 68 removes it first; then no route goes
+ *   through it either.) A PMTU exception is different: a new one marks the cached routes of
+ *   its next hop obsolete, but one that exists is written into the routes bound to it in
+ *   place (fill_route_from_fnhe()), and a route may be bound to an exception without an MTU
+ *   (after a flush reset it, or a redirect's) that gets one later. So the cached MTU is used
+ *   only while the route has no exception MTU (rt_pmtu and rt_mtu_locked both clear, read
+ *   per packet: kmg_route_mtu()); with one, dst_mtu() is asked each packet. IPv6 routes get
+ *   their PMTU written into their metrics in place: no MTU is cached for them.
  */
+#include <linux/netdevice.h>
 #include <linux/percpu.h>
 #include <net/dst.h>
 #include <net/ip6_fib.h>
 
 #include "parse.h"
 #include "route.h"
-
-struct kmg_route {
-	struct dst_entry *dst;		/* one reference, held by the slot */
-	unsigned long stamp;		/* jiffies when cached */
-	u32 cookie;			/* IPv6: the route's cookie for dst_check() */
-	union kmg_inaddr saddr;		/* the source the route was looked up with */
-};
 
 int kmg_route_cache_init(struct kmg_route_cache *rc, gfp_t gfp)
 {
@@ -58,40 +73,34 @@ void kmg_route_cache_reset(struct kmg_route_cache *rc)
 	WRITE_ONCE(rc->reset_ts, jiffies);
 }
 
-/*
- * This CPU's route and its source, or NULL (none, stale or invalid). No reference: the route
- * is good until the caller leaves its RCU read section, or calls kmg_route_set().
- */
-struct dst_entry *kmg_route_get(struct kmg_route_cache *rc, union kmg_inaddr *saddr)
+/* kmg_route_get() found the slot's route stale or invalid: drop it. */
+void kmg_route_drop(struct kmg_route *r)
 {
-	struct kmg_route *r = this_cpu_ptr(rc->pcpu);
 	struct dst_entry *dst = r->dst;
 
-	if (!dst)
-		return NULL;
-	if (unlikely(!time_after(r->stamp, READ_ONCE(rc->reset_ts)) ||
-		     !dst_check(dst, r->cookie))) {
-		r->dst = NULL;
-		dst_release(dst);
-		return NULL;
-	}
-	*saddr = r->saddr;
-	return dst;
+	r->dst = NULL;
+	dst_release(dst);
 }
 
 /*
- * Cache @dst (its reference passes to the cache) for this CPU. The caller may go on using it
- * without a reference, as after kmg_route_get().
+ * Cache @dst (its reference passes to the cache) for this CPU, and return the slot. The
+ * caller may go on using the route without a reference, as after kmg_route_get().
  */
-void kmg_route_set(struct kmg_route_cache *rc, struct dst_entry *dst,
-		   const union kmg_inaddr *saddr)
+const struct kmg_route *kmg_route_set(struct kmg_route_cache *rc, struct dst_entry *dst,
+				      const union kmg_inaddr *saddr)
 {
 	struct kmg_route *r = this_cpu_ptr(rc->pcpu);
 	struct dst_entry *old = r->dst;
+	bool v6 = dst->ops->family == AF_INET6;
 
 	r->dst = dst;
 	r->stamp = jiffies;
 	r->saddr = *saddr;
-	r->cookie = dst->ops->family == AF_INET6 ? rt6_get_cookie((struct rt6_info *)dst) : 0;
+	r->cookie = v6 ? rt6_get_cookie((struct rt6_info *)dst) : 0;
+	r->plain = !dst->lwtstate && !dst_xfrm(dst) && !netif_is_l3_master(READ_ONCE(dst->dev));
+	/* an exception found after dst_mtu() asked is seen by kmg_route_mtu() */
+	r->mtu = !v6 && r->plain && kmg_route_no_pmtu(dst) &&
+		 !dst_metric_locked(dst, RTAX_MTU) ? dst_mtu(dst) : 0;
 	dst_release(old);
+	return r;
 }

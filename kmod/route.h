@@ -11,13 +11,32 @@
 #define _KMAGLEV_ROUTE_H
 
 #include <linux/compiler_types.h>
+#include <linux/jiffies.h>
+#include <linux/percpu.h>
 #include <linux/types.h>
+#include <net/dst.h>
+#include <net/route.h>
 
-struct dst_entry;
-union kmg_inaddr;
+#include "parse.h"	/* union kmg_inaddr */
 
-/* A backend's route, cached per CPU (route.c). */
-struct kmg_route;
+/*
+ * A backend's route, cached per CPU (route.c), with what the packet path would otherwise
+ * work out from it on every packet. The derived fields are set by kmg_route_set() and hold
+ * as long as the route passes dst_check() (see route.c for why).
+ */
+struct kmg_route {
+	struct dst_entry *dst;		/* one reference, held by the slot */
+	unsigned long stamp;		/* jiffies when cached */
+	u32 cookie;			/* IPv6: the route's cookie for dst_check() */
+	/*
+	 * IPv4: dst_mtu() of a route without a PMTU exception, 0 otherwise (and for IPv6):
+	 * kmg_route_mtu() then asks the route.
+	 */
+	u32 mtu;
+	/* no lightweight tunnel, xfrm or L3 master (VRF) device: see kmg_neigh_out() */
+	bool plain;
+	union kmg_inaddr saddr;		/* the source the route was looked up with */
+};
 
 struct kmg_route_cache {
 	struct kmg_route __percpu *pcpu;
@@ -28,8 +47,43 @@ struct kmg_route_cache {
 int kmg_route_cache_init(struct kmg_route_cache *rc, gfp_t gfp);
 void kmg_route_cache_destroy(struct kmg_route_cache *rc);
 void kmg_route_cache_reset(struct kmg_route_cache *rc);
-struct dst_entry *kmg_route_get(struct kmg_route_cache *rc, union kmg_inaddr *saddr);
-void kmg_route_set(struct kmg_route_cache *rc, struct dst_entry *dst,
-		   const union kmg_inaddr *saddr);
+void kmg_route_drop(struct kmg_route *r);
+const struct kmg_route *kmg_route_set(struct kmg_route_cache *rc, struct dst_entry *dst,
+				      const union kmg_inaddr *saddr);
+
+/*
+ * This CPU's slot, or NULL when it has no route (none, stale or invalid). No reference: the
+ * route is good until the caller leaves its RCU read section, or calls kmg_route_set().
+ * Inline: every packet to a backend asks.
+ */
+static inline const struct kmg_route *kmg_route_get(struct kmg_route_cache *rc)
+{
+	struct kmg_route *r = this_cpu_ptr(rc->pcpu);
+
+	if (unlikely(!r->dst))
+		return NULL;
+	if (unlikely(!time_after(r->stamp, READ_ONCE(rc->reset_ts)) ||
+		     !dst_check(r->dst, r->cookie))) {
+		kmg_route_drop(r);
+		return NULL;
+	}
+	return r;
+}
+
+/* IPv4: is the route free of a PMTU exception, whose MTU changes in place (route.c)? */
+static inline bool kmg_route_no_pmtu(const struct dst_entry *dst)
+{
+	const struct rtable *rt = (const struct rtable *)dst;
+
+	return !rt->rt_pmtu && !rt->rt_mtu_locked;
+}
+
+/* The route's MTU, dst_mtu(dst), without asking the route each packet where it may. */
+static inline unsigned int kmg_route_mtu(const struct kmg_route *r)
+{
+	if (likely(r->mtu && kmg_route_no_pmtu(r->dst)))
+		return r->mtu;
+	return dst_mtu(r->dst);
+}
 
 #endif /* _KMAGLEV_ROUTE_H */

@@ -158,8 +158,10 @@ enum kmg_entry {
 	KMG_ENTRY_STALE,	/* of a deleted service, or of another one than the packet's */
 };
 
-static enum kmg_entry kmg_entry_check(const struct kmg_conn *c, const struct kmg_service *svc,
-				      bool new_flow)
+/* Inline: an established flow's every packet asks (kmg_flow_fast()). */
+static __always_inline enum kmg_entry kmg_entry_check(const struct kmg_conn *c,
+						      const struct kmg_service *svc,
+						      bool new_flow)
 {
 	struct kmg_backend *be;
 
@@ -199,7 +201,7 @@ struct kmg_backend *kmg_flow_fast(struct kmg_net *kn, struct kmg_flow *f,
 	if (kmg_entry_check(f->c, svc, kmg_new_flow(p)) != KMG_ENTRY_USE)
 		return NULL;
 	kmg_count(kn, KMG_C_CONN_HIT);
-	kmg_conn_refresh(kn, f->c, p);
+	kmg_conn_refresh(&kn->ccfg, f->c, p);
 	*svcp = svc;
 	return kmg_conn_backend(f->c);
 }
@@ -242,7 +244,7 @@ struct kmg_backend *kmg_flow_decide(struct kmg_net *kn, struct kmg_flow *f,
 	case KMG_ENTRY_USE:
 		kmg_count(kn, KMG_C_CONN_HIT);
 		if (!p->icmp_err)
-			kmg_conn_refresh(kn, c, p);
+			kmg_conn_refresh(&kn->ccfg, c, p);
 		return kmg_conn_backend(c);
 	case KMG_ENTRY_REUSE:
 		break;
@@ -271,7 +273,7 @@ struct kmg_backend *kmg_flow_decide(struct kmg_net *kn, struct kmg_flow *f,
 		if (c && nowhy == KMG_C_CONN_HIT &&
 		    kmg_entry_check(c, svc, new_flow) == KMG_ENTRY_USE) {
 			kmg_count(kn, KMG_C_CONN_HIT);
-			kmg_conn_refresh(kn, c, p);
+			kmg_conn_refresh(&kn->ccfg, c, p);
 			return kmg_conn_backend(c);
 		}
 		if (!c) {

@@ -38,6 +38,8 @@
 #define htonl(x)	((__be32)__builtin_bswap32((u32)(x)))
 #define ntohl(x)	__builtin_bswap32((u32)(x))
 
+#undef __always_inline		/* glibc's <sys/cdefs.h> has one: the kernel's meaning */
+#define __always_inline	inline __attribute__((__always_inline__))
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 /* a CONFIG_DEBUG_NET kernel's assertion, always on here: a broken one stops the fuzzer */
