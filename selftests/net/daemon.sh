@@ -8,7 +8,8 @@
 #   - backends that die (httpd killed: refused), recover, hang (accept, never answer), answer
 #     with a wrong status or body: each detected within its bound, the kernel's state checked
 #     with `kmaglev backend show` and client traffic through the VIP with real curl
-#   - agent-check replies drain, 50% and down (socat serves a file per backend)
+#   - agent-check replies drain, 50% and down (socat serves a file per backend), and util:N
+#     lowering the weight of a hot backend under the service's utilization block
 #   - a tunnel check marks a backend with a broken tunnel (tunl0 down) down while a direct
 #     check of the same backend keeps it up
 #   - reload under live streams: weights change, a backend is added and removed: no stream
@@ -26,7 +27,7 @@ source "$(dirname "$0")/dp_lib.sh"
 
 kmg_require_cmd socat
 
-dp_test_start 36 1 3
+dp_test_start 38 1 3
 
 LB=1
 V0=$(dp_vip4 0)		# port 0 (every port): http checks via the tunnel; streams on 7000
@@ -176,6 +177,7 @@ done)
     port: $DP_HTTP_PORT
     checks:
       - { kind: agent, via: direct, port: $AGENT_PORT, interval: 2s, timeout: 2s, rise: 1, fall: 2 }
+    utilization: { target: 50, min-weight: 20 }
     backends:
       - { address: $(dp_be4 1), weight: 100 }
       - { address: $(dp_be4 2), weight: 100 }
@@ -311,6 +313,18 @@ ktap_test_result "agent says down: state down" wait_be $WAIT "$V1:$DP_HTTP_PORT/
 	"$(dp_be4 2)" state down
 echo up >"$DP_TMP/agent.b2"
 echo "up 100%" >"$DP_TMP/agent.b1"
+
+# utilization (target 50, min-weight 20): a hot backend gives new flows away, and takes them
+# back over a few reports once it cools down (each report counts for 0.3 of the average)
+echo "up util:100" >"$DP_TMP/agent.b1"
+hot() {
+	wait_be $WAIT "$V1:$DP_HTTP_PORT/tcp" "$(dp_be4 1)" weight 20 >/dev/null &&
+		[[ $(be_field "$V1:$DP_HTTP_PORT/tcp" "$(dp_be4 2)" weight) == 100 ]]
+}
+ktap_test_result "agent says util:100: weight 100 -> 20 (min-weight), b2 keeps 100" hot
+echo "up util:0" >"$DP_TMP/agent.b1"
+ktap_test_result "agent says util:0: b1 ramps back to weight 100" wait_be $WAIT \
+	"$V1:$DP_HTTP_PORT/tcp" "$(dp_be4 1)" weight 100
 
 # --- tunnel vs direct ------------------------------------------------------------------------
 ip -n "$(be_ns 1)" link set tunl0 down

@@ -119,6 +119,17 @@ struct kmd_svc_bgp {
 	struct kmd_bgp_attrs attrs;
 };
 
+/*
+ * Weights from the backends' utilization, as their agents report it ("util:N"): a backend at
+ * or below @target percent keeps its whole weight; above, its weight falls linearly to
+ * @min_weight percent of it at 100% (reconcile.c: kmd_util_factor()).
+ */
+struct kmd_util {
+	bool on;			/* the service has a "utilization:" block */
+	uint32_t target;		/* 1..99, default 70 */
+	uint32_t min_weight;		/* 1..100, default 25: no report drains a backend */
+};
+
 struct kmd_service {
 	struct kmd_loc loc;
 	struct kmg_service svc;		/* key and settings; svc.be/nbe unused (see below) */
@@ -127,6 +138,7 @@ struct kmd_service {
 	struct kmd_check *checks;	/* run against every backend */
 	unsigned int nchecks;
 	struct kmd_quorum quorum;
+	struct kmd_util util;
 	struct kmd_svc_bgp bgp;
 };
 

@@ -91,6 +91,10 @@ struct raw_quorum {
 	char *min, *fraction, *action;
 };
 
+struct raw_util {
+	char *target, *min_weight;
+};
+
 struct raw_svc_bgp {
 	char *announce, *med;
 	char **communities;
@@ -106,6 +110,7 @@ struct raw_service {
 	char **flags;
 	unsigned int flags_count;
 	struct raw_quorum *quorum;
+	struct raw_util *utilization;
 	struct raw_check *checks;
 	unsigned int checks_count;
 	struct raw_backend *backends;

@@ -48,7 +48,7 @@ static const cyaml_schema_value_t str_entry = {
 /* Filled by build_schema(): the kernel attributes' keys come from the field tables. */
 static cyaml_schema_field_t check_fields[CK_N + 3];
 static cyaml_schema_field_t backend_fields[KMAGLEV_A_BACKEND_MAX + 4];
-static cyaml_schema_field_t service_fields[KMAGLEV_A_SERVICE_MAX + 10];
+static cyaml_schema_field_t service_fields[KMAGLEV_A_SERVICE_MAX + 12];
 static cyaml_schema_field_t kconfig_fields[KMAGLEV_A_CONFIG_MAX + 2];
 
 static const cyaml_schema_value_t check_entry = {
@@ -61,6 +61,12 @@ static const cyaml_schema_value_t backend_entry = {
 
 static const cyaml_schema_value_t service_entry = {
 	CYAML_VALUE_MAPPING(CYAML_FLAG_DEFAULT, struct raw_service, service_fields),
+};
+
+static const cyaml_schema_field_t util_fields[] = {
+	STR("target", OPT, struct raw_util, target),
+	STR("min-weight", OPT, struct raw_util, min_weight),
+	CYAML_FIELD_END
 };
 
 static const cyaml_schema_field_t quorum_fields[] = {
@@ -198,6 +204,8 @@ void build_schema(void)
 							 &str_entry);
 	service_fields[n++] = (cyaml_schema_field_t)CYAML_FIELD_MAPPING_PTR(
 		"quorum", OPT, struct raw_service, quorum, quorum_fields);
+	service_fields[n++] = (cyaml_schema_field_t)CYAML_FIELD_MAPPING_PTR(
+		"utilization", OPT, struct raw_service, utilization, util_fields);
 	service_fields[n++] = (cyaml_schema_field_t)CYAML_FIELD_MAPPING_PTR(
 		"bgp", OPT, struct raw_service, bgp, svc_bgp_fields);
 	service_fields[n++] = (cyaml_schema_field_t)SEQ("checks", struct raw_service, checks,

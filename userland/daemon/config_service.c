@@ -82,6 +82,46 @@ static void p_quorum(struct ctx *c, const struct raw_quorum *r, const struct kmd
 	path_pop(c, mark);
 }
 
+/* Does any check of @s, its own or a backend's, come from an agent (util:N)? */
+static bool has_agent(const struct kmd_service *s)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < s->nchecks; i++)
+		if (s->checks[i].kind == KMD_CHECK_AGENT)
+			return true;
+	for (i = 0; i < s->nbackends; i++)
+		for (k = 0; k < s->backends[i].nchecks; k++)
+			if (s->backends[i].checks[k].kind == KMD_CHECK_AGENT)
+				return true;
+	return false;
+}
+
+/* After the checks and backends: "utilization" needs an agent check to report it. */
+static void p_util(struct ctx *c, const struct raw_util *r, const struct kmd_ynode *svc,
+		   struct kmd_service *s)
+{
+	const struct kmd_ynode *map = kmd_ynode_get(svc, "utilization", NULL);
+	size_t mark;
+	struct val v;
+	uint32_t x;
+
+	s->util.on = true;
+	s->util.target = 70;
+	s->util.min_weight = 25;
+	if (!has_agent(s)) {
+		cfg_val(svc, "utilization", NULL, &v);
+		err_at(c, v.at, v.key, "no agent check of the service or its backends reports "
+		       "a utilization (util:N)");
+	}
+	mark = path_push(c, "utilization", 0);
+	if (cfg_val(map, "target", r->target, &v) && p_u32(c, &v, 1, 99, &x))
+		s->util.target = x;
+	if (cfg_val(map, "min-weight", r->min_weight, &v) && p_u32(c, &v, 1, 100, &x))
+		s->util.min_weight = x;
+	path_pop(c, mark);
+}
+
 static void p_flags(struct ctx *c, const struct raw_service *r, const struct kmd_ynode *map,
 		    struct kmd_service *s)
 {
@@ -174,6 +214,8 @@ static void p_service(struct ctx *c, const struct kmd_config *cfg, const struct 
 	s->quorum.action = KMD_QUORUM_SERVE;
 	if (r->quorum)
 		p_quorum(c, r->quorum, kmd_ynode_get(map, "quorum", NULL), s);
+	if (r->utilization)
+		p_util(c, r->utilization, map, s);
 	s->bgp.announce = true;
 	if (r->bgp)
 		p_svc_bgp(c, r->bgp, kmd_ynode_get(map, "bgp", NULL), &s->bgp);

@@ -181,7 +181,7 @@ int kmd_metrics_render_kernel(struct kmd_prom *p, const struct kmg_msgs *svcs,
 
 /* --- the daemon's own --------------------------------------------------------------------- */
 
-enum be_metric { BE_UP, BE_TRANSITIONS };
+enum be_metric { BE_UP, BE_TRANSITIONS, BE_UTIL };
 enum chk_metric { CHK_UP, CHK_RUNS, CHK_FAILURES, CHK_TRANSITIONS, CHK_LATENCY };
 
 /*
@@ -209,9 +209,14 @@ static int render_backends(struct kmd *d, struct kmd_prom *p, int what,
 	return ret;
 }
 
-/* kmaglev_backend_up or kmaglev_backend_transitions_total (enum be_metric) */
+/*
+ * kmaglev_backend_up, kmaglev_backend_transitions_total or kmaglev_backend_utilization (enum
+ * be_metric); the last only for backends whose agent reports one.
+ */
 static int be_sample(struct kmd_prom *p, struct labels *x, const struct kmd_be *b, int what)
 {
+	if (what == BE_UTIL)
+		return b->util < 0 ? 0 : dup_ok(kmd_prom_gauge(p, x->l, 4, b->util / 100.0));
 	return dup_ok(what == BE_UP ? kmd_prom_gauge(p, x->l, 4, b->health == KMD_HEALTH_UP) :
 				      kmd_prom_counter(p, x->l, 4, b->transitions));
 }
@@ -347,6 +352,12 @@ int kmd_metrics_render_daemon(struct kmd *d, struct kmd_prom *p)
 				      KMD_PROM_COUNTER, "Health changes of a backend.");
 	if (!ret)
 		ret = render_backends(d, p, BE_TRANSITIONS, be_sample);
+	if (!ret)
+		ret = kmd_prom_family(p, "kmaglev_backend_utilization", KMD_PROM_GAUGE,
+				      "A backend's utilization as its agent reports it (util:N), "
+				      "smoothed, 0..1.");
+	if (!ret)
+		ret = render_backends(d, p, BE_UTIL, be_sample);
 	for (i = 0; i < KMG_ARRAY_SIZE(chk_fams) && !ret; i++) {
 		ret = kmd_prom_family(p, chk_fams[i].name, chk_fams[i].type, chk_fams[i].help);
 		if (!ret)

@@ -46,7 +46,7 @@ const char *kmd_be_name(const struct kmd_be *b, char *buf, size_t len)
 static bool be_fold(struct kmd_be *b)
 {
 	enum kmd_health h = KMD_HEALTH_UP;
-	int admin = -1, pct = -1, weight = -1;
+	int admin = -1, pct = -1, weight = -1, util = -1;
 	bool pending = false, changed;
 	unsigned int i;
 
@@ -68,6 +68,7 @@ static bool be_fold(struct kmd_be *b)
 		if (kind == KMD_CHECK_AGENT) {
 			admin = r->admin;
 			pct = r->weight_pct;
+			util = kmd_probe_util(b->probes[i]);
 		}
 		if (r->weight >= 0)
 			weight = r->weight;
@@ -79,13 +80,14 @@ static bool be_fold(struct kmd_be *b)
 	if (b->nprobes == 0 && !b->unbound)
 		h = KMD_HEALTH_UP;	/* no checks: configured is healthy */
 	changed = h != b->health || admin != b->admin || pct != b->weight_pct ||
-		  weight != b->weight;
+		  weight != b->weight || util != b->util;
 	if (h != b->health)
 		b->transitions++;
 	b->health = h;
 	b->admin = admin;
 	b->weight_pct = pct;
 	b->weight = weight;
+	b->util = util;
 	return changed;
 }
 
@@ -246,6 +248,7 @@ static void be_init(struct kmd_be *b, const struct kmd_be *prev, const struct km
 	b->admin = -1;
 	b->weight_pct = -1;
 	b->weight = -1;
+	b->util = -1;
 	b->adopt_admin = -1;
 	b->adopt_weight = -1;
 	b->health = KMD_HEALTH_UNKNOWN;

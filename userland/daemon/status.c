@@ -50,6 +50,8 @@ static struct json_object *be_json(const struct kmd_be *b)
 		json_object_object_add(o, "weight-pct", json_object_new_int(b->weight_pct));
 	if (b->weight >= 0)
 		json_object_object_add(o, "weight-override", json_object_new_int(b->weight));
+	if (b->util >= 0)
+		json_object_object_add(o, "utilization", json_object_new_int(b->util));
 	json_object_object_add(o, "transitions", json_object_new_int64(b->transitions));
 	checks = json_object_new_array();
 	for (i = 0; i < b->nprobes; i++) {

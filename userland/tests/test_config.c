@@ -79,6 +79,7 @@ static const char full[] =
 	"    encap-src4: 192.0.2.1\n"
 	"    encap-src6: \"2001:db8::1\"\n"
 	"    quorum: { min: 1, fraction: 0.5, action: fail-open }\n"
+	"    utilization: { target: 80, min-weight: 10 }\n"
 	"    checks:\n"
 	"      - kind: http\n"
 	"        port: 8080\n"
@@ -191,6 +192,9 @@ static void test_full(void **state)
 	assert_int_equal(s->quorum.min, 1);
 	assert_true(s->quorum.fraction == 0.5);
 	assert_int_equal(s->quorum.action, KMD_QUORUM_FAIL_OPEN);
+	assert_true(s->util.on);
+	assert_int_equal(s->util.target, 80);
+	assert_int_equal(s->util.min_weight, 10);
 	assert_false(KMG_HAS(&s->svc, KMAGLEV_A_SERVICE_GENERATION));
 
 	assert_int_equal(s->nchecks, 2);
@@ -214,7 +218,7 @@ static void test_full(void **state)
 	assert_int_equal(k->status[1].lo, 300);
 	assert_int_equal(k->status[1].hi, 302);
 	assert_string_equal(k->body, "OK");
-	assert_int_equal(k->loc.line, 34);
+	assert_int_equal(k->loc.line, 35);
 	assert_int_equal(k->loc.col, 9);
 	k = &s->checks[1];
 	assert_string_equal(k->name, "plain");
@@ -238,7 +242,7 @@ static void test_full(void **state)
 	assert_int_equal(b->max_conns, 50);
 	assert_false(s->backends[0].own_checks);
 	assert_null(s->backends[0].checks);
-	assert_int_equal(s->backends[0].loc.line, 51);
+	assert_int_equal(s->backends[0].loc.line, 52);
 	assert_int_equal(s->backends[0].loc.col, 9);
 	/* defaults, present */
 	b = &s->backends[1].be;
@@ -290,6 +294,7 @@ static void test_full(void **state)
 		    KMG_HAS(&s2->svc, KMAGLEV_A_SERVICE_ENCAP_SRC6));
 	assert_int_equal(s2->quorum.min, 0);
 	assert_int_equal(s2->quorum.action, KMD_QUORUM_SERVE);
+	assert_false(s2->util.on);
 	assert_int_equal(s2->nbackends, 0);
 	assert_int_equal(s2->checks[0].qtype, 28);
 	assert_int_equal(s2->checks[0].rcode, 3);
@@ -414,6 +419,7 @@ static void test_alias(void **state)
 #define BE	SVC "    backends:\n      - address: 10.1.0.1\n"		/* + line 6 */
 #define CHK	SVC "    checks:\n      - kind: http\n"			/* + line 6 */
 #define CHKOF(kind) SVC "    checks:\n      - kind: " kind "\n"
+#define AGENT	SVC "    checks: [{ kind: agent, port: 5555 }]\n"		/* + line 5 */
 #define BGP	"bgp:\n  asn: 1\n  router-id: 192.0.2.1\n"			/* + line 4 */
 #define NB	BGP "  neighbors:\n    - address: 192.0.2.9\n      asn: 2\n"	/* + line 7 */
 
@@ -508,6 +514,15 @@ static const struct {
 	  "t.yaml:4:15: services[0].quorum.fraction: 1.5 is outside 0..1" },
 	{ SVC "    quorum: { fraction: half }\n",
 	  "t.yaml:4:15: services[0].quorum.fraction: \"half\" is not a number" },
+	{ SVC "    utilization: { target: 60 }\n",
+	  "t.yaml:4:5: services[0].utilization: no agent check of the service or its backends "
+	  "reports a utilization (util:N)" },
+	{ AGENT "    utilization: { target: 100 }\n",
+	  "t.yaml:5:20: services[0].utilization.target: 100 is out of range 1..99" },
+	{ AGENT "    utilization: { min-weight: 0 }\n",
+	  "t.yaml:5:20: services[0].utilization.min-weight: 0 is out of range 1..100" },
+	{ AGENT "    utilization: { target: high }\n",
+	  "t.yaml:5:20: services[0].utilization.target: \"high\" is not a number" },
 	{ SVC "    quorum: { action: panic }\n",
 	  "t.yaml:4:15: services[0].quorum.action: \"panic\" is not one of serve, fail-open or withdraw" },
 	{ SVC "  - vip: 10.0.0.1\n    port: 80\n    proto: tcp\n",

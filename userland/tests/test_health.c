@@ -125,6 +125,33 @@ static void test_agent_words(void **state)
 	assert_string_equal(r.why, "ok");
 	/* only the first line counts */
 	agent_ok("drain\nbogus words", true, DRAIN, -1, -1);
+	/* kmaglev's util:N, with or without a percent sign, alone or with the rest */
+	agent_ok("util:85\n", true, -1, -1, -1);
+	assert_int_equal(kmd_agent_parse("util:85\n", &r), 0);
+	assert_int_equal(r.util, 85);
+	assert_int_equal(kmd_agent_parse("up 50% UTIL:0%", &r), 0);
+	assert_true(r.ok);
+	assert_int_equal(r.util, 0);
+	assert_int_equal(r.weight_pct, 50);
+	assert_int_equal(kmd_agent_parse("ready,util:100", &r), 0);
+	assert_int_equal(r.util, 100);
+	assert_int_equal(r.admin, UP);
+}
+
+/* the smoothing of util:N reports: the first is taken as it is, then 0.3 of each new one */
+static void test_util_smooth(void **state)
+{
+	double a = kmd_util_smooth(-1, 50);
+
+	assert_true(a == 50);
+	a = kmd_util_smooth(a, 100);		/* one report of 100% after 50%: 65, not 100 */
+	assert_true(a > 64.99 && a < 65.01);
+	for (int i = 0; i < 20; i++)
+		a = kmd_util_smooth(a, 100);
+	assert_true(a > 99.5 && a <= 100);	/* a sustained change is followed */
+	for (int i = 0; i < 20; i++)
+		a = kmd_util_smooth(a, 0);
+	assert_true(a >= 0 && a < 0.5);
 }
 
 static void test_agent_bad(void **state)
@@ -133,6 +160,7 @@ static void test_agent_bad(void **state)
 		"", "\n", "   \r\n", "# only a reason", "hello", "up hello", "101%", "-5%", "%",
 		"5 %", "50%%", "weight:", "weight:70000", "weight:x", "maxconn:", "maxconn:1",
 		"up down", "ready drain", "10% 20%", "weight:1 weight:2", "upp", "up;",
+		"util:", "util:%", "util:101", "util:-1", "util:x", "util:5%%", "util:1 util:2",
 	};
 	struct kmd_result r;
 
@@ -310,7 +338,7 @@ static struct MHD_Daemon *http_start(uint16_t *port)
 struct rec {
 	unsigned int calls;
 	enum kmd_health state;
-	int admin, pct, weight;
+	int admin, pct, weight, util;
 };
 
 static void rec_cb(struct kmd_probe *p, void *arg)
@@ -323,6 +351,7 @@ static void rec_cb(struct kmd_probe *p, void *arg)
 	r->admin = res ? res->admin : -1;
 	r->pct = res ? res->weight_pct : -1;
 	r->weight = res ? res->weight : -1;
+	r->util = kmd_probe_util(p);
 }
 
 static struct kmd_check chk(enum kmd_check_kind kind)
@@ -646,6 +675,10 @@ static void test_agent(void **state)
 	r = one(&c, &t);
 	assert_result(r, true, "ok");
 	assert_int_equal(r.weight, 30);
+	a.reply = "up util:42%\n";
+	r = one(&c, &t);
+	assert_result(r, true, "ok");
+	assert_int_equal(r.util, 42);
 	a.reply = "what?\n";
 	assert_result(one(&c, &t), false, "agent: bad reply \"what?\"");
 	a.reply = "";
@@ -676,21 +709,34 @@ static void test_listeners(void **state)
 	run_until_runs(p, 4, 3);
 	assert_int_equal(rec.calls, 1);
 	assert_int_equal(rec.pct, 50);
-	a.reply = "down\n";
+	/* utilization: heard when its smoothed value moves, not on repeats */
+	a.reply = "up 50% util:40\n";
 	run_until_runs(p, 5, 3);
-	assert_int_equal(kmd_probe_state(p), KMD_HEALTH_UP);	/* fall 2: one is not enough */
-	assert_int_equal(rec.calls, 2);				/* but the 50% went away */
+	assert_int_equal(rec.calls, 2);
+	assert_int_equal(rec.util, 40);
 	run_until_runs(p, 6, 3);
-	assert_int_equal(kmd_probe_state(p), KMD_HEALTH_DOWN);
+	assert_int_equal(rec.calls, 2);				/* 40 again: nothing new */
+	a.reply = "up 50% util:90\n";
+	run_until_runs(p, 7, 3);
 	assert_int_equal(rec.calls, 3);
+	assert_int_equal(rec.util, 55);				/* 40 + 0.3 * (90 - 40) */
+	assert_int_equal(kmd_probe_util(p), 55);
+	a.reply = "down\n";
+	run_until_runs(p, 8, 3);
+	assert_int_equal(kmd_probe_state(p), KMD_HEALTH_UP);	/* fall 2: one is not enough */
+	assert_int_equal(rec.calls, 4);				/* but the 50% went away */
+	assert_int_equal(rec.util, -1);				/* and the utilization */
+	run_until_runs(p, 9, 3);
+	assert_int_equal(kmd_probe_state(p), KMD_HEALTH_DOWN);
+	assert_int_equal(rec.calls, 5);
 	assert_int_equal(rec.state, KMD_HEALTH_DOWN);
 	assert_int_equal(kmd_probe_transitions(p), 1);
 	kmd_probe_stats(p, &st);
-	assert_int_equal(st.runs, 6);
+	assert_int_equal(st.runs, 9);
 	assert_int_equal(st.failures, 2);
-	assert_int_equal(st.bucket[9], 6);		/* cumulative: +Inf holds every run */
+	assert_int_equal(st.bucket[9], 9);		/* cumulative: +Inf holds every run */
 	assert_true(st.bucket[0] <= st.bucket[4]);
-	assert_true(st.sum_s > 0 && st.sum_s < 6 * 0.3);
+	assert_true(st.sum_s > 0 && st.sum_s < 9 * 0.3);
 	kmd_probe_put(p, rec_cb, &rec);
 	kmd_hc_free(hc);
 	srv_stop(&a);
@@ -858,6 +904,7 @@ int main(void)
 		cmocka_unit_test(test_hcsm_unknown),
 		cmocka_unit_test(test_agent_words),
 		cmocka_unit_test(test_agent_bad),
+		cmocka_unit_test(test_util_smooth),
 		cmocka_unit_test(test_status_match),
 		cmocka_unit_test(test_tcp),
 		cmocka_unit_test(test_tcp_ipv6),

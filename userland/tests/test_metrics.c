@@ -199,9 +199,9 @@ static void fake_init(struct fake *f, struct ev_loop *loop)
 	f->probes0[1] = &f->probe[1];
 	f->probes1[0] = &f->probe[2];
 	f->be[0] = (struct kmd_be){ .svc = &f->svc, .conf = &f->bconf[0], .probes = f->probes0,
-		.nprobes = 2, .health = KMD_HEALTH_UP, .transitions = 1 };
+		.nprobes = 2, .health = KMD_HEALTH_UP, .transitions = 1, .util = 85 };
 	f->be[1] = (struct kmd_be){ .svc = &f->svc, .conf = &f->bconf[1], .probes = f->probes1,
-		.nprobes = 1, .health = KMD_HEALTH_DOWN, .transitions = 6 };
+		.nprobes = 1, .health = KMD_HEALTH_DOWN, .transitions = 6, .util = -1 };
 }
 
 static void must_have(const char *text, const char *line)
@@ -230,6 +230,9 @@ static void test_daemon(void **state)
 	must_have(p.buf, "# TYPE kmaglev_backend_up gauge\n"
 		  "kmaglev_backend_up{" BE1 "} 1\nkmaglev_backend_up{" BE2 "} 0\n");
 	must_have(p.buf, "kmaglev_backend_health_transitions_total{" BE2 "} 6\n");
+	/* only backends whose agent reports a utilization have one */
+	must_have(p.buf, "# TYPE kmaglev_backend_utilization gauge\n"
+		  "kmaglev_backend_utilization{" BE1 "} 0.85\n# HELP");
 	must_have(p.buf, "kmaglev_check_up{" BE1 ",check=\"http\"} 1\n"
 		  "kmaglev_check_up{" BE1 ",check=\"tcp\"} 1\n"
 		  "kmaglev_check_up{" BE2 ",check=\"http\"} 0\n");

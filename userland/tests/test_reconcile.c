@@ -78,7 +78,7 @@ static void mk_world(struct world *w, unsigned int nsvc)
 			b->svc = &w->sv[i];
 			b->conf = &w->cs[i].backends[k];
 			b->health = KMD_HEALTH_UP;
-			b->admin = b->weight = b->weight_pct = -1;
+			b->admin = b->weight = b->weight_pct = b->util = -1;
 		}
 	}
 	w->cfg.services = w->cs;
@@ -282,6 +282,59 @@ static void test_health_down_and_back(void **state)
 	free_world(&w);
 }
 
+/* target 70, min-weight 25: whole up to 70%, then linearly down to 25% at 100%, by 5s */
+static void test_util_factor(void **state)
+{
+	struct kmd_util u = { .on = true, .target = 70, .min_weight = 25 };
+	static const int util[] = { 0, 50, 70, 71, 80, 85, 90, 99, 100 };
+	static const unsigned int want[] = { 100, 100, 100, 95, 75, 60, 50, 25, 25 };
+
+	for (unsigned int i = 0; i < sizeof(util) / sizeof(util[0]); i++)
+		if (kmd_util_factor(&u, util[i]) != want[i])
+			fail_msg("util %d: %u%%, want %u%%", util[i], kmd_util_factor(&u, util[i]),
+				 want[i]);
+	u.min_weight = 100;			/* never lowered */
+	assert_int_equal(kmd_util_factor(&u, 100), 100);
+	u.target = 1;
+	u.min_weight = 1;
+	assert_int_equal(kmd_util_factor(&u, 100), 1);
+	assert_int_equal(kmd_util_factor(&u, 51), 50);
+}
+
+/* the weight a service with "utilization:" gives: scaled, never 0 by utilization alone */
+static void test_util_weight(void **state)
+{
+	struct world w;
+	struct kmg_backend b;
+	struct kmd_be *be;
+
+	mk_world(&w, 1);
+	be = &w.sv[0].be[0];
+	w.cs[0].util = (struct kmd_util){ .on = true, .target = 70, .min_weight = 25 };
+	w.cs[0].backends[0].be.weight = 200;
+	be->util = 60;
+	kmd_want_backend(be, false, &b);
+	assert_int_equal(b.weight, 200);
+	be->util = 85;
+	kmd_want_backend(be, false, &b);
+	assert_int_equal(b.weight, 120);		/* 60% */
+	be->util = 100;
+	kmd_want_backend(be, false, &b);
+	assert_int_equal(b.weight, 50);			/* the floor, 25% */
+	be->weight_pct = 50;				/* agent 50%, then the floor of that */
+	kmd_want_backend(be, false, &b);
+	assert_int_equal(b.weight, 25);
+	w.cs[0].backends[0].be.weight = 1;		/* 1 stays 1: not drained by a number */
+	be->weight_pct = -1;
+	kmd_want_backend(be, false, &b);
+	assert_int_equal(b.weight, 1);
+	assert_int_equal(b.state, KMAGLEV_BACKEND_STATE_UP);
+	be->weight_pct = 0;				/* the agent's own 0% does drain */
+	kmd_want_backend(be, false, &b);
+	assert_int_equal(b.weight, 0);
+	free_world(&w);
+}
+
 static void test_agent_and_exec(void **state)
 {
 	struct world w;
@@ -303,6 +356,12 @@ static void test_agent_and_exec(void **state)
 	w.sv[0].be[0].weight = 70000;	/* clamped to the attribute's range */
 	kmd_want_backend(&w.sv[0].be[0], false, &b);
 	assert_int_equal(b.weight, 65535);
+	/* utilization counts only where the service asks for it */
+	w.sv[0].be[0].weight = -1;
+	w.sv[0].be[0].util = 100;
+	kmd_want_backend(&w.sv[0].be[0], false, &b);
+	assert_int_equal(b.weight, w.cs[0].backends[0].be.weight);
+	w.sv[0].be[0].util = -1;
 	/* a backend drained in the config stays drained whatever a check says */
 	w.cs[0].backends[1].be.state = KMAGLEV_BACKEND_STATE_DRAIN;
 	w.sv[0].be[1].health = KMD_HEALTH_DOWN;
@@ -527,6 +586,8 @@ int main(void)
 		cmocka_unit_test(test_backend_added_removed),
 		cmocka_unit_test(test_health_down_and_back),
 		cmocka_unit_test(test_agent_and_exec),
+		cmocka_unit_test(test_util_factor),
+		cmocka_unit_test(test_util_weight),
 		cmocka_unit_test(test_quorum),
 		cmocka_unit_test(test_ownership),
 		cmocka_unit_test(test_config_named_settings_only),

@@ -8,6 +8,8 @@
  *   N%				weight as a percentage of the configured one (0..100)
  *   maxconn:N			HAProxy's connection limit; accepted, not used
  *   weight:N			kmaglev's: an absolute weight (0..65535)
+ *   util:N			kmaglev's: the backend's utilization in percent (0..100), which
+ *				a service with "utilization:" turns into weight (reconcile.c)
  * Anything else makes the whole line invalid. kmd_status_match() matches HTTP statuses.
  */
 #include <ctype.h>
@@ -46,12 +48,12 @@ static bool word_is(const char *w, size_t n, const char *what)
 int kmd_agent_parse(const char *line, struct kmd_result *r)
 {
 	int oper = -1;		/* 1 up, 0 down */
-	int admin = -1, pct = -1, weight = -1, maxconn;
+	int admin = -1, pct = -1, weight = -1, util = -1, maxconn;
 	const char *s = line, *w;
 	size_t n;
 
 	memset(r, 0, sizeof(*r));
-	r->admin = r->weight_pct = r->weight = -1;
+	r->admin = r->weight_pct = r->weight = r->util = -1;
 	for (;;) {
 		s += strspn(s, " \t,");
 		if (!*s || *s == '\r' || *s == '\n' || *s == '#')
@@ -74,6 +76,11 @@ int kmd_agent_parse(const char *line, struct kmd_result *r)
 			if (admin >= 0 && admin != v)
 				return -EINVAL;
 			admin = v;
+		} else if (n > 5 && !strncasecmp(w, "util:", 5)) {
+			size_t m = n - 5 - (w[n - 1] == '%');	/* "util:85" or "util:85%" */
+
+			if (util >= 0 || agent_num(w + 5, w + 5 + m, 100, &util))
+				return -EINVAL;
 		} else if (n > 1 && w[n - 1] == '%') {
 			if (pct >= 0 || agent_num(w, w + n - 1, 100, &pct))
 				return -EINVAL;
@@ -83,16 +90,18 @@ int kmd_agent_parse(const char *line, struct kmd_result *r)
 		} else if (n > 7 && !strncasecmp(w, "weight:", 7)) {
 			if (weight >= 0 || agent_num(w + 7, w + n, 65535, &weight))
 				return -EINVAL;
+
 		} else {
 			return -EINVAL;
 		}
 	}
-	if (oper < 0 && admin < 0 && pct < 0 && weight < 0)
+	if (oper < 0 && admin < 0 && pct < 0 && weight < 0 && util < 0)
 		return -EINVAL;		/* an empty line, or only maxconn: says nothing */
 	r->ok = oper != 0;
 	r->admin = admin;
 	r->weight_pct = pct;
 	r->weight = weight;
+	r->util = util;
 	strcpy(r->why, r->ok ? "ok" : "agent: down");
 	if (!r->ok && *s == '#') {
 		const char *reason = s + 1 + strspn(s + 1, " \t");

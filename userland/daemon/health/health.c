@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,8 +396,9 @@ struct kmd_probe *kmd_probe_get(struct kmd_hc *hc, const struct kmd_check *check
 	p->out_fd = -1;
 	kmd_hcsm_init(&p->sm, check->rise, check->fall, start);
 	p->told_state = start;
-	p->told_admin = p->told_weight_pct = p->told_weight = -1;
-	p->last.admin = p->last.weight_pct = p->last.weight = -1;
+	p->told_admin = p->told_weight_pct = p->told_weight = p->told_util = -1;
+	p->last.admin = p->last.weight_pct = p->last.weight = p->last.util = -1;
+	p->util_avg = -1;
 	/*
 	 * When the loop falls behind (a burst of runs, a busy host), the sockets that became
 	 * ready are served first, then the runs that are due, then the timeouts: a run whose
@@ -549,14 +551,18 @@ void kmd_probe_done_result(struct kmd_probe *p, const struct kmd_result *r)
 	probe_account(p, p->last.latency_us);
 	kmd_hcsm_step(&p->sm, r->ok);
 	probe_next(p);
+	/* a run that reports no utilization (a failed one, say) ends the average */
+	p->util_avg = r->util >= 0 ? kmd_util_smooth(p->util_avg, r->util) : -1;
 
 	if (p->sm.state == p->told_state && p->last.admin == p->told_admin &&
-	    p->last.weight_pct == p->told_weight_pct && p->last.weight == p->told_weight)
+	    p->last.weight_pct == p->told_weight_pct && p->last.weight == p->told_weight &&
+	    kmd_probe_util(p) == p->told_util)
 		return;
 	p->told_state = p->sm.state;
 	p->told_admin = p->last.admin;
 	p->told_weight_pct = p->last.weight_pct;
 	p->told_weight = p->last.weight;
+	p->told_util = kmd_probe_util(p);
 	p->busy++;
 	probe_notify(p);
 	probe_unbusy(p);
@@ -564,7 +570,7 @@ void kmd_probe_done_result(struct kmd_probe *p, const struct kmd_result *r)
 
 void kmd_probe_done(struct kmd_probe *p, bool ok, const char *fmt, ...)
 {
-	struct kmd_result r = { .ok = ok, .admin = -1, .weight_pct = -1, .weight = -1 };
+	struct kmd_result r = { .ok = ok, .admin = -1, .weight_pct = -1, .weight = -1, .util = -1 };
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -668,6 +674,16 @@ const struct kmd_target *kmd_probe_target(const struct kmd_probe *p)
 uint64_t kmd_probe_transitions(const struct kmd_probe *p)
 {
 	return p->sm.transitions;
+}
+
+double kmd_util_smooth(double avg, int util)
+{
+	return avg < 0 ? util : avg + KMD_UTIL_ALPHA * (util - avg);
+}
+
+int kmd_probe_util(const struct kmd_probe *p)
+{
+	return p->util_avg < 0 ? -1 : (int)lround(p->util_avg);
 }
 
 void kmd_probe_stats(const struct kmd_probe *p, struct kmd_probe_stats *st)

@@ -46,6 +46,7 @@ struct kmd_result {
 	int admin;			/* KMAGLEV_BACKEND_STATE_UP / _DRAIN / _DOWN (agent) */
 	int weight_pct;			/* agent "N%" */
 	int weight;			/* agent "weight:N", exec "weight N" */
+	int util;			/* agent "util:N": the backend's utilization, percent */
 };
 
 /* Rise/fall state machine of one probe (pure; unit-tested on its own). */
@@ -66,7 +67,10 @@ struct kmd_hc;
 struct kmd_probe;
 struct kmd_kind_ops;
 
-/* Called after a run whose state, admin, weight or weight_pct differs from the last one. */
+/*
+ * Called after a run whose state, admin, weight or weight_pct differs from the last one, or
+ * that moved the smoothed utilization (kmd_probe_util()).
+ */
 typedef void (*kmd_probe_cb)(struct kmd_probe *p, void *arg);
 
 /* An engine on @loop with the check kinds @kinds (by enum kmd_check_kind: checks/checks.h). */
@@ -98,12 +102,20 @@ struct kmd_probe_stats {
 };
 extern const double kmd_latency_bounds_s[9];	/* the finite bucket bounds */
 void kmd_probe_stats(const struct kmd_probe *p, struct kmd_probe_stats *st);
+/*
+ * The probe's reported utilization, smoothed (KMD_UTIL_ALPHA of each new report, the rest of
+ * the average before), rounded to a percent; -1 when its last run reported none.
+ */
+int kmd_probe_util(const struct kmd_probe *p);
+#define KMD_UTIL_ALPHA	0.3
+/* The smoothing step on its own (unit-tested): @avg < 0 means no average yet. */
+double kmd_util_smooth(double avg, int util);
 
 /* Call @fn for every probe (metrics, status). */
 void kmd_hc_for_each(struct kmd_hc *hc, void (*fn)(struct kmd_probe *p, void *arg), void *arg);
 
 /* Parsers, unit-tested on their own. */
-/* An agent-check reply line; fills admin/weight_pct/weight and ok. 0 or -EINVAL. */
+/* An agent-check reply line; fills admin/weight_pct/weight/util and ok. 0 or -EINVAL. */
 int kmd_agent_parse(const char *line, struct kmd_result *r);
 /* Is @status in one of the ranges? */
 bool kmd_status_match(const struct kmd_status_range *r, unsigned int n, unsigned int status);

@@ -54,7 +54,8 @@ struct kmd_probe {
 	bool has_last;
 	/* what the listeners last heard */
 	enum kmd_health told_state;
-	int told_admin, told_weight_pct, told_weight;
+	int told_admin, told_weight_pct, told_weight, told_util;
+	double util_avg;		/* smoothed "util:N" reports; -1: none (kmd_probe_util()) */
 
 	ev_timer sched;			/* next run */
 	ev_tstamp due;			/* when the next (or the running) run is due */

@@ -92,7 +92,7 @@ static void exec_child_cb(struct ev_loop *loop, ev_child *w, int revents)
 {
 	struct kmd_probe *p = w->data;
 	int st = w->rstatus;
-	struct kmd_result r = { .admin = -1, .weight_pct = -1, .weight = -1 };
+	struct kmd_result r = { .admin = -1, .weight_pct = -1, .weight = -1, .util = -1 };
 
 	exec_read(p);
 	r.weight = exec_weight(p->buf, p->len);
