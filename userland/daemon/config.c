@@ -195,21 +195,59 @@ void kmd_config_free(struct kmd_config *cfg)
 	free(cfg);
 }
 
+bool kmd_service_any_check(const struct kmd_service *s, bool (*pred)(const struct kmd_check *))
+{
+	unsigned int k, n;
+
+	for (n = 0; n < s->nchecks; n++)
+		if (pred(&s->checks[n]))
+			return true;
+	for (k = 0; k < s->nbackends; k++)
+		for (n = 0; n < s->backends[k].nchecks; n++)
+			if (pred(&s->backends[k].checks[n]))
+				return true;
+	return false;
+}
+
+unsigned int kmd_util_factor(const struct kmd_util *u, int util)
+{
+	unsigned int f;
+
+	if (util <= (int)u->target)
+		return 100;
+	if (util > 100)
+		util = 100;
+	f = 100 - (unsigned int)(util - u->target) * (100 - u->min_weight) / (100 - u->target);
+	f -= f % 5;
+	return f < u->min_weight ? u->min_weight : f;
+}
+
+unsigned int kmd_util_share(const struct kmd_util *u, unsigned int applied, int util)
+{
+	unsigned int f;
+
+	if (!u->on || util < 0)
+		return 100;
+	f = kmd_util_factor(u, util);
+	if (f < applied && kmd_util_factor(u, util - KMD_UTIL_HYST) >= applied)
+		return applied;
+	if (f > applied && kmd_util_factor(u, util + KMD_UTIL_HYST) <= applied)
+		return applied;
+	return f;
+}
+
+static bool via_tunnel(const struct kmd_check *c)
+{
+	return c->via == KMD_VIA_TUNNEL;
+}
+
 int kmd_config_first_tunnel(const struct kmd_config *cfg)
 {
-	unsigned int i, k, n;
+	unsigned int i;
 
-	for (i = 0; i < cfg->nservices; i++) {
-		const struct kmd_service *s = &cfg->services[i];
-
-		for (n = 0; n < s->nchecks; n++)
-			if (s->checks[n].via == KMD_VIA_TUNNEL)
-				return i;
-		for (k = 0; k < s->nbackends; k++)
-			for (n = 0; n < s->backends[k].nchecks; n++)
-				if (s->backends[k].checks[n].via == KMD_VIA_TUNNEL)
-					return i;
-	}
+	for (i = 0; i < cfg->nservices; i++)
+		if (kmd_service_any_check(&cfg->services[i], via_tunnel))
+			return i;
 	return -1;
 }
 

@@ -122,12 +122,12 @@ struct kmd_svc_bgp {
 /*
  * Weights from the backends' utilization, as their agents report it ("util:N"): a backend at
  * or below @target percent keeps its whole weight; above, its weight falls linearly to
- * @min_weight percent of it at 100% (reconcile.c: kmd_util_factor()).
+ * @min_weight percent of it at 100% (kmd_util_factor()).
  */
 struct kmd_util {
 	bool on;			/* the service has a "utilization:" block */
-	uint32_t target;		/* 1..99, default 70 */
-	uint32_t min_weight;		/* 1..100, default 25: no report drains a backend */
+	uint32_t target;		/* 1..95, default 70 */
+	uint32_t min_weight;		/* 1..100, default 50: no report drains a backend */
 };
 
 struct kmd_service {
@@ -210,6 +210,21 @@ struct kmd_config {
 int kmd_config_load(const char *path, struct kmd_config **cfg, FILE *err);
 /* The index of the first service with a check through the tunnel (to the VIP), or -1. */
 int kmd_config_first_tunnel(const struct kmd_config *cfg);
+/*
+ * The share (percent) of its weight a backend at @util percent utilization keeps under @u:
+ * 100 up to the target, then down linearly to min-weight at 100%, in steps of 5 points (and
+ * min-weight itself).
+ */
+unsigned int kmd_util_factor(const struct kmd_util *u, int util);
+/*
+ * The share a backend keeps now that its smoothed utilization is @util (-1: none), given the
+ * share @applied it has: a step is taken only once the utilization is KMD_UTIL_HYST points
+ * past it, so that a utilization near a step's edge does not rebuild the table back and forth.
+ */
+unsigned int kmd_util_share(const struct kmd_util *u, unsigned int applied, int util);
+#define KMD_UTIL_HYST	3
+/* Does any check of @s, the service's or a backend's own, satisfy @pred? */
+bool kmd_service_any_check(const struct kmd_service *s, bool (*pred)(const struct kmd_check *));
 /* As kmd_config_load(), from a string in memory; @name stands for the file in messages. */
 int kmd_config_load_str(const char *name, const char *yaml, size_t len, struct kmd_config **cfg,
 			FILE *err);

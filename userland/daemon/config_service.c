@@ -82,18 +82,34 @@ static void p_quorum(struct ctx *c, const struct raw_quorum *r, const struct kmd
 	path_pop(c, mark);
 }
 
-/* Does any check of @s, its own or a backend's, come from an agent (util:N)? */
-static bool has_agent(const struct kmd_service *s)
+/* An agent check: the one kind that reports a utilization (util:N). */
+static bool is_agent(const struct kmd_check *c)
 {
+	return c->kind == KMD_CHECK_AGENT;
+}
+
+/*
+ * Does an agent check run against some backend (or, with no backends yet, the service)? A
+ * backend's own checks replace the service's.
+ */
+static bool util_reported(const struct kmd_service *s)
+{
+	bool svc = false;
 	unsigned int i, k;
 
-	for (i = 0; i < s->nchecks; i++)
-		if (s->checks[i].kind == KMD_CHECK_AGENT)
+	for (k = 0; k < s->nchecks; k++)
+		svc |= is_agent(&s->checks[k]);
+	if (!s->nbackends)
+		return svc;
+	for (i = 0; i < s->nbackends; i++) {
+		const struct kmd_backend *b = &s->backends[i];
+
+		if (!b->own_checks && svc)
 			return true;
-	for (i = 0; i < s->nbackends; i++)
-		for (k = 0; k < s->backends[i].nchecks; k++)
-			if (s->backends[i].checks[k].kind == KMD_CHECK_AGENT)
+		for (k = 0; b->own_checks && k < b->nchecks; k++)
+			if (is_agent(&b->checks[k]))
 				return true;
+	}
 	return false;
 }
 
@@ -108,14 +124,14 @@ static void p_util(struct ctx *c, const struct raw_util *r, const struct kmd_yno
 
 	s->util.on = true;
 	s->util.target = 70;
-	s->util.min_weight = 25;
-	if (!has_agent(s)) {
+	s->util.min_weight = 50;
+	if (!util_reported(s)) {
 		cfg_val(svc, "utilization", NULL, &v);
 		err_at(c, v.at, v.key, "no agent check of the service or its backends reports "
 		       "a utilization (util:N)");
 	}
 	mark = path_push(c, "utilization", 0);
-	if (cfg_val(map, "target", r->target, &v) && p_u32(c, &v, 1, 99, &x))
+	if (cfg_val(map, "target", r->target, &v) && p_u32(c, &v, 1, 95, &x))
 		s->util.target = x;
 	if (cfg_val(map, "min-weight", r->min_weight, &v) && p_u32(c, &v, 1, 100, &x))
 		s->util.min_weight = x;

@@ -29,6 +29,7 @@ struct kmd_be {
 	int weight_pct;			/* agent N%, -1: none */
 	int weight;			/* agent weight:N or exec "weight N", -1: none */
 	int util;			/* agent util:N, smoothed (kmd_probe_util()), -1: none */
+	unsigned int util_factor;	/* the share of the weight it gives, 100: whole */
 	int adopt_admin, adopt_weight;	/* stand-ins until an agent/exec check answers */
 	struct kmg_backend kernel;	/* as last read from the kernel (present 0: absent) */
 	uint64_t transitions;		/* health changes */

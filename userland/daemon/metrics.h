@@ -11,7 +11,8 @@
  *            drops_total{reason} for the data path's drop-* counters; the other netns-wide
  *            counters as <name>_total (rx_packets_total, conn_new_total, ...); kernel_up.
  *   daemon:  service_healthy, service_below_quorum, backend_up,
- *            backend_health_transitions_total, backend_utilization (agents' util:N), check_up, check_runs_total,
+ *            backend_health_transitions_total, backend_utilization (agents' util:N,
+ *            smoothed), check_up, check_runs_total,
  *            check_failures_total, check_transitions_total, check_latency_seconds
  *            (histogram), reconcile_runs_total, reconcile_messages_total,
  *            reconcile_errors_total, table_builds_total, reloads_total,

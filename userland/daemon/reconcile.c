@@ -13,17 +13,6 @@
 
 /* --- desired state ------------------------------------------------------------------------ */
 
-unsigned int kmd_util_factor(const struct kmd_util *u, int util)
-{
-	unsigned int f;
-
-	if (util <= (int)u->target)
-		return 100;
-	/* linear from 100 at the target to min-weight at 100%, in steps of 5 points */
-	f = 100 - (unsigned int)(util - u->target) * (100 - u->min_weight) / (100 - u->target);
-	f -= f % 5;
-	return f < u->min_weight ? u->min_weight : f;
-}
 
 void kmd_want_backend(const struct kmd_be *b, bool fail_open, struct kmg_backend *out)
 {
@@ -53,9 +42,12 @@ void kmd_want_backend(const struct kmd_be *b, bool fail_open, struct kmg_backend
 		w = b->weight;
 	if (b->weight_pct >= 0)
 		w = w * (uint64_t)b->weight_pct / 100;
-	/* utilization scales what the rest gave, never to 0: that is the agent's to say */
-	if (b->svc->conf->util.on && b->util >= 0 && w) {
-		w = w * kmd_util_factor(&b->svc->conf->util, b->util) / 100;
+	/*
+	 * Utilization scales what the rest gave (by the share be_fold() settled on), never to
+	 * 0: that is the agent's to say.
+	 */
+	if (b->svc->conf->util.on && b->util_factor < 100 && w) {
+		w = w * b->util_factor / 100;
 		if (!w)
 			w = 1;
 	}

@@ -33,11 +33,6 @@ struct kmd_plan {
 };
 
 /* The backend the kernel should hold for @b, given health, agent and quorum (@fail_open). */
-/*
- * The percentage of its weight a backend at @util percent utilization keeps under the
- * service's utilization settings @u: 100 up to the target, then down to min-weight at 100%.
- */
-unsigned int kmd_util_factor(const struct kmd_util *u, int util);
 void kmd_want_backend(const struct kmd_be *b, bool fail_open, struct kmg_backend *out);
 /*
  * Quorum of @s: sets s->healthy and s->below_quorum from its backends' health, and returns

@@ -47,7 +47,8 @@ static bool be_fold(struct kmd_be *b)
 {
 	enum kmd_health h = KMD_HEALTH_UP;
 	int admin = -1, pct = -1, weight = -1, util = -1;
-	bool pending = false, changed;
+	bool pending = false, util_pending = false, changed;
+	unsigned int factor;
 	unsigned int i;
 
 	for (i = 0; i < b->nprobes; i++) {
@@ -63,6 +64,7 @@ static bool be_fold(struct kmd_be *b)
 			continue;
 		if (!r) {
 			pending = true;
+			util_pending |= kind == KMD_CHECK_AGENT;
 			continue;
 		}
 		if (kind == KMD_CHECK_AGENT) {
@@ -79,8 +81,16 @@ static bool be_fold(struct kmd_be *b)
 	}
 	if (b->nprobes == 0 && !b->unbound)
 		h = KMD_HEALTH_UP;	/* no checks: configured is healthy */
+	/* an agent check with no answer yet: the utilization it had stands (reload) */
+	if (util_pending && util < 0) {
+		util = b->util;
+		factor = b->util_factor;
+	} else {
+		factor = kmd_util_share(&b->svc->conf->util, b->util_factor, util);
+	}
+	/* the utilization alone changes nothing until the share it gives does */
 	changed = h != b->health || admin != b->admin || pct != b->weight_pct ||
-		  weight != b->weight || util != b->util;
+		  weight != b->weight || factor != b->util_factor;
 	if (h != b->health)
 		b->transitions++;
 	b->health = h;
@@ -88,6 +98,7 @@ static bool be_fold(struct kmd_be *b)
 	b->weight_pct = pct;
 	b->weight = weight;
 	b->util = util;
+	b->util_factor = factor;
 	return changed;
 }
 
@@ -114,9 +125,10 @@ static void probe_changed(struct kmd_probe *p, void *arg)
 			kmd_be_name(b, bn, sizeof(bn)), kmd_health_name(b->health),
 			kmd_probe_check(p)->name, r ? r->why : "no result");
 	else
-		kmd_info("service %s backend %s: agent/exec says state %d, weight %d, %d%%",
+		kmd_info("service %s backend %s: agent/exec says state %d, weight %d, %d%%, "
+			 "utilization %d (%u%% of the weight)",
 			 kmd_svc_name(b->svc, sn, sizeof(sn)), kmd_be_name(b, bn, sizeof(bn)),
-			 b->admin, b->weight, b->weight_pct);
+			 b->admin, b->weight, b->weight_pct, b->util, b->util_factor);
 	state_changed(d);
 }
 
@@ -249,6 +261,7 @@ static void be_init(struct kmd_be *b, const struct kmd_be *prev, const struct km
 	b->weight_pct = -1;
 	b->weight = -1;
 	b->util = -1;
+	b->util_factor = 100;
 	b->adopt_admin = -1;
 	b->adopt_weight = -1;
 	b->health = KMD_HEALTH_UNKNOWN;
@@ -266,6 +279,11 @@ static void be_init(struct kmd_be *b, const struct kmd_be *prev, const struct km
 					  prev->weight;
 		b->admin = b->adopt_admin;
 		b->weight = b->adopt_weight;
+		/* the utilization and its share, until the agent answers (be_fold()) */
+		if (agent) {
+			b->util = prev->util;
+			b->util_factor = prev->util_factor;
+		}
 		return;
 	}
 	if (!k)

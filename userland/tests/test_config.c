@@ -518,7 +518,11 @@ static const struct {
 	  "t.yaml:4:5: services[0].utilization: no agent check of the service or its backends "
 	  "reports a utilization (util:N)" },
 	{ AGENT "    utilization: { target: 100 }\n",
-	  "t.yaml:5:20: services[0].utilization.target: 100 is out of range 1..99" },
+	  "t.yaml:5:20: services[0].utilization.target: 100 is out of range 1..95" },
+	{ AGENT "    backends:\n      - { address: 10.1.0.1, checks: [] }\n"
+	  "    utilization: {}\n",
+	  "t.yaml:7:5: services[0].utilization: no agent check of the service or its backends "
+	  "reports a utilization (util:N)" },
 	{ AGENT "    utilization: { min-weight: 0 }\n",
 	  "t.yaml:5:20: services[0].utilization.min-weight: 0 is out of range 1..100" },
 	{ AGENT "    utilization: { target: high }\n",

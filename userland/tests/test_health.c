@@ -725,10 +725,11 @@ static void test_listeners(void **state)
 	run_until_runs(p, 8, 3);
 	assert_int_equal(kmd_probe_state(p), KMD_HEALTH_UP);	/* fall 2: one is not enough */
 	assert_int_equal(rec.calls, 4);				/* but the 50% went away */
-	assert_int_equal(rec.util, -1);				/* and the utilization */
+	assert_int_equal(rec.util, 55);				/* a failed run keeps it */
 	run_until_runs(p, 9, 3);
 	assert_int_equal(kmd_probe_state(p), KMD_HEALTH_DOWN);
 	assert_int_equal(rec.calls, 5);
+	assert_int_equal(rec.util, -1);				/* down: no utilization */
 	assert_int_equal(rec.state, KMD_HEALTH_DOWN);
 	assert_int_equal(kmd_probe_transitions(p), 1);
 	kmd_probe_stats(p, &st);

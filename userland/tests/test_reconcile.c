@@ -79,6 +79,7 @@ static void mk_world(struct world *w, unsigned int nsvc)
 			b->conf = &w->cs[i].backends[k];
 			b->health = KMD_HEALTH_UP;
 			b->admin = b->weight = b->weight_pct = b->util = -1;
+			b->util_factor = 100;
 		}
 	}
 	w->cfg.services = w->cs;
@@ -299,6 +300,43 @@ static void test_util_factor(void **state)
 	u.min_weight = 1;
 	assert_int_equal(kmd_util_factor(&u, 100), 1);
 	assert_int_equal(kmd_util_factor(&u, 51), 50);
+	/* every setting: within min-weight..100, never rising with the utilization, in steps */
+	for (u.target = 1; u.target <= 95; u.target++)
+		for (u.min_weight = 1; u.min_weight <= 100; u.min_weight++) {
+			unsigned int last = 100, f;
+
+			for (int x = -1; x <= 100; x++) {
+				f = kmd_util_factor(&u, x);
+				if (f < u.min_weight || f > 100 || f > last ||
+				    (f % 5 && f != u.min_weight) || (x <= (int)u.target && f != 100))
+					fail_msg("target %u min-weight %u util %d: %u%%", u.target,
+						 u.min_weight, x, f);
+				last = f;
+			}
+			if (kmd_util_factor(&u, 100) != (u.min_weight == 100 ? 100 :
+							   u.min_weight))
+				fail_msg("target %u min-weight %u: %u%% at 100%%", u.target,
+					 u.min_weight, kmd_util_factor(&u, 100));
+		}
+}
+
+/* a step is taken only KMD_UTIL_HYST points past its edge; none without the block */
+static void test_util_share(void **state)
+{
+	struct kmd_util u = { .on = true, .target = 70, .min_weight = 25 };
+
+	/* 80 gives 75: from 100 at once (well past 72.x, where 95 starts) */
+	assert_int_equal(kmd_util_share(&u, 100, 80), 75);
+	/* 81 would give 70, but 78 still gives 75: stay */
+	assert_int_equal(kmd_util_share(&u, 75, 81), 75);
+	assert_int_equal(kmd_util_share(&u, 75, 84), 65);	/* 81 gives 70: move */
+	/* back: 79 gives 75, but 82 still gives 70: stay; at 76 (85), 79 gives 75: move */
+	assert_int_equal(kmd_util_share(&u, 70, 79), 70);
+	assert_int_equal(kmd_util_share(&u, 70, 76), 85);
+	/* no utilization, or no block: the whole weight */
+	assert_int_equal(kmd_util_share(&u, 40, -1), 100);
+	u.on = false;
+	assert_int_equal(kmd_util_share(&u, 40, 100), 100);
 }
 
 /* the weight a service with "utilization:" gives: scaled, never 0 by utilization alone */
@@ -312,13 +350,13 @@ static void test_util_weight(void **state)
 	be = &w.sv[0].be[0];
 	w.cs[0].util = (struct kmd_util){ .on = true, .target = 70, .min_weight = 25 };
 	w.cs[0].backends[0].be.weight = 200;
-	be->util = 60;
+	be->util_factor = 100;
 	kmd_want_backend(be, false, &b);
 	assert_int_equal(b.weight, 200);
-	be->util = 85;
+	be->util_factor = 60;
 	kmd_want_backend(be, false, &b);
 	assert_int_equal(b.weight, 120);		/* 60% */
-	be->util = 100;
+	be->util_factor = 25;
 	kmd_want_backend(be, false, &b);
 	assert_int_equal(b.weight, 50);			/* the floor, 25% */
 	be->weight_pct = 50;				/* agent 50%, then the floor of that */
@@ -359,9 +397,11 @@ static void test_agent_and_exec(void **state)
 	/* utilization counts only where the service asks for it */
 	w.sv[0].be[0].weight = -1;
 	w.sv[0].be[0].util = 100;
+	w.sv[0].be[0].util_factor = 50;
 	kmd_want_backend(&w.sv[0].be[0], false, &b);
 	assert_int_equal(b.weight, w.cs[0].backends[0].be.weight);
 	w.sv[0].be[0].util = -1;
+	w.sv[0].be[0].util_factor = 100;
 	/* a backend drained in the config stays drained whatever a check says */
 	w.cs[0].backends[1].be.state = KMAGLEV_BACKEND_STATE_DRAIN;
 	w.sv[0].be[1].health = KMD_HEALTH_DOWN;
@@ -587,6 +627,7 @@ int main(void)
 		cmocka_unit_test(test_health_down_and_back),
 		cmocka_unit_test(test_agent_and_exec),
 		cmocka_unit_test(test_util_factor),
+		cmocka_unit_test(test_util_share),
 		cmocka_unit_test(test_util_weight),
 		cmocka_unit_test(test_quorum),
 		cmocka_unit_test(test_ownership),

@@ -90,7 +90,6 @@ int kmd_agent_parse(const char *line, struct kmd_result *r)
 		} else if (n > 7 && !strncasecmp(w, "weight:", 7)) {
 			if (weight >= 0 || agent_num(w + 7, w + n, 65535, &weight))
 				return -EINVAL;
-
 		} else {
 			return -EINVAL;
 		}

@@ -551,8 +551,14 @@ void kmd_probe_done_result(struct kmd_probe *p, const struct kmd_result *r)
 	probe_account(p, p->last.latency_us);
 	kmd_hcsm_step(&p->sm, r->ok);
 	probe_next(p);
-	/* a run that reports no utilization (a failed one, say) ends the average */
-	p->util_avg = r->util >= 0 ? kmd_util_smooth(p->util_avg, r->util) : -1;
+	/*
+	 * A failed run (a timeout: a hot backend's agent may be slow) keeps the average; an
+	 * answer without a utilization, or the probe going down, ends it.
+	 */
+	if (r->util >= 0)
+		p->util_avg = kmd_util_smooth(p->util_avg, r->util);
+	else if (r->ok || p->sm.state == KMD_HEALTH_DOWN)
+		p->util_avg = -1;
 
 	if (p->sm.state == p->told_state && p->last.admin == p->told_admin &&
 	    p->last.weight_pct == p->told_weight_pct && p->last.weight == p->told_weight &&

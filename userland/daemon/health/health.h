@@ -104,7 +104,8 @@ extern const double kmd_latency_bounds_s[9];	/* the finite bucket bounds */
 void kmd_probe_stats(const struct kmd_probe *p, struct kmd_probe_stats *st);
 /*
  * The probe's reported utilization, smoothed (KMD_UTIL_ALPHA of each new report, the rest of
- * the average before), rounded to a percent; -1 when its last run reported none.
+ * the average before), rounded to a percent; -1 when there is none: no report yet, an
+ * answer without one, or the probe is down (a failed run keeps the average).
  */
 int kmd_probe_util(const struct kmd_probe *p);
 #define KMD_UTIL_ALPHA	0.3
