@@ -207,13 +207,18 @@ static void weight_state(struct json_object *o, char *buf, size_t len)
 /* The cells of row @k of backend @be: the backend's own on its first row, then check @k's. */
 static void be_cells(struct json_object *be, size_t k, char cells[NCOL][128])
 {
-	struct json_object *chk = jidx(be, "checks", k), *lat;
+	struct json_object *chk = jidx(be, "checks", k), *lat, *util = jget(be, "utilization");
 
 	memset(cells, 0, NCOL * sizeof(cells[0]));
 	if (!k) {
 		snprintf(cells[C_BACKEND], sizeof(cells[0]), "%s", jstr(be, "address", "?"));
 		weight_state(jget(be, "configured"), cells[C_CONF], sizeof(cells[0]));
-		snprintf(cells[C_HEALTH], sizeof(cells[0]), "%s", jstr(be, "health", "?"));
+		/* an agent's util:N, smoothed, with the health */
+		if (util && json_object_is_type(util, json_type_int))
+			snprintf(cells[C_HEALTH], sizeof(cells[0]), "%s, util %d%%",
+				 jstr(be, "health", "?"), json_object_get_int(util));
+		else
+			snprintf(cells[C_HEALTH], sizeof(cells[0]), "%s", jstr(be, "health", "?"));
 		weight_state(jget(be, "kernel"), cells[C_KERNEL], sizeof(cells[0]));
 	}
 	if (!chk) {
