@@ -555,6 +555,30 @@ static void test_adopt(void **state)
 	assert_int_equal(sv2[0].be[0].transitions, 5);
 	assert_int_equal(sv2[0].be[2].health, KMD_HEALTH_UNKNOWN);
 	kmd_state_free(sv2, n2);
+
+	/*
+	 * ... and an agent-checked backend's utilization and the share it gave, until the agent
+	 * answers again: no jump to the whole weight and back (b2 said "up util:90")
+	 */
+	w.cs[0].util = (struct kmd_util){ .on = true, .target = 70, .min_weight = 25 };
+	w.cs[0].backends[1].be.weight = 100;
+	w.cs[0].backends[1].be.state = KMAGLEV_BACKEND_STATE_UP;
+	sv[0].be[1].admin = -1;
+	sv[0].be[1].weight = -1;
+	sv[0].be[1].util = 90;
+	sv[0].be[1].util_factor = 50;
+	assert_int_equal(kmd_state_build(&w.d, &w.cfg, NULL, sv, n, &sv2, &n2), 0);
+	assert_int_equal(sv2[0].be[1].util, 90);
+	assert_int_equal(sv2[0].be[1].util_factor, 50);
+	{
+		struct kmg_backend want;
+
+		kmd_want_backend(&sv2[0].be[1], false, &want);
+		assert_int_equal(want.weight, 50);
+		/* a backend without an agent check starts with its whole weight */
+		assert_int_equal(sv2[0].be[0].util_factor, 100);
+	}
+	kmd_state_free(sv2, n2);
 	kmd_state_free(sv, n);
 	free_kernel(&k);
 	free_world(&w);
