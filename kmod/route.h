@@ -29,8 +29,8 @@ struct kmg_route {
 	unsigned long stamp;		/* jiffies when cached */
 	u32 cookie;			/* IPv6: the route's cookie for dst_check() */
 	/*
-	 * IPv4: dst_mtu() of a route without a PMTU exception, 0 otherwise (and for IPv6):
-	 * kmg_route_mtu() then asks the route.
+	 * dst_mtu() of a plain IPv4 route without a PMTU exception or a locked MTU metric; 0
+	 * for any other route (IPv6 ones too): kmg_route_mtu() then asks the route.
 	 */
 	u32 mtu;
 	/* no lightweight tunnel, xfrm or L3 master (VRF) device: see kmg_neigh_out() */

@@ -195,7 +195,9 @@ void kmd_config_free(struct kmd_config *cfg)
 	free(cfg);
 }
 
-bool kmd_service_any_check(const struct kmd_service *s, bool (*pred)(const struct kmd_check *))
+/* Does any check of @s, the service's or a backend's own, satisfy @pred? */
+static bool service_any_check(const struct kmd_service *s,
+			      bool (*pred)(const struct kmd_check *))
 {
 	unsigned int k, n;
 
@@ -246,7 +248,7 @@ int kmd_config_first_tunnel(const struct kmd_config *cfg)
 	unsigned int i;
 
 	for (i = 0; i < cfg->nservices; i++)
-		if (kmd_service_any_check(&cfg->services[i], via_tunnel))
+		if (service_any_check(&cfg->services[i], via_tunnel))
 			return i;
 	return -1;
 }

@@ -223,8 +223,6 @@ unsigned int kmd_util_factor(const struct kmd_util *u, int util);
  */
 unsigned int kmd_util_share(const struct kmd_util *u, unsigned int applied, int util);
 #define KMD_UTIL_HYST	3
-/* Does any check of @s, the service's or a backend's own, satisfy @pred? */
-bool kmd_service_any_check(const struct kmd_service *s, bool (*pred)(const struct kmd_check *));
 /* As kmd_config_load(), from a string in memory; @name stands for the file in messages. */
 int kmd_config_load_str(const char *name, const char *yaml, size_t len, struct kmd_config **cfg,
 			FILE *err);

@@ -13,7 +13,6 @@
 
 /* --- desired state ------------------------------------------------------------------------ */
 
-
 void kmd_want_backend(const struct kmd_be *b, bool fail_open, struct kmg_backend *out)
 {
 	uint32_t admin = b->conf->be.state;
