@@ -19,6 +19,8 @@
 struct genl_split_ops {
 	int (*doit)(struct sk_buff *skb, struct genl_info *info);
 	int (*dumpit)(struct sk_buff *skb, struct netlink_callback *cb);
+	int (*start)(struct netlink_callback *cb);
+	int (*done)(struct netlink_callback *cb);
 	const struct nla_policy *policy;
 	unsigned int maxattr;
 	u8 cmd;

@@ -235,6 +235,10 @@ unsigned int kmg_rcv(struct kmg_net *kn, struct sk_buff *skb, const struct nf_ho
 		be = kmg_flow_decide(kn, &f, svc, &p);
 	}
 	if (!be) {
+		/* ingress packets are unrouted as at PRE_ROUTING (NF_NETDEV_INGRESS is 0 too) */
+		if (f.why == KMG_C_QUOTA_RST)
+			kmg_quota_reset(kn->net, skb, family,
+					early ? NF_INET_PRE_ROUTING : state->hook);
 		kmg_drop(kn, skb, p.icmp_err ? KMG_C_ICMP_DROP : f.why,
 			 SKB_DROP_REASON_NETFILTER_DROP);
 		return NF_STOLEN;
@@ -348,6 +352,7 @@ int kmg_hooks_register(struct kmg_net *kn)
 	if (err)
 		return err;
 	kmg_conn_gc_start(kn);
+	kmg_quota_start(kn);
 	WRITE_ONCE(kn->hooks, true);	/* the ingress hooks start balancing */
 	return 0;
 }
@@ -374,6 +379,7 @@ void kmg_hooks_unregister(struct kmg_net *kn)
 		synchronize_net();
 	}
 	kmg_conn_gc_stop(kn);
+	kmg_quota_stop(kn);
 }
 
 /* The netns is exiting: stop the packet path; kmg_net_exit() flushes after a grace period. */

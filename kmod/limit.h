@@ -19,6 +19,7 @@ enum kmg_limit {
 	KMG_LIMIT_BACKENDS,
 	KMG_LIMIT_CONNS,
 	KMG_LIMIT_TABLE_SIZE,
+	KMG_LIMIT_QUOTAS,
 };
 
 struct nlattr;

@@ -6,13 +6,13 @@
  * (GENL_UNS_ADMIN_PERM), so any unprivileged user can reach all of them through
  * `unshare -Urn`. Memory that a request or traffic makes kmaglev allocate is charged to the
  * caller's memory cgroup where the kernel allows it (services, backends and tables are
- * GFP_KERNEL_ACCOUNT; connection entries are charged to the cgroup of the task that started
- * balancing, see conn.c). What a cgroup cannot bound (CPU time under kn->lock, the sizes
- * requests ask for) is capped here: in such a netns max-services, max-backends, conn-max and
- * a service's table-size may not exceed the module parameters below, and their defaults are
- * clamped to them. The host's root sets the parameters (also at run time, through
- * /sys/module/kmaglev/parameters); a change applies to later requests and new netns. The
- * initial user namespace is not capped.
+ * GFP_KERNEL_ACCOUNT; connection entries and quota buckets are charged to the cgroup of the
+ * task that started balancing, see conn.c). What a cgroup cannot bound (CPU time under
+ * kn->lock, the sizes requests ask for) is capped here: in such a netns max-services,
+ * max-backends, conn-max, quota-max and a service's table-size may not exceed the module
+ * parameters below, and their defaults are clamped to them. The host's root sets the
+ * parameters (also at run time, through /sys/module/kmaglev/parameters); a change applies to
+ * later requests and new netns. The initial user namespace is not capped.
  */
 #include <linux/kmaglev.h>
 #include <linux/minmax.h>
@@ -43,6 +43,11 @@ module_param(userns_table_size_max, uint, 0644);
 MODULE_PARM_DESC(userns_table_size_max,
 		 "table-size cap in netns of non-initial user namespaces (default 65537)");
 
+static unsigned int userns_quota_max = 65536;
+module_param(userns_quota_max, uint, 0644);
+MODULE_PARM_DESC(userns_quota_max,
+		 "quota-max cap in netns of non-initial user namespaces (default 65536)");
+
 /* Is the netns owned by a user namespace other than the initial one? */
 static bool kmg_net_capped(const struct kmg_net *kn)
 {
@@ -60,6 +65,8 @@ static u32 kmg_cap_of(enum kmg_limit l)
 		return READ_ONCE(userns_conn_max);
 	case KMG_LIMIT_TABLE_SIZE:
 		return max_t(u32, READ_ONCE(userns_table_size_max), KMAGLEV_TABLE_SIZE_MIN);
+	case KMG_LIMIT_QUOTAS:
+		return max_t(u32, READ_ONCE(userns_quota_max), 1);
 	}
 	return 0;
 }
@@ -76,6 +83,7 @@ void kmg_limits_init(struct kmg_net *kn)
 	kn->max_services = min(kn->max_services, kmg_limit(kn, KMG_LIMIT_SERVICES));
 	kn->max_backends = min(kn->max_backends, kmg_limit(kn, KMG_LIMIT_BACKENDS));
 	kn->ccfg.conn_max = min(kn->ccfg.conn_max, kmg_limit(kn, KMG_LIMIT_CONNS));
+	kn->quotas.set.max = min(kn->quotas.set.max, kmg_limit(kn, KMG_LIMIT_QUOTAS));
 }
 
 /* May @l be set to @val in this netns? If not, say why on @attr (which may be NULL). */
@@ -100,6 +108,10 @@ int kmg_limit_check(const struct kmg_net *kn, enum kmg_limit l, u32 val,
 	case KMG_LIMIT_TABLE_SIZE:
 		NL_SET_ERR_MSG_ATTR(extack, attr,
 				    "table-size is above the cap for user namespaces (kmaglev module parameter userns_table_size_max)");
+		break;
+	case KMG_LIMIT_QUOTAS:
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "quota-max is above the cap for user namespaces (kmaglev module parameter userns_quota_max)");
 		break;
 	}
 	return -EPERM;

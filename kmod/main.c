@@ -16,6 +16,7 @@
 #include "kmaglev.h"
 #include "limit.h"
 #include "netns.h"
+#include "quota.h"
 #include "service.h"
 #include "stats.h"
 
@@ -39,18 +40,23 @@ static __net_init int kmg_net_init(struct net *net)
 	kn->max_services = KMG_DEFAULT_MAX_SERVICES;
 	kn->max_backends = KMG_DEFAULT_MAX_BACKENDS;
 	kmg_ingress_net_init(kn);
-	kmg_limits_init(kn);
 	kn->stats = alloc_percpu_gfp(struct kmg_net_stats, GFP_KERNEL_ACCOUNT);
 	if (!kn->stats)
 		return -ENOMEM;
 	err = kmg_conns_init(kn);
 	if (err)
 		goto err_stats;
-	err = kmg_net_services_init(kn);
+	err = kmg_quotas_init(kn);
 	if (err)
 		goto err_conns;
+	kmg_limits_init(kn);
+	err = kmg_net_services_init(kn);
+	if (err)
+		goto err_quotas;
 	return 0;
 
+err_quotas:
+	kmg_quotas_exit(kn);
 err_conns:
 	kmg_conns_exit(kn);
 err_stats:
@@ -73,6 +79,7 @@ static __net_exit void kmg_net_exit(struct net *net)
 
 	/* Deleting the last service unregisters the hooks and empties the connection table. */
 	kmg_net_services_exit(kn);
+	kmg_quotas_exit(kn);
 	kmg_conns_exit(kn);
 	free_percpu(kn->stats);
 }
@@ -117,6 +124,9 @@ static int __init kmg_init(void)
 	err = kmg_conn_caches_init();
 	if (err)
 		goto err_wq;
+	err = kmg_quota_caches_init();
+	if (err)
+		goto err_conn_caches;
 	err = register_pernet_subsys(&kmg_net_ops);
 	if (err)
 		goto err_caches;
@@ -134,6 +144,8 @@ err_ingress:
 err_pernet:
 	unregister_pernet_subsys(&kmg_net_ops);
 err_caches:
+	kmg_quota_caches_exit();
+err_conn_caches:
 	kmg_conn_caches_exit();
 err_wq:
 	destroy_workqueue(kmg_wq);
@@ -151,6 +163,7 @@ static void __exit kmg_exit(void)
 	rcu_barrier();
 	destroy_workqueue(kmg_wq);
 	rcu_barrier();
+	kmg_quota_caches_exit();
 	kmg_conn_caches_exit();
 	WARN(atomic_long_read(&kmg_objects.services) || atomic_long_read(&kmg_objects.backends) ||
 	     atomic_long_read(&kmg_objects.tables) || kmg_conn_objects(),

@@ -48,6 +48,19 @@ static const struct netlink_range_validation kmaglev_a_config_timeout_udp_range 
 	.max	= KMAGLEV_TIMEOUT_MAX,
 };
 
+static const struct netlink_range_validation kmaglev_a_config_quota_rate_range = {
+	.max	= KMAGLEV_QUOTA_RATE_MAX,
+};
+
+static const struct netlink_range_validation kmaglev_a_config_quota_burst_range = {
+	.max	= KMAGLEV_QUOTA_BURST_MAX,
+};
+
+static const struct netlink_range_validation kmaglev_a_config_quota_max_range = {
+	.min	= 1ULL,
+	.max	= KMAGLEV_QUOTA_MAX_MAX,
+};
+
 /* Common nested types */
 const struct nla_policy kmaglev_backend_nl_policy[KMAGLEV_A_BACKEND_STATS + 1] = {
 	[KMAGLEV_A_BACKEND_ADDR4] = { .type = NLA_U32, },
@@ -62,7 +75,7 @@ const struct nla_policy kmaglev_backend_nl_policy[KMAGLEV_A_BACKEND_STATS + 1] =
 	[KMAGLEV_A_BACKEND_STATS] = NLA_POLICY_NESTED(kmaglev_stats_nl_policy),
 };
 
-const struct nla_policy kmaglev_config_nl_policy[KMAGLEV_A_CONFIG_INGRESS_DEV + 1] = {
+const struct nla_policy kmaglev_config_nl_policy[KMAGLEV_A_CONFIG_QUOTAS + 1] = {
 	[KMAGLEV_A_CONFIG_MAX_SERVICES] = { .type = NLA_U32, },
 	[KMAGLEV_A_CONFIG_MAX_BACKENDS] = { .type = NLA_U32, },
 	[KMAGLEV_A_CONFIG_SERVICES] = { .type = NLA_U32, },
@@ -78,6 +91,14 @@ const struct nla_policy kmaglev_config_nl_policy[KMAGLEV_A_CONFIG_INGRESS_DEV + 
 	[KMAGLEV_A_CONFIG_PROBE_MARK_MAX] = { .type = NLA_U32, },
 	[KMAGLEV_A_CONFIG_HOOK] = NLA_POLICY_MAX(NLA_U32, 1),
 	[KMAGLEV_A_CONFIG_INGRESS_DEV] = { .type = NLA_NUL_STRING, .len = KMAGLEV_INGRESS_DEV_LEN_MAX, },
+	[KMAGLEV_A_CONFIG_QUOTA_RATE] = NLA_POLICY_FULL_RANGE(NLA_U32, &kmaglev_a_config_quota_rate_range),
+	[KMAGLEV_A_CONFIG_QUOTA_BURST] = NLA_POLICY_FULL_RANGE(NLA_U32, &kmaglev_a_config_quota_burst_range),
+	[KMAGLEV_A_CONFIG_QUOTA_PREFIX4] = NLA_POLICY_RANGE(NLA_U32, 1, 32),
+	[KMAGLEV_A_CONFIG_QUOTA_PREFIX6] = NLA_POLICY_RANGE(NLA_U32, 1, 128),
+	[KMAGLEV_A_CONFIG_QUOTA_SCOPE] = NLA_POLICY_MAX(NLA_U32, 1),
+	[KMAGLEV_A_CONFIG_QUOTA_ACTION] = NLA_POLICY_MAX(NLA_U32, 1),
+	[KMAGLEV_A_CONFIG_QUOTA_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32, &kmaglev_a_config_quota_max_range),
+	[KMAGLEV_A_CONFIG_QUOTAS] = { .type = NLA_U32, },
 };
 
 const struct nla_policy kmaglev_service_nl_policy[KMAGLEV_A_SERVICE_OWNER + 1] = {
@@ -182,7 +203,7 @@ static const struct nla_policy kmaglev_config_set_nl_policy[KMAGLEV_A_CONFIG + 1
 };
 
 /* Ops table for kmaglev */
-const struct genl_split_ops kmaglev_nl_ops[16] = {
+const struct genl_split_ops kmaglev_nl_ops[17] = {
 	{
 		.cmd		= KMAGLEV_CMD_SERVICE_NEW,
 		.doit		= kmaglev_nl_service_new_doit,
@@ -286,6 +307,13 @@ const struct genl_split_ops kmaglev_nl_ops[16] = {
 		.policy		= kmaglev_config_set_nl_policy,
 		.maxattr	= KMAGLEV_A_CONFIG,
 		.flags		= GENL_UNS_ADMIN_PERM | GENL_CMD_CAP_DO,
+	},
+	{
+		.cmd	= KMAGLEV_CMD_QUOTA_GET,
+		.start	= kmg_nl_quota_dump_start,
+		.dumpit	= kmaglev_nl_quota_get_dumpit,
+		.done	= kmg_nl_quota_dump_done,
+		.flags	= GENL_UNS_ADMIN_PERM | GENL_CMD_CAP_DUMP,
 	},
 };
 

@@ -305,6 +305,8 @@ static void kmg_compat_fill_ops(void)
 			o->maxattr = s->maxattr;
 		} else {
 			o->dumpit = s->dumpit;
+			o->start = s->start;
+			o->done = s->done;
 			if (!o->policy) {
 				o->policy = s->policy;
 				o->maxattr = s->maxattr;

@@ -12,6 +12,21 @@
 #include "netlink-gen.h"
 #include "netlink.h"
 #include "netns.h"
+#include "quota.h"
+
+static int kmg_nl_put_quota(struct sk_buff *msg, struct kmg_net *kn)
+{
+	const struct kmg_quota_set *q = &kn->quotas.set;
+
+	return nla_put_u32(msg, KMAGLEV_A_CONFIG_QUOTA_RATE, q->rate) ||
+	       nla_put_u32(msg, KMAGLEV_A_CONFIG_QUOTA_BURST, q->burst) ||
+	       nla_put_u32(msg, KMAGLEV_A_CONFIG_QUOTA_PREFIX4, q->prefix4) ||
+	       nla_put_u32(msg, KMAGLEV_A_CONFIG_QUOTA_PREFIX6, q->prefix6) ||
+	       nla_put_u32(msg, KMAGLEV_A_CONFIG_QUOTA_SCOPE, q->scope) ||
+	       nla_put_u32(msg, KMAGLEV_A_CONFIG_QUOTA_ACTION, q->action) ||
+	       nla_put_u32(msg, KMAGLEV_A_CONFIG_QUOTA_MAX, q->max) ||
+	       nla_put_u32(msg, KMAGLEV_A_CONFIG_QUOTAS, kmg_quota_count(kn));
+}
 
 int kmaglev_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
@@ -44,7 +59,8 @@ int kmaglev_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, KMAGLEV_A_CONFIG_PROBE_MARK_MIN, kn->ccfg.probe_mark_min) ||
 	    nla_put_u32(msg, KMAGLEV_A_CONFIG_PROBE_MARK_MAX, kn->ccfg.probe_mark_max) ||
 	    nla_put_u32(msg, KMAGLEV_A_CONFIG_HOOK, kn->ingress.hook) ||
-	    nla_put_string(msg, KMAGLEV_A_CONFIG_INGRESS_DEV, kn->ingress.devs)) {
+	    nla_put_string(msg, KMAGLEV_A_CONFIG_INGRESS_DEV, kn->ingress.devs) ||
+	    kmg_nl_put_quota(msg, kn)) {
 		mutex_unlock(&kn->lock);
 		goto err;
 	}
@@ -82,6 +98,12 @@ static int kmg_nl_cfg_limits(struct kmg_net *kn, struct nlattr **tb,
 		if (err)
 			return err;
 	}
+	a = tb[KMAGLEV_A_CONFIG_QUOTA_MAX];
+	if (a) {
+		err = kmg_limit_check(kn, KMG_LIMIT_QUOTAS, nla_get_u32(a), a, extack);
+		if (err)
+			return err;
+	}
 	a = tb[KMAGLEV_A_CONFIG_CONN_MAX];
 	return a ? kmg_limit_check(kn, KMG_LIMIT_CONNS, cc->conn_max, a, extack) : 0;
 }
@@ -91,6 +113,8 @@ int kmaglev_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *tb[KMAGLEV_A_CONFIG_MAX + 1];
 	struct kmg_net *kn = kmg_info_kn(info);
 	struct nlattr *a, *ahook, *adev;
+	struct kmg_quota_cfg *qcfg;
+	struct kmg_quota_set qset;
 	struct kmg_conn_cfg cc;
 	const char *devs;
 	u32 hook;
@@ -104,7 +128,8 @@ int kmaglev_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 		return err;
 	a = kmg_nl_extra(tb, KMAGLEV_A_CONFIG_MAX, ~(BIT_ULL(KMAGLEV_A_CONFIG_SERVICES) |
 						     BIT_ULL(KMAGLEV_A_CONFIG_BACKENDS) |
-						     BIT_ULL(KMAGLEV_A_CONFIG_CONNS)));
+						     BIT_ULL(KMAGLEV_A_CONFIG_CONNS) |
+						     BIT_ULL(KMAGLEV_A_CONFIG_QUOTAS)));
 	if (a) {
 		NL_SET_ERR_MSG_ATTR(info->extack, a, "config attribute is read-only");
 		return -EINVAL;
@@ -131,6 +156,19 @@ int kmaglev_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 		mutex_unlock(&kn->lock);
 		return err;
 	}
+	qset = kn->quotas.set;
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_QUOTA_RATE, &qset.rate);
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_QUOTA_BURST, &qset.burst);
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_QUOTA_PREFIX4, &qset.prefix4);
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_QUOTA_PREFIX6, &qset.prefix6);
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_QUOTA_SCOPE, &qset.scope);
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_QUOTA_ACTION, &qset.action);
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_QUOTA_MAX, &qset.max);
+	err = kmg_quota_prepare(&qset, &qcfg, tb[KMAGLEV_A_CONFIG_QUOTA_ACTION], info->extack);
+	if (err) {
+		mutex_unlock(&kn->lock);
+		return err;
+	}
 	/* the hook setting last: the only change that can fail, all or nothing itself */
 	ahook = tb[KMAGLEV_A_CONFIG_HOOK];
 	adev = tb[KMAGLEV_A_CONFIG_INGRESS_DEV];
@@ -141,9 +179,11 @@ int kmaglev_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 		      kmg_ingress_set(kn, hook, devs, info->extack);
 		if (err) {
 			mutex_unlock(&kn->lock);
+			kfree(qcfg);
 			return err;
 		}
 	}
+	kmg_quota_commit(kn, &qset, qcfg);
 	if (tb[KMAGLEV_A_CONFIG_MAX_SERVICES])
 		kn->max_services = nla_get_u32(tb[KMAGLEV_A_CONFIG_MAX_SERVICES]);
 	if (tb[KMAGLEV_A_CONFIG_MAX_BACKENDS])

@@ -27,6 +27,7 @@
 
 #include "conn.h"
 #include "ingress.h"
+#include "quota.h"
 #include "stats.h"
 
 struct kmg_vip_filter;
@@ -66,6 +67,7 @@ struct kmg_net {
 	bool dead;			/* netns is exiting: pre_exit unregistered the hooks */
 	struct kmg_conn_cfg ccfg;	/* under kn->lock; read locklessly */
 	struct kmg_conns conns;
+	struct kmg_quotas quotas;	/* per-source new-flow quotas (quota.h) */
 	struct kmg_net_stats __percpu *stats;
 	struct kmg_ingress ingress;
 	struct nf_hook_ops nf_ops[KMG_NF_OPS];	/* hook.c's, with priv = this */

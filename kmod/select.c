@@ -24,6 +24,7 @@
 #include "migrate.h"
 #include "netns.h"
 #include "parse.h"
+#include "quota.h"
 #include "select.h"
 #include "service.h"
 #include "stats.h"
@@ -104,6 +105,15 @@ static bool kmg_client_over(struct kmg_service *svc, const struct kmg_pkt *p)
 		atomic_set(&b->count, 0);
 	}
 	return atomic_inc_return(&b->count) > rate;
+}
+
+/* Per-source quotas (quota.c): one pointer load while they are off. */
+static inline bool kmg_quota_check(struct kmg_net *kn, const struct kmg_service *svc,
+				   const struct kmg_pkt *p, enum kmg_counter *why)
+{
+	const struct kmg_quota_cfg *cfg = rcu_dereference(kn->quotas.cfg);
+
+	return unlikely(cfg) && kmg_quota_over(kn, cfg, svc, p, why);
 }
 
 static bool kmg_new_flow(const struct kmg_pkt *p)
@@ -256,6 +266,8 @@ struct kmg_backend *kmg_flow_decide(struct kmg_net *kn, struct kmg_flow *f,
 
 	be = kmg_choose(kn, svc, p, new_flow, &f->why);
 	if (!be)
+		return NULL;
+	if (new_flow && kmg_quota_check(kn, svc, p, &f->why))
 		return NULL;
 	if (new_flow && kmg_client_over(svc, p)) {
 		f->why = KMG_C_DROP_CLIENT_LIMIT;

@@ -67,6 +67,9 @@ enum kmg_counter {
 	KMG_C_DROP_PROBE_MISMATCH,
 	KMG_C_RX_INGRESS,	/* its attribute follows global-stats' pad (netlink_stats.c) */
 	KMG_C_FRAG_QUEUED,
+	KMG_C_QUOTA_DROP,
+	KMG_C_QUOTA_RST,
+	KMG_C_QUOTA_UNTRACKED,
 	KMG_C_MAX
 };
 

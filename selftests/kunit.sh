@@ -6,6 +6,7 @@ dir=${1:?usage: kunit.sh MODULE_DIR}
 dbg=/sys/kernel/debug/kunit
 
 modprobe -q -a ip_tunnel ip6_tunnel gre nf_defrag_ipv4 nf_defrag_ipv6 2>/dev/null
+modprobe -q -a nf_reject_ipv4 nf_reject_ipv6 2>/dev/null
 insmod "$dir/kmaglev.ko" || { echo "not ok 1 insmod kmaglev.ko"; exit 1; }
 insmod "$dir/kmaglev_kunit.ko" || { echo "not ok 1 insmod kmaglev_kunit.ko"; exit 1; }
 

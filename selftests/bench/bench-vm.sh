@@ -91,7 +91,8 @@ if [[ ${1:-} != inner ]]; then
 	[[ $(id -u) -eq 0 ]] || die "must run as root (in the VM)"
 	modprobe ip_vs conn_tab_bits=$IPVS_TAB_BITS || die "modprobe ip_vs"
 	modprobe -a pktgen dummy veth ip_vs_mh ip_tunnel ip6_tunnel tunnel4 tunnel6 gre \
-		ip_gre ip6_gre ipip nf_defrag_ipv4 nf_defrag_ipv6 || die "modprobe failed"
+		ip_gre ip6_gre ipip nf_defrag_ipv4 nf_defrag_ipv6 nf_reject_ipv4 nf_reject_ipv6 ||
+		die "modprobe failed"
 	for ns in $LB $CL $BE; do
 		ip netns del "$ns" 2>/dev/null
 		ip netns add "$ns" && ip -n "$ns" link set lo up || die "ip netns add $ns"

@@ -162,16 +162,18 @@ same_as() {
 	diff -u "$1" "$OVL/changes.now" | grep '^[-+][^-+]'
 	cmp -s "$1" "$OVL/changes.now"
 }
-# modprobe kmaglev with its dependency (nf_defrag_ipv6: `modinfo -F depends`) unloaded first,
-# so that it is modprobe that loads it.
+# modprobe kmaglev with its dependencies (nf_defrag_ipv6, nf_reject_ipv4/6: `modinfo -F
+# depends`) unloaded first, so that it is modprobe that loads them.
 load() {
-	local deps
+	local deps m
+	local -a pat=()
 	deps=$(modinfo -F depends kmaglev) || return 1
 	[[ -n $deps ]] || { echo "no depends in modinfo"; return 1; }
-	modprobe -r -q "${deps//,/ }"
-	! grep -qw -e "^${deps//,/ -e ^}" /proc/modules || { echo "$deps still loaded"; return 1; }
+	for m in ${deps//,/ }; do pat+=(-e "^$m "); done
+	modprobe -r -q -a ${deps//,/ }
+	! grep -q "${pat[@]}" /proc/modules || { echo "$deps still loaded"; return 1; }
 	modprobe kmaglev || return 1
-	grep "^kmaglev " /proc/modules && grep -w -e "^${deps//,/ -e ^}" /proc/modules
+	grep "^kmaglev " /proc/modules && [[ $(grep -c "${pat[@]}" /proc/modules) == "${#pat[@]}" ]]
 }
 # forward CLI: a service on VIP 192.0.2.10:80/tcp in the LB, configured with CLI, and HTTP
 # through it to backend b1.

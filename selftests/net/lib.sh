@@ -139,6 +139,8 @@ kmg_load_module() {
 	ko=$(kmg_module_path) || { echo "# no kmaglev.ko for $(uname -r)"; return 1; }
 	modprobe -q -a ip_tunnel ip6_tunnel tunnel4 tunnel6 gre ip_gre ip6_gre ipip \
 		nf_defrag_ipv4 nf_defrag_ipv6 udp_tunnel ip6_udp_tunnel 2>/dev/null
+	# quota-action rst's RSTs (kernels without them build a kmaglev.ko that needs neither)
+	modprobe -q -a nf_reject_ipv4 nf_reject_ipv6 2>/dev/null
 	insmod "$ko"
 }
 

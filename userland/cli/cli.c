@@ -36,6 +36,7 @@ void kmg_usage(FILE *f)
 		"  simulate   predict balance and flow movement of a change, before making it\n"
 		"  monitor    print configuration events as they happen\n"
 		"  config     per network namespace limits and connection-table settings\n"
+		"  quota      per-source new-flow quotas: the sources that use them most\n"
 		"  save       the whole configuration, as commands that \"kmaglev -b -\" restores\n"
 		"  daemon     run health checks and keep the kernel as a config file says\n"
 		"  status     the daemon's view: configured, health and kernel state of backends\n"
@@ -91,6 +92,7 @@ static const struct {
 	{ "simulate", kmg_cmd_simulate, kmg_usage_simulate },
 	{ "monitor", kmg_cmd_monitor, kmg_usage_monitor },
 	{ "config", kmg_cmd_config, kmg_usage_config },
+	{ "quota", kmg_cmd_quota, kmg_usage_quota },
 	{ "save", kmg_cmd_save, kmg_usage_save },
 	{ "daemon", kmg_cmd_daemon, kmg_usage_daemon },
 	{ "status", kmg_cmd_status, kmg_usage_status },

@@ -30,6 +30,7 @@ int kmg_cmd_stats(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_table(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_monitor(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_config(struct kmg_ctx *ctx, int argc, char **argv);
+int kmg_cmd_quota(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_simulate(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_save(struct kmg_ctx *ctx, int argc, char **argv);
 /* The daemon's control socket, the client side: "kmaglev status", "reload"... (cmd_status.c) */
@@ -62,6 +63,7 @@ void kmg_usage_stats(FILE *f);
 void kmg_usage_table(FILE *f);
 void kmg_usage_monitor(FILE *f);
 void kmg_usage_config(FILE *f);
+void kmg_usage_quota(FILE *f);
 void kmg_usage_simulate(FILE *f);
 void kmg_usage_save(FILE *f);
 void kmg_usage_status(FILE *f);
@@ -97,6 +99,11 @@ int kmg_monitor_parse(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_monitor_event(struct kmg_ctx *ctx, const struct nlmsghdr *nlh);
 
 int kmg_config_parse(int argc, char **argv, struct kmg_config *c);
+
+/* "quota show [top N]": argv after the command word; *@top 0 when not given. */
+int kmg_quota_parse(int argc, char **argv, unsigned int *top);
+/* The buckets of @qs (sorted), services named from the service dump @sl (may be NULL). */
+void kmg_print_quotas(struct kmg_ctx *ctx, const struct kmg_quotas *qs, const struct kmg_msgs *sl);
 
 /* The commands that make configuration @c (may be NULL) and services @sl (with backends). */
 void kmg_save(FILE *f, const struct kmg_config *c, const struct kmg_msgs *sl);

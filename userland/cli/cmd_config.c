@@ -20,6 +20,9 @@ void kmg_usage_config(FILE *f)
 		"                          [timeout-tcp-fin SECONDS] [timeout-udp SECONDS]\n"
 		"                          [flood-rate N] [probe-mark-min MARK] [probe-mark-max MARK]\n"
 		"                          [hook prerouting|ingress] [ingress-dev all|DEV[,DEV...]]\n"
+		"                          [quota-rate N] [quota-burst N] [quota-prefix4 1..32]\n"
+		"                          [quota-prefix6 1..128] [quota-scope netns|service]\n"
+		"                          [quota-action drop|rst] [quota-max N]\n"
 		"max-services caps the services of this network namespace, max-backends the\n"
 		"backends over all its services, conn-max its connection-table entries.\n"
 		"SECONDS := Ns | Nm | Nh (the unit is required), 1s to 7 days.\n"
@@ -28,7 +31,14 @@ void kmg_usage_config(FILE *f)
 		"go to the backend whose id is mark - probe-mark-min (both 0: off).\n"
 		"hook: where packets from clients are taken: prerouting (the default, after the\n"
 		"raw table) or ingress (before the IP stack, on the devices of ingress-dev: \"all\"\n"
-		"but loopback, or up to 32 names; the host's IP firewall does not see them).\n");
+		"but loopback, or up to 32 names; the host's IP firewall does not see them).\n"
+		"quota-rate: new flows per second one source prefix may open (0: off, the\n"
+		"default; at most 1000000), quota-burst at once (0: quota-rate). Sources share\n"
+		"a bucket per /quota-prefix4 (32) or /quota-prefix6 (64), for the netns or per\n"
+		"service (quota-scope); a new flow over quota is dropped, or a SYN answered\n"
+		"with a RST (quota-action). quota-max: buckets at most (65536); sources beyond\n"
+		"are not checked. Changing any of them empties the table (\"kmaglev quota\").\n"
+		"services, backends, conns and quotas are read-only counts.\n");
 }
 
 int kmg_config_parse(int argc, char **argv, struct kmg_config *c)

@@ -9,6 +9,7 @@
 
 #include "lib/err.h"
 #include "lib/schema.h"
+#include "lib/show.h"
 #include "daemon/announce.h"
 #include "daemon/daemon.h"
 #include "daemon/metrics.h"
@@ -39,6 +40,21 @@ static void labels_be(struct labels *x, const struct kmg_svc_key *k, const struc
 static int dup_ok(int ret)
 {
 	return ret == -EEXIST ? 0 : ret;
+}
+
+/* A family of one sample without labels. */
+static int one_counter(struct kmd_prom *p, const char *name, const char *help, uint64_t v)
+{
+	int ret = kmd_prom_family(p, name, KMD_PROM_COUNTER, help);
+
+	return ret ? ret : kmd_prom_counter(p, NULL, 0, v);
+}
+
+static int one_gauge(struct kmd_prom *p, const char *name, const char *help, double v)
+{
+	int ret = kmd_prom_family(p, name, KMD_PROM_GAUGE, help);
+
+	return ret ? ret : kmd_prom_gauge(p, NULL, 0, v);
 }
 
 /* --- the kernel's counters -------------------------------------------------------------- */
@@ -179,6 +195,100 @@ int kmd_metrics_render_kernel(struct kmd_prom *p, const struct kmg_msgs *svcs,
 	return ret;
 }
 
+/* --- the quota table's heaviest sources --------------------------------------------------- */
+
+/* The service of id @id in the stats dump @svcs, as "192.0.2.1:80/tcp" ("id 7" if not there). */
+static const char *quota_service(const struct kmg_msgs *svcs, uint32_t id, char *buf,
+				 size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; svcs && i < svcs->n; i++) {
+		const struct kmg_service *s = &svcs->m[i].svc;
+
+		if (KMG_HAS(&svcs->m[i], KMAGLEV_A_SERVICE) && KMG_HAS(s, KMAGLEV_A_SERVICE_ID) &&
+		    s->id == id)
+			return kmg_fmt_service_name(s, buf, len);
+	}
+	snprintf(buf, len, "id %u", id);
+	return buf;
+}
+
+/* One family of the buckets of @qs: their rejected (@rejected) or accepted new flows. */
+static int quota_samples(struct kmd_prom *p, const struct kmg_quotas *qs,
+			 const struct kmg_msgs *svcs, bool rejected)
+{
+	char addr[INET6_ADDRSTRLEN], prefix[INET6_ADDRSTRLEN + 8], svc[INET6_ADDRSTRLEN + 32];
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < qs->n && !ret; i++) {
+		const struct kmg_quota *q = &qs->q[i];
+		struct kmd_prom_label l[2] = { { "prefix", prefix }, { "service", svc } };
+
+		snprintf(prefix, sizeof(prefix), "%s/%u", kmg_fmt_addr(&q->addr, addr, sizeof(addr)),
+			 q->prefix_len);
+		/* the service only in scope service, where buckets have one */
+		if (KMG_HAS(q, KMAGLEV_A_QUOTA_SERVICE_ID))
+			quota_service(svcs, q->service_id, svc, sizeof(svc));
+		ret = dup_ok(kmd_prom_counter(p, l, KMG_HAS(q, KMAGLEV_A_QUOTA_SERVICE_ID) ? 2 : 1,
+					      rejected ? q->rejected : q->accepted));
+	}
+	return ret;
+}
+
+int kmd_metrics_render_quota(struct kmd_prom *p, const struct kmg_config *c,
+			     const struct kmg_quotas *qs, const struct kmg_msgs *svcs)
+{
+	char help[192];
+	int ret;
+
+	/* a kernel without quotas reports no count */
+	if (!KMG_HAS(c, KMAGLEV_A_CONFIG_QUOTAS))
+		return 0;
+	ret = one_gauge(p, "kmaglev_quota_sources",
+			"Source prefixes (or prefix and service pairs) in the quota table now "
+			"(kernel).", c->quotas);
+	snprintf(help, sizeof(help), "New flows over their source prefix's quota, for the %u "
+		 "prefixes with the most (kernel).", KMD_QUOTA_TOP);
+	if (!ret)
+		ret = kmd_prom_family(p, "kmaglev_quota_rejected_total", KMD_PROM_COUNTER, help);
+	if (!ret)
+		ret = quota_samples(p, qs, svcs, true);
+	snprintf(help, sizeof(help), "New flows let through by their source prefix's quota, for "
+		 "the %u prefixes with the most rejected (kernel).", KMD_QUOTA_TOP);
+	if (!ret)
+		ret = kmd_prom_family(p, "kmaglev_quota_accepted_total", KMD_PROM_COUNTER, help);
+	if (!ret)
+		ret = quota_samples(p, qs, svcs, false);
+	return ret;
+}
+
+/*
+ * At a scrape: the netns' quota settings (is there a quota table, how many sources it has)
+ * and, when it has any, the KMD_QUOTA_TOP buckets with the most rejected new flows; the
+ * whole table streams through a heap of that many. @svcs (the stats dump) names services.
+ */
+static int scrape_quota(struct kmd *d, struct kmd_prom *p, const struct kmg_msgs *svcs)
+{
+	static int last_ok = 1;
+	struct kmg_quotas qs = { .limit = KMD_QUOTA_TOP };
+	struct kmg_config c;
+	int ret = 0, ok;
+
+	ok = !kmg_config_get(&d->ctx, &c, NULL);
+	if (ok && KMG_HAS(&c, KMAGLEV_A_CONFIG_QUOTAS) && c.quotas)
+		ok = !kmg_quota_dump(&d->ctx, &qs, NULL);
+	/* said once, not at every scrape */
+	if (!ok && last_ok)
+		fprintf(stderr, "kmaglev: metrics: quota table: %s\n", kmg_errmsg());
+	last_ok = ok;
+	if (ok)
+		ret = kmd_metrics_render_quota(p, &c, &qs, svcs);
+	kmg_quotas_free(&qs);
+	return ret;
+}
+
 /* --- the daemon's own --------------------------------------------------------------------- */
 
 enum be_metric { BE_UP, BE_TRANSITIONS, BE_UTIL };
@@ -272,21 +382,6 @@ static int render_svc(struct kmd *d, struct kmd_prom *p, bool below)
 		ret = dup_ok(kmd_prom_gauge(p, x.l, 3, below ? s->below_quorum : s->healthy));
 	}
 	return ret;
-}
-
-/* A family of one sample without labels. */
-static int one_counter(struct kmd_prom *p, const char *name, const char *help, uint64_t v)
-{
-	int ret = kmd_prom_family(p, name, KMD_PROM_COUNTER, help);
-
-	return ret ? ret : kmd_prom_counter(p, NULL, 0, v);
-}
-
-static int one_gauge(struct kmd_prom *p, const char *name, const char *help, double v)
-{
-	int ret = kmd_prom_family(p, name, KMD_PROM_GAUGE, help);
-
-	return ret ? ret : kmd_prom_gauge(p, NULL, 0, v);
 }
 
 int kmd_metrics_render_daemon(struct kmd *d, struct kmd_prom *p)
@@ -399,6 +494,8 @@ int kmd_metrics_render(struct kmd *d, struct kmd_prom *p)
 			g = &l.m[i].global;
 	if (!ret && up)
 		ret = kmd_metrics_render_kernel(p, &l, g);
+	if (!ret && up)
+		ret = scrape_quota(d, p, &l);
 	kmg_msgs_free(&l);
 	if (!ret)
 		ret = kmd_metrics_render_daemon(d, p);

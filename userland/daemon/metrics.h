@@ -9,7 +9,10 @@
  * add check):
  *   kernel:  service_/backend_ packets_total, bytes_total, new_flows_total, conns (gauge);
  *            drops_total{reason} for the data path's drop-* counters; the other netns-wide
- *            counters as <name>_total (rx_packets_total, conn_new_total, ...); kernel_up.
+ *            counters as <name>_total (rx_packets_total, conn_new_total, quota_drop_total,
+ *            ...); kernel_up; quota_sources (gauge), and quota_rejected_total{prefix} and
+ *            quota_accepted_total{prefix} of the KMD_QUOTA_TOP buckets with the most rejected
+ *            new flows (labels prefix, and service in quota-scope service; not {vip,...}).
  *   daemon:  service_healthy, service_below_quorum, backend_up,
  *            backend_health_transitions_total, backend_utilization (agents' util:N,
  *            smoothed), check_up, check_runs_total,
@@ -42,6 +45,16 @@ int kmd_metrics_render(struct kmd *d, struct kmd_prom *p);
  */
 int kmd_metrics_render_kernel(struct kmd_prom *p, const struct kmg_msgs *svcs,
 			      const struct kmg_global_stats *g);
+/* Quota buckets a scrape shows: a bounded number of series whatever the table holds. */
+#define KMD_QUOTA_TOP	10
+
+/*
+ * The quota table: its size (@c, a CONFIG_GET reply; nothing if it reports none, as a kernel
+ * without quotas does) and the buckets of @qs, named by prefix, and in quota-scope service by
+ * the service of that id in @svcs (the stats dump; may be NULL).
+ */
+int kmd_metrics_render_quota(struct kmd_prom *p, const struct kmg_config *c,
+			     const struct kmg_quotas *qs, const struct kmg_msgs *svcs);
 /* The daemon's own: health, checks, reconcile counters, lame duck, up time. */
 int kmd_metrics_render_daemon(struct kmd *d, struct kmd_prom *p);
 

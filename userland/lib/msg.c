@@ -15,6 +15,8 @@
 /* present masks are 64 bits wide */
 _Static_assert(KMAGLEV_A_GLOBAL_STATS_MAX < 64, "global-stats present mask");
 _Static_assert(KMAGLEV_A_SERVICE_MAX < 64, "service present mask");
+_Static_assert(KMAGLEV_A_CONFIG_MAX < 64, "config present mask");
+_Static_assert(KMAGLEV_A_QUOTA_MAX < 64, "quota present mask");
 
 /* --- the fields -------------------------------------------------------------------------- */
 
@@ -86,6 +88,24 @@ static const struct kmg_field config_fields[] = {
 	F(kmg_config, CONFIG_PROBE_MARK_MAX, probe_mark_max, KMG_FMT_UINT, 0, NULL),
 	F(kmg_config, CONFIG_HOOK, hook, KMG_FMT_ENUM, 0, NULL),
 	F(kmg_config, CONFIG_INGRESS_DEV, ingress_dev, KMG_FMT_STRING, 0, NULL),
+	F(kmg_config, CONFIG_QUOTA_RATE, quota_rate, KMG_FMT_UINT, 0, NULL),
+	F(kmg_config, CONFIG_QUOTA_BURST, quota_burst, KMG_FMT_UINT, 0, NULL),
+	F(kmg_config, CONFIG_QUOTA_PREFIX4, quota_prefix4, KMG_FMT_UINT, 0, NULL),
+	F(kmg_config, CONFIG_QUOTA_PREFIX6, quota_prefix6, KMG_FMT_UINT, 0, NULL),
+	F(kmg_config, CONFIG_QUOTA_SCOPE, quota_scope, KMG_FMT_ENUM, 0, NULL),
+	F(kmg_config, CONFIG_QUOTA_ACTION, quota_action, KMG_FMT_ENUM, 0, NULL),
+	F(kmg_config, CONFIG_QUOTA_MAX, quota_max, KMG_FMT_UINT, 0, NULL),
+	F(kmg_config, CONFIG_QUOTAS, quotas, KMG_FMT_UINT, KMG_FF_RO, NULL),
+};
+
+/* A bucket's prefix (ADDR4 or ADDR6) is handled by hand, as a backend's address is. */
+static const struct kmg_field quota_fields[] = {
+	F(kmg_quota, QUOTA_PREFIX_LEN, prefix_len, KMG_FMT_UINT, KMG_FF_RO, NULL),
+	F(kmg_quota, QUOTA_SERVICE_ID, service_id, KMG_FMT_UINT, KMG_FF_RO, NULL),
+	F(kmg_quota, QUOTA_ACCEPTED, accepted, KMG_FMT_UINT, KMG_FF_RO, NULL),
+	F(kmg_quota, QUOTA_REJECTED, rejected, KMG_FMT_UINT, KMG_FF_RO, NULL),
+	F(kmg_quota, QUOTA_TOKENS, tokens, KMG_FMT_UINT, KMG_FF_RO, NULL),
+	F(kmg_quota, QUOTA_IDLE_MS, idle_ms, KMG_FMT_MS, KMG_FF_RO, NULL),
 };
 
 #undef F
@@ -96,6 +116,7 @@ const struct kmg_object kmg_obj_backend = OBJECT(backend, backend_fields);
 const struct kmg_object kmg_obj_stats = OBJECT(stats, stats_fields);
 const struct kmg_object kmg_obj_table = OBJECT(table, table_fields);
 const struct kmg_object kmg_obj_config = OBJECT(config, config_fields);
+const struct kmg_object kmg_obj_quota = OBJECT(quota, quota_fields);
 #undef OBJECT
 
 const struct kmg_attr_desc *kmg_field_desc(const struct kmg_object *obj,
@@ -201,6 +222,13 @@ void kmg_backend_set_addr(struct kmg_backend *b, const struct kmg_addr *a)
 	b->addr = *a;
 	b->present &= ~KMG_BE_ADDR_MASK;
 	KMG_SET(b, a->family == AF_INET ? KMAGLEV_A_BACKEND_ADDR4 : KMAGLEV_A_BACKEND_ADDR6);
+}
+
+void kmg_quota_set_addr(struct kmg_quota *q, const struct kmg_addr *a)
+{
+	q->addr = *a;
+	q->present &= ~(KMG_BIT(KMAGLEV_A_QUOTA_ADDR4) | KMG_BIT(KMAGLEV_A_QUOTA_ADDR6));
+	KMG_SET(q, a->family == AF_INET ? KMAGLEV_A_QUOTA_ADDR4 : KMAGLEV_A_QUOTA_ADDR6);
 }
 
 struct kmg_backend *kmg_backend_append(struct kmg_backend **be, unsigned int *n)
@@ -545,6 +573,24 @@ static int parse_config(const struct nlattr *nest, struct kmg_config *c)
 	return 0;
 }
 
+static int parse_quota(const struct nlattr *nest, struct kmg_quota *q)
+{
+	const struct nlattr *tb[KMAGLEV_A_QUOTA_MAX + 1];
+	int ret = parse_nest(nest, &kmg_schema_quota, tb);
+
+	if (ret)
+		return ret;
+	memset(q, 0, sizeof(*q));
+	if (tb[KMAGLEV_A_QUOTA_ADDR4] || tb[KMAGLEV_A_QUOTA_ADDR6]) {
+		struct kmg_addr a;
+
+		get_addr(&a, tb[KMAGLEV_A_QUOTA_ADDR4], tb[KMAGLEV_A_QUOTA_ADDR6]);
+		kmg_quota_set_addr(q, &a);
+	}
+	get_fields(tb, &kmg_obj_quota, q);
+	return 0;
+}
+
 /* Every counter the schema knows (all u64); unknown ones, from a newer kernel, are skipped. */
 static int parse_global(const struct nlattr *nest, struct kmg_global_stats *g)
 {
@@ -608,6 +654,9 @@ int kmg_msg_parse(const struct nlmsghdr *nlh, struct kmg_msg *m)
 		case KMAGLEV_A_GLOBAL:
 			ret = parse_global(a, &m->global);
 			break;
+		case KMAGLEV_A_QUOTA:
+			ret = parse_quota(a, &m->quota);
+			break;
 		}
 		if (ret)
 			break;
@@ -642,6 +691,7 @@ const char *kmg_cmd_name(uint8_t cmd)
 		[KMAGLEV_CMD_BACKEND_CHANGE_NTF] = "backend-change",
 		[KMAGLEV_CMD_TABLE_NTF] = "table-change",
 		[KMAGLEV_CMD_SERVICE_FLUSH_NTF] = "service-flush",
+		[KMAGLEV_CMD_QUOTA_GET] = "quota-get",
 	};
 
 	return cmd <= KMAGLEV_CMD_MAX && names[cmd] ? names[cmd] : NULL;

@@ -108,6 +108,26 @@ struct kmg_config {
 	uint32_t probe_mark_max;
 	uint32_t hook;			/* enum kmaglev_hook */
 	char ingress_dev[KMAGLEV_INGRESS_DEV_LEN_MAX + 1];
+	uint32_t quota_rate;		/* new flows/s per source prefix; 0: off */
+	uint32_t quota_burst;		/* 0: one second's worth */
+	uint32_t quota_prefix4;
+	uint32_t quota_prefix6;
+	uint32_t quota_scope;		/* enum kmaglev_quota_scope */
+	uint32_t quota_action;		/* enum kmaglev_quota_action */
+	uint32_t quota_max;
+	uint32_t quotas;		/* read-only: buckets in the quota table */
+};
+
+/* One bucket of the quota table (a QUOTA_GET dump message). */
+struct kmg_quota {
+	uint64_t present;		/* KMAGLEV_A_QUOTA_* */
+	struct kmg_addr addr;		/* ADDR4 or ADDR6: the prefix, host bits zero */
+	uint8_t prefix_len;
+	uint32_t service_id;		/* quota-scope service only */
+	uint64_t accepted;
+	uint64_t rejected;
+	uint32_t tokens;
+	uint32_t idle_ms;
 };
 
 /*
@@ -129,6 +149,7 @@ struct kmg_msg {
 	struct kmg_table table;
 	struct kmg_config config;
 	struct kmg_global_stats global;
+	struct kmg_quota quota;
 	struct kmg_backend *be;		/* top-level BACKEND nests */
 	unsigned int nbe;
 };
@@ -178,6 +199,7 @@ extern const struct kmg_object kmg_obj_backend;
 extern const struct kmg_object kmg_obj_stats;
 extern const struct kmg_object kmg_obj_table;
 extern const struct kmg_object kmg_obj_config;
+extern const struct kmg_object kmg_obj_quota;
 
 const char *kmg_field_key(const struct kmg_object *obj, const struct kmg_field *f);
 const struct kmg_attr_desc *kmg_field_desc(const struct kmg_object *obj,
@@ -193,8 +215,9 @@ bool kmg_field_zero(const struct kmg_object *obj, const struct kmg_field *f, con
 
 /* Set the key attributes from a parsed service spec. */
 void kmg_service_set_key(struct kmg_service *s, const struct kmg_svc_key *k);
-/* Set ADDR4 or ADDR6 of a backend. */
+/* Set ADDR4 or ADDR6 of a backend, or of a quota bucket. */
 void kmg_backend_set_addr(struct kmg_backend *b, const struct kmg_addr *a);
+void kmg_quota_set_addr(struct kmg_quota *q, const struct kmg_addr *a);
 /* Append a zeroed backend to an array; NULL when out of memory. */
 struct kmg_backend *kmg_backend_append(struct kmg_backend **be, unsigned int *n);
 

@@ -55,6 +55,24 @@ const struct kmg_enum kmg_enum_service_flags = {
 	.names = service_flags_names, .n = 3, .flags = true,
 };
 
+static const char *const quota_scope_names[] = {
+	"netns",
+	"service",
+};
+
+const struct kmg_enum kmg_enum_quota_scope = {
+	.names = quota_scope_names, .n = 2, .flags = false,
+};
+
+static const char *const quota_action_names[] = {
+	"drop",
+	"rst",
+};
+
+const struct kmg_enum kmg_enum_quota_action = {
+	.names = quota_action_names, .n = 2, .flags = false,
+};
+
 static const struct kmg_attr_desc service_attrs[KMAGLEV_A_SERVICE_MAX + 1] = {
 	[KMAGLEV_A_SERVICE_ID] = { .name = "id", .type = KMG_AT_U32, .max = UINT32_MAX },
 	[KMAGLEV_A_SERVICE_ADDR4] = { .name = "addr4", .type = KMG_AT_U32,
@@ -184,6 +202,21 @@ static const struct kmg_attr_desc config_attrs[KMAGLEV_A_CONFIG_MAX + 1] = {
 		.enm = &kmg_enum_hook },
 	[KMAGLEV_A_CONFIG_INGRESS_DEV] = { .name = "ingress-dev", .type = KMG_AT_STRING,
 		.max = 255 },
+	[KMAGLEV_A_CONFIG_QUOTA_RATE] = { .name = "quota-rate", .type = KMG_AT_U32,
+		.max = 1000000 },
+	[KMAGLEV_A_CONFIG_QUOTA_BURST] = { .name = "quota-burst", .type = KMG_AT_U32,
+		.max = 10000000 },
+	[KMAGLEV_A_CONFIG_QUOTA_PREFIX4] = { .name = "quota-prefix4", .type = KMG_AT_U32,
+		.min = 1, .max = 32 },
+	[KMAGLEV_A_CONFIG_QUOTA_PREFIX6] = { .name = "quota-prefix6", .type = KMG_AT_U32,
+		.min = 1, .max = 128 },
+	[KMAGLEV_A_CONFIG_QUOTA_SCOPE] = { .name = "quota-scope", .type = KMG_AT_U32,
+		.max = UINT32_MAX, .enm = &kmg_enum_quota_scope },
+	[KMAGLEV_A_CONFIG_QUOTA_ACTION] = { .name = "quota-action", .type = KMG_AT_U32,
+		.max = UINT32_MAX, .enm = &kmg_enum_quota_action },
+	[KMAGLEV_A_CONFIG_QUOTA_MAX] = { .name = "quota-max", .type = KMG_AT_U32, .min = 1,
+		.max = 16777216 },
+	[KMAGLEV_A_CONFIG_QUOTAS] = { .name = "quotas", .type = KMG_AT_U32, .max = UINT32_MAX },
 };
 
 const struct kmg_attr_set kmg_schema_config = {
@@ -256,10 +289,35 @@ static const struct kmg_attr_desc global_stats_attrs[KMAGLEV_A_GLOBAL_STATS_MAX 
 		.max = UINT64_MAX },
 	[KMAGLEV_A_GLOBAL_STATS_FRAG_QUEUED] = { .name = "frag-queued", .type = KMG_AT_U64,
 		.max = UINT64_MAX },
+	[KMAGLEV_A_GLOBAL_STATS_QUOTA_DROP] = { .name = "quota-drop", .type = KMG_AT_U64,
+		.max = UINT64_MAX },
+	[KMAGLEV_A_GLOBAL_STATS_QUOTA_RST] = { .name = "quota-rst", .type = KMG_AT_U64,
+		.max = UINT64_MAX },
+	[KMAGLEV_A_GLOBAL_STATS_QUOTA_UNTRACKED] = { .name = "quota-untracked",
+		.type = KMG_AT_U64, .max = UINT64_MAX },
 };
 
 const struct kmg_attr_set kmg_schema_global_stats = {
 	.name = "global-stats", .max = KMAGLEV_A_GLOBAL_STATS_MAX, .attrs = global_stats_attrs,
+};
+
+static const struct kmg_attr_desc quota_attrs[KMAGLEV_A_QUOTA_MAX + 1] = {
+	[KMAGLEV_A_QUOTA_ADDR4] = { .name = "addr4", .type = KMG_AT_U32, .hint = KMG_HINT_IPV4,
+		.max = UINT32_MAX },
+	[KMAGLEV_A_QUOTA_ADDR6] = { .name = "addr6", .type = KMG_AT_BINARY, .len = 16,
+		.hint = KMG_HINT_IPV6 },
+	[KMAGLEV_A_QUOTA_PREFIX_LEN] = { .name = "prefix-len", .type = KMG_AT_U8,
+		.max = UINT8_MAX },
+	[KMAGLEV_A_QUOTA_SERVICE_ID] = { .name = "service-id", .type = KMG_AT_U32,
+		.max = UINT32_MAX },
+	[KMAGLEV_A_QUOTA_ACCEPTED] = { .name = "accepted", .type = KMG_AT_U64, .max = UINT64_MAX },
+	[KMAGLEV_A_QUOTA_REJECTED] = { .name = "rejected", .type = KMG_AT_U64, .max = UINT64_MAX },
+	[KMAGLEV_A_QUOTA_TOKENS] = { .name = "tokens", .type = KMG_AT_U32, .max = UINT32_MAX },
+	[KMAGLEV_A_QUOTA_IDLE_MS] = { .name = "idle-ms", .type = KMG_AT_U32, .max = UINT32_MAX },
+};
+
+const struct kmg_attr_set kmg_schema_quota = {
+	.name = "quota", .max = KMAGLEV_A_QUOTA_MAX, .attrs = quota_attrs,
 };
 
 static const struct kmg_attr_desc kmaglev_attrs[KMAGLEV_A_MAX + 1] = {
@@ -273,6 +331,7 @@ static const struct kmg_attr_desc kmaglev_attrs[KMAGLEV_A_MAX + 1] = {
 		.nested = &kmg_schema_config },
 	[KMAGLEV_A_GLOBAL] = { .name = "global", .type = KMG_AT_NEST,
 		.nested = &kmg_schema_global_stats },
+	[KMAGLEV_A_QUOTA] = { .name = "quota", .type = KMG_AT_NEST, .nested = &kmg_schema_quota },
 };
 
 const struct kmg_attr_set kmg_schema_kmaglev = {

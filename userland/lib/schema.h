@@ -19,10 +19,14 @@ extern const struct kmg_attr_set kmg_schema_stats;
 extern const struct kmg_attr_set kmg_schema_table;
 extern const struct kmg_attr_set kmg_schema_config;
 extern const struct kmg_attr_set kmg_schema_global_stats;
+extern const struct kmg_attr_set kmg_schema_quota;
 
 extern const struct kmg_enum kmg_enum_hash;
 extern const struct kmg_enum kmg_enum_backend_state;
 extern const struct kmg_enum kmg_enum_encap;
+extern const struct kmg_enum kmg_enum_hook;
 extern const struct kmg_enum kmg_enum_service_flags;
+extern const struct kmg_enum kmg_enum_quota_scope;
+extern const struct kmg_enum kmg_enum_quota_action;
 
 #endif

@@ -167,6 +167,30 @@ int kmg_config_req(void *buf, uint8_t cmd, const struct kmg_config *c, struct nl
 	return 0;
 }
 
+int kmg_config_get(struct kmg_ctx *ctx, struct kmg_config *c, int *errp)
+{
+	struct kmg_msgs l = { 0 };
+	struct nlmsghdr *nlh;
+	unsigned int i;
+	void *buf;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	if (errp)
+		*errp = 0;
+	buf = kmg_req_buf(NULL);
+	if (!buf)
+		return KMG_EFAIL;
+	kmg_config_req(buf, KMAGLEV_CMD_CONFIG_GET, NULL, &nlh);
+	ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, &l, errp);
+	for (i = 0; !ret && i < l.n; i++)
+		if (KMG_HAS(&l.m[i], KMAGLEV_A_CONFIG))
+			*c = l.m[i].config;
+	kmg_msgs_free(&l);
+	free(buf);
+	return ret;
+}
+
 /* --- services, backends and counters, as the command and the daemon read them ----------- */
 
 int kmg_service_req(void *buf, uint8_t cmd, uint16_t flags, const struct kmg_service *s,
@@ -310,6 +334,148 @@ int kmg_stats_dump(struct kmg_ctx *ctx, struct kmg_msgs *l)
 	}
 	if (!ret)
 		ret = merge_continued(l);
+	free(buf);
+	return ret;
+}
+
+/* --- the quota table ------------------------------------------------------------------- */
+
+int kmg_quota_cmp(const struct kmg_quota *a, const struct kmg_quota *b)
+{
+	int r;
+
+	if (a->rejected != b->rejected)
+		return a->rejected > b->rejected ? -1 : 1;
+	if (a->accepted != b->accepted)
+		return a->accepted > b->accepted ? -1 : 1;
+	if (a->addr.family != b->addr.family)
+		return a->addr.family < b->addr.family ? -1 : 1;	/* AF_INET first */
+	r = a->addr.family ? kmg_addr_cmp(&a->addr, &b->addr) : 0;
+	if (r)
+		return r;
+	if (a->prefix_len != b->prefix_len)
+		return a->prefix_len < b->prefix_len ? -1 : 1;
+	if (a->service_id != b->service_id)
+		return a->service_id < b->service_id ? -1 : 1;
+	return 0;
+}
+
+static int quota_qsort_cmp(const void *a, const void *b)
+{
+	return kmg_quota_cmp(a, b);
+}
+
+static void quota_swap(struct kmg_quota *q, unsigned int i, unsigned int j)
+{
+	struct kmg_quota t = q[i];
+
+	q[i] = q[j];
+	q[j] = t;
+}
+
+/*
+ * With a limit, qs->q is a heap whose root is the bucket that sorts last: a bucket that sorts
+ * before it takes its place and sinks to where it belongs.
+ */
+static void quota_sift_down(struct kmg_quota *q, unsigned int n, unsigned int i)
+{
+	for (;;) {
+		unsigned int l = 2 * i + 1, r = l + 1, last = i;
+
+		if (l < n && kmg_quota_cmp(&q[l], &q[last]) > 0)
+			last = l;
+		if (r < n && kmg_quota_cmp(&q[r], &q[last]) > 0)
+			last = r;
+		if (last == i)
+			return;
+		quota_swap(q, i, last);
+		i = last;
+	}
+}
+
+int kmg_quotas_add(struct kmg_quotas *qs, const struct kmg_quota *q)
+{
+	unsigned int i;
+
+	qs->total++;
+	if (!qs->limit || qs->n < qs->limit) {
+		if (kmg_grow(&qs->q, qs->n, sizeof(*qs->q)))
+			return -ENOMEM;
+		i = qs->n++;
+		qs->q[i] = *q;
+		/* with a limit, rise to its place in the heap */
+		while (qs->limit && i && kmg_quota_cmp(&qs->q[i], &qs->q[(i - 1) / 2]) > 0) {
+			quota_swap(qs->q, i, (i - 1) / 2);
+			i = (i - 1) / 2;
+		}
+		return 0;
+	}
+	if (kmg_quota_cmp(q, &qs->q[0]) >= 0)
+		return 0;
+	qs->q[0] = *q;
+	quota_sift_down(qs->q, qs->n, 0);
+	return 0;
+}
+
+void kmg_quotas_sort(struct kmg_quotas *qs)
+{
+	if (qs->n > 1)
+		qsort(qs->q, qs->n, sizeof(*qs->q), quota_qsort_cmp);
+}
+
+void kmg_quotas_free(struct kmg_quotas *qs)
+{
+	free(qs->q);
+	qs->q = NULL;
+	qs->n = 0;
+	qs->total = 0;
+}
+
+int kmg_quota_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct kmg_quotas *qs = data;
+	struct kmg_msg m;
+	int ret;
+
+	if (kmg_msg_parse(nlh, &m)) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	ret = KMG_HAS(&m, KMAGLEV_A_QUOTA) ? kmg_quotas_add(qs, &m.quota) : 0;
+	kmg_msg_free(&m);
+	if (ret) {
+		kmg_err(KMG_EFAIL, "out of memory");
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	return MNL_CB_OK;
+}
+
+int kmg_quota_dump(struct kmg_ctx *ctx, struct kmg_quotas *qs, int *errp)
+{
+	struct nlmsghdr *nlh;
+	unsigned int tries;
+	int ret, err;
+	void *buf;
+
+	if (errp)
+		*errp = 0;
+	buf = kmg_req_buf(NULL);
+	if (!buf)
+		return KMG_EFAIL;
+	/* a dump that spanned a settings change (which empties the table): again */
+	for (tries = 1;; tries++) {
+		qs->n = 0;
+		qs->total = 0;
+		nlh = kmg_req_start(buf, KMAGLEV_CMD_QUOTA_GET, NLM_F_DUMP);
+		ret = kmg_ctx_talk(ctx, nlh, kmg_quota_cb, qs, &err);
+		if (!ret || err != -EINTR || tries == 5)
+			break;
+	}
+	if (errp)
+		*errp = err;
+	if (!ret)
+		kmg_quotas_sort(qs);
 	free(buf);
 	return ret;
 }

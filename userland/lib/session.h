@@ -67,6 +67,8 @@ void *kmg_req_buf(const struct kmg_service *s);
 
 /* A config-get (@c NULL) or config-set request of @c in @buf, into *@nlhp. */
 int kmg_config_req(void *buf, uint8_t cmd, const struct kmg_config *c, struct nlmsghdr **nlhp);
+/* The netns' settings and counts (CONFIG_GET) into @c. 0 or KMG_EFAIL; *@errp as kmg_ctx_talk's. */
+int kmg_config_get(struct kmg_ctx *ctx, struct kmg_config *c, int *errp);
 
 /* A service request (@s NULL: a dump or a netns-wide get) of @cmd in @buf, into *@nlhp. */
 int kmg_service_req(void *buf, uint8_t cmd, uint16_t flags, const struct kmg_service *s,
@@ -81,5 +83,36 @@ int kmg_services_get(struct kmg_ctx *ctx, const struct kmg_service *key, struct 
  * over several messages folded into one), into @l (empty). 0 or KMG_EFAIL.
  */
 int kmg_stats_dump(struct kmg_ctx *ctx, struct kmg_msgs *l);
+
+/*
+ * The quota table, as "kmaglev quota show" and the daemon's metrics read it: buckets in the
+ * order of kmg_quota_cmp(). With a @limit only the first @limit are kept as the dump goes by
+ * (a heap of them), so memory stays bounded by @limit however big the table is; @total counts
+ * every bucket the dump had.
+ */
+struct kmg_quotas {
+	struct kmg_quota *q;
+	unsigned int n;
+	unsigned int limit;		/* 0: keep every bucket */
+	uint64_t total;
+};
+
+/*
+ * The order of "quota show": most rejected first, then most accepted, then by prefix (IPv4
+ * before IPv6, by address, shorter first) and service id. <0, 0 or >0, as for qsort().
+ */
+int kmg_quota_cmp(const struct kmg_quota *a, const struct kmg_quota *b);
+/* Take bucket @q into @qs (kept if it is among the first @limit so far). 0 or -ENOMEM. */
+int kmg_quotas_add(struct kmg_quotas *qs, const struct kmg_quota *q);
+/* Put the buckets of @qs in order, once all are added. */
+void kmg_quotas_sort(struct kmg_quotas *qs);
+void kmg_quotas_free(struct kmg_quotas *qs);
+/* A mnl_cb_t for the QUOTA_GET dump: each message's bucket into @data, a struct kmg_quotas. */
+int kmg_quota_cb(const struct nlmsghdr *nlh, void *data);
+/*
+ * The QUOTA_GET dump into @qs (empty; its @limit set by the caller), sorted. 0 or KMG_EFAIL;
+ * *@errp (if not NULL) the negative errno, as kmg_ctx_talk() gives it.
+ */
+int kmg_quota_dump(struct kmg_ctx *ctx, struct kmg_quotas *qs, int *errp);
 
 #endif

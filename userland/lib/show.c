@@ -258,7 +258,8 @@ static int global_group(unsigned int t)
 	return (t >= KMAGLEV_A_GLOBAL_STATS_DROP_MALFORMED) +
 	       (t >= KMAGLEV_A_GLOBAL_STATS_ICMP_PTB_SENT) +
 	       (t >= KMAGLEV_A_GLOBAL_STATS_CONN_NEW) +
-	       (t >= KMAGLEV_A_GLOBAL_STATS_BACKEND_LIMIT);
+	       (t >= KMAGLEV_A_GLOBAL_STATS_BACKEND_LIMIT) +
+	       (t >= KMAGLEV_A_GLOBAL_STATS_QUOTA_DROP);
 }
 
 void kmg_out_global(struct kmg_out *o, const struct kmg_stats *st,

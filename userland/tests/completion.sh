@@ -68,6 +68,9 @@ declare -A SAMPLE=(
 	[backend]="10.0.0.99|add 10.0.0.99" [no-backends]=- [weight]=1 [state]=up
 	[encap]="gre|ipip" [gre-key]="7|7 encap gre"
 	[max-services]=1 [max-backends]=1 [conn-max]=1 [flood-rate]=1
+	[hook]=prerouting [ingress-dev]=all [quota-rate]=100 [quota-burst]=0 [quota-prefix4]=24
+	[quota-prefix6]=64 [quota-scope]=service [quota-action]=rst [quota-max]=65536
+	[top]=10
 	[timeout-tcp-syn]=30s [timeout-tcp-est]=30s [timeout-tcp-fin]=30s [timeout-udp]=30s
 	[probe-mark-min]=0 [probe-mark-max]=4294967295 [then]=-
 	[owner]=kmaglevd
@@ -171,10 +174,11 @@ check() {
 
 # --- abbreviations -------------------------------------------------------------------------
 
-OBJECTS="service backend stats table simulate monitor config save daemon status reload graceful-restart family help bgp"
+OBJECTS="service backend stats table simulate monitor config quota save daemon status reload graceful-restart family help bgp"
 declare -A COMMANDS=(
 	[service]="add set del show flush list" [backend]="add set del show drain list"
 	[config]="show set list" [table]="show list" [family]="show" [stats]="show"
+	[quota]="show list"
 )
 
 # The shortest prefix of $1 that no other of "${@:2}" starts with, in SHORT.
@@ -252,8 +256,10 @@ run_cases() {
 	SVCKW+=" encap-src encap-src4 encap-src6 owner"
 	local BEKW="weight state encap gre-key max-conns"
 	local TIMEOUTS="timeout-tcp-syn timeout-tcp-est timeout-tcp-fin"
+	local QUOTAKW="quota-rate quota-burst quota-prefix4 quota-prefix6 quota-scope quota-action"
+	QUOTAKW+=" quota-max"
 	local CFGKW="max-services max-backends conn-max $TIMEOUTS timeout-udp flood-rate"
-	CFGKW+=" probe-mark-min probe-mark-max"
+	CFGKW+=" probe-mark-min probe-mark-max hook ingress-dev $QUOTAKW"
 	local OPTS="-j --json -p --pretty -b --batch -n --netns -t --timestamp --show-secrets"
 	OPTS+=" -V --version -h --help"
 
@@ -376,20 +382,41 @@ run_cases() {
 	check "config: ambiguous command" "config s " ""
 	case_ "config set" "config set " "$CFGKW"
 	case_ "config set: each once" "config set conn-max 1 timeout-u 30s " \
-		"max-services max-backends $TIMEOUTS flood-rate probe-mark-min probe-mark-max"
+		"max-services max-backends $TIMEOUTS flood-rate probe-mark-min probe-mark-max hook
+		 ingress-dev $QUOTAKW"
 	case_ "config set: timeouts have no ms" "config set timeout-tcp-syn " "30s 5m 1h"
 	case_ "config set: timeout units" "config set timeout-udp 90" "90s 90m 90h"
 	case_ "config set: timeout range" "config set timeout-udp 200" "200s 200m"
 	case_ "config set: never ms" "config set timeout-udp 5000" "5000s 5000m"
 	case_ "config set: read-only" "config set conns 1 " ""
+	case_ "config set: quotas is read-only" "config set quotas 1 " ""
+	case_ "config set: quota keywords" "config set quota-" "$QUOTAKW" novalidate
+	case_ "config set: quota-scope" "config set quota-scope " "netns service"
+	case_ "config set: quota-scope by prefix" "config set quota-s " "netns service"
+	case_ "config set: quota-action" "config set quota-rate 10 quota-action " "drop rst"
+	case_ "config set: quota-prefix4" "config set quota-prefix4 " "32 24 16"
+	case_ "config set: quota-prefix6" "config set quota-prefix6 " "128 64 56 48"
+	case_ "config set: quota-rate takes a number" "config set quota-rate " ""
+	case_ "config set: quota settings once" \
+		"config set quota-rate 10 quota-prefix4 24 quota-a rst " \
+		"max-services max-backends conn-max $TIMEOUTS timeout-udp flood-rate probe-mark-min
+		 probe-mark-max hook ingress-dev quota-burst quota-prefix6 quota-scope quota-max"
+	case_ "config set: hook" "config set hook " "prerouting ingress"
+	case_ "config set: ingress-dev" "config set hook ingress ingress-dev " "all"
 	case_ "config show: nothing after" "config show " ""
+	case_ "quota commands" "quota " "show list help" novalidate
+	case_ "quota show" "quota show " "top"
+	case_ "quota list" "quota list " "top"
+	case_ "quota show top: a number" "quota show top " ""
+	case_ "quota show top N: nothing after" "quota show top 5 " ""
+	case_ "quota: after an unknown word" "quota show x " ""
 	case_ "family" "family " "show help"
 	case_ "family show: nothing after" "family show " ""
 	case_ "save" "save " "--yaml help"
 	case_ "save: nothing after" "save help " ""
 	case_ "save --yaml: nothing after" "save --yaml " ""
 	case_ "help" "help " \
-		"service backend stats table simulate monitor config save daemon status reload graceful-restart family bgp"
+		"service backend stats table simulate monitor config quota save daemon status reload graceful-restart family bgp"
 	case_ "help: nothing after OBJECT" "help service " ""
 
 	# daemon (not run through the parser: that would start a daemon)

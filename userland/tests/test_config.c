@@ -363,6 +363,43 @@ static void test_empty(void **state)
 	kmd_config_free(cfg);
 }
 
+/* The per-source quota settings in config:, exactly those given, enums by name. */
+static void test_quota_settings(void **state)
+{
+	struct kmd_config *cfg;
+
+	load_ok("config:\n"
+		"  quota-rate: 200\n"
+		"  quota-burst: 0\n"
+		"  quota-prefix4: 24\n"
+		"  quota-prefix6: 56\n"
+		"  quota-scope: service\n"
+		"  quota-action: rst\n"
+		"  quota-max: 0x10000\n", &cfg);
+	assert_int_equal(cfg->kcfg.quota_rate, 200);
+	assert_int_equal(cfg->kcfg.quota_burst, 0);
+	assert_int_equal(cfg->kcfg.quota_prefix4, 24);
+	assert_int_equal(cfg->kcfg.quota_prefix6, 56);
+	assert_int_equal(cfg->kcfg.quota_scope, KMAGLEV_QUOTA_SCOPE_SERVICE);
+	assert_int_equal(cfg->kcfg.quota_action, KMAGLEV_QUOTA_ACTION_RST);
+	assert_int_equal(cfg->kcfg.quota_max, 65536);
+	assert_int_equal(cfg->kcfg.present, KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_RATE) |
+			 KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_BURST) |
+			 KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_PREFIX4) |
+			 KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_PREFIX6) |
+			 KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_SCOPE) |
+			 KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_ACTION) |
+			 KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_MAX));
+	kmd_config_free(cfg);
+
+	/* one of them alone; the others stay the kernel's */
+	load_ok("config: { quota-rate: 1000000, quota-scope: netns }\n", &cfg);
+	assert_int_equal(cfg->kcfg.quota_rate, KMAGLEV_QUOTA_RATE_MAX);
+	assert_int_equal(cfg->kcfg.present, KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_RATE) |
+			 KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_SCOPE));
+	kmd_config_free(cfg);
+}
+
 /* Anchors and aliases: a backend list shared by two services. */
 /* Mode routes needs no AS nor neighbours; services carry their own BGP attributes. */
 static void test_bgp_routes_mode(void **state)
@@ -449,6 +486,30 @@ static const struct {
 	{ "config:\n  probe-mark-max: 0xg\n",
 	  "t.yaml:2:3: config.probe-mark-max: \"0xg\" is not a number" },
 	{ "config:\n  conns: 5\n", "t.yaml:2:3: config.conns: unknown key" },
+	{ "config:\n  quota-rate: 1000001\n",
+	  "t.yaml:2:3: config.quota-rate: 1000001 is out of range 0..1000000" },
+	{ "config:\n  quota-rate: fast\n",
+	  "t.yaml:2:3: config.quota-rate: \"fast\" is not a number" },
+	{ "config:\n  quota-burst: 10000001\n",
+	  "t.yaml:2:3: config.quota-burst: 10000001 is out of range 0..10000000" },
+	{ "config:\n  quota-prefix4: 0\n",
+	  "t.yaml:2:3: config.quota-prefix4: 0 is out of range 1..32" },
+	{ "config:\n  quota-prefix4: 33\n",
+	  "t.yaml:2:3: config.quota-prefix4: 33 is out of range 1..32" },
+	{ "config:\n  quota-prefix6: 129\n",
+	  "t.yaml:2:3: config.quota-prefix6: 129 is out of range 1..128" },
+	{ "config:\n  quota-scope: global\n",
+	  "t.yaml:2:3: config.quota-scope: \"global\" is not one of netns or service" },
+	{ "config:\n  quota-scope: 1\n",
+	  "t.yaml:2:3: config.quota-scope: \"1\" is not one of netns or service" },
+	{ "config:\n  quota-action: reject\n",
+	  "t.yaml:2:3: config.quota-action: \"reject\" is not one of drop or rst" },
+	{ "config:\n  quota-max: 0\n",
+	  "t.yaml:2:3: config.quota-max: 0 is out of range 1..16777216" },
+	{ "config:\n  quota-max: 16777217\n",
+	  "t.yaml:2:3: config.quota-max: 16777217 is out of range 1..16777216" },
+	{ "config:\n  quotas: 5\n", "t.yaml:2:3: config.quotas: unknown key" },
+	{ "config:\n  quota-prefix: 24\n", "t.yaml:2:3: config.quota-prefix: unknown key" },
 	/* seed */
 	{ "seed: 0102\n", "t.yaml:1:1: seed: \"0102\" is not 32 hexadecimal digits" },
 	/* daemon */
@@ -950,7 +1011,21 @@ static void test_save_roundtrip(void **state)
 	kc.timeout_udp = 45;
 	kc.probe_mark_min = 0x100;
 	kc.probe_mark_max = 0x1ff;
-	kc.present = KMG_BIT(KMAGLEV_A_CONFIG_MAX_SERVICES) | KMG_BIT(KMAGLEV_A_CONFIG_CONN_MAX) |
+	kc.quota_rate = 30;
+	kc.quota_burst = 0;
+	kc.quota_prefix4 = 22;
+	kc.quota_prefix6 = 64;
+	kc.quota_scope = KMAGLEV_QUOTA_SCOPE_SERVICE;
+	kc.quota_action = KMAGLEV_QUOTA_ACTION_DROP;
+	kc.quota_max = 4096;
+	kc.quotas = 77;
+	kc.present = KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_RATE) | KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_BURST) |
+		     KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_PREFIX4) |
+		     KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_PREFIX6) |
+		     KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_SCOPE) |
+		     KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_ACTION) | KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_MAX) |
+		     KMG_BIT(KMAGLEV_A_CONFIG_QUOTAS);
+	kc.present |= KMG_BIT(KMAGLEV_A_CONFIG_MAX_SERVICES) | KMG_BIT(KMAGLEV_A_CONFIG_CONN_MAX) |
 		     KMG_BIT(KMAGLEV_A_CONFIG_CONNS) | KMG_BIT(KMAGLEV_A_CONFIG_TIMEOUT_TCP_SYN) |
 		     KMG_BIT(KMAGLEV_A_CONFIG_TIMEOUT_TCP_EST) |
 		     KMG_BIT(KMAGLEV_A_CONFIG_TIMEOUT_UDP) |
@@ -1017,6 +1092,8 @@ static void test_save_roundtrip(void **state)
 	tout_text(&o);
 	/* defaults and read-only values are left out */
 	assert_null(strstr(o.buf, "conns: 5"));
+	assert_null(strstr(o.buf, "quotas"));
+	assert_non_null(strstr(o.buf, "  quota-scope: service\n  quota-action: drop\n"));
 	assert_null(strstr(o.buf, "generation"));
 	assert_null(strstr(o.buf, "slots"));
 	assert_non_null(strstr(o.buf, "flags: [defrag, resched]\n"));
@@ -1028,7 +1105,8 @@ static void test_save_roundtrip(void **state)
 	if (load(o.buf, &cfg, &errs))
 		fail_msg("the saved file does not load:\n%s\n%s", o.buf, errs);
 	free(errs);
-	assert_int_equal(cfg->kcfg.present, kc.present & ~KMG_BIT(KMAGLEV_A_CONFIG_CONNS));
+	assert_int_equal(cfg->kcfg.present, kc.present & ~(KMG_BIT(KMAGLEV_A_CONFIG_CONNS) |
+							   KMG_BIT(KMAGLEV_A_CONFIG_QUOTAS)));
 	same_fields(&kmg_obj_config, &kc, &cfg->kcfg);
 	assert_int_equal(cfg->nservices, 2);
 	for (i = 0; i < 2; i++) {
@@ -1177,6 +1255,62 @@ static int doc_file(const char *path, const struct stat *st, int type, struct FT
 	return FTW_CONTINUE;
 }
 
+/*
+ * Documentation/examples/kmaglev.yaml shows every settable key of config:, the quota settings
+ * commented out at their defaults: uncommented they load, as exactly the kernel's defaults.
+ */
+static void test_example_quota(void **state)
+{
+	size_t len, i;
+	char *text = slurp(DOC_DIR "/examples/kmaglev.yaml", &len), *p, *q, *out;
+	struct kmd_config *cfg;
+	unsigned int f, n = 0;
+	char key[64];
+
+	assert_non_null(text);
+	for (f = 0; f < kmg_obj_config.n; f++) {
+		const struct kmg_field *fd = &kmg_obj_config.fields[f];
+
+		if (fd->flags & (KMG_FF_RO | KMG_FF_KEY))
+			continue;
+		snprintf(key, sizeof(key), "  %s: ", kmg_field_key(&kmg_obj_config, fd));
+		if (!strstr(text, key)) {
+			snprintf(key, sizeof(key), "  # %s: ", kmg_field_key(&kmg_obj_config, fd));
+			if (!strstr(text, key))
+				fail_msg("config key \"%s\" is not in the example",
+					 kmg_field_key(&kmg_obj_config, fd));
+		}
+	}
+	/* "  # quota-...: V  # comment" -> "  quota-...: V  # comment" */
+	out = calloc(1, len + 1);
+	assert_non_null(out);
+	for (p = text, q = out; *p; ) {
+		if (!strncmp(p, "  # quota-", 10)) {
+			memcpy(q, "  ", 2);
+			q += 2;
+			p += 4;
+			n++;
+		}
+		i = strcspn(p, "\n") + (p[strcspn(p, "\n")] ? 1 : 0);
+		memcpy(q, p, i);
+		q += i;
+		p += i;
+	}
+	assert_int_equal(n, 7);
+	load_ok(out, &cfg);
+	assert_int_equal(cfg->kcfg.quota_rate, 0);
+	assert_int_equal(cfg->kcfg.quota_burst, 0);
+	assert_int_equal(cfg->kcfg.quota_prefix4, 32);
+	assert_int_equal(cfg->kcfg.quota_prefix6, 64);
+	assert_int_equal(cfg->kcfg.quota_scope, KMAGLEV_QUOTA_SCOPE_NETNS);
+	assert_int_equal(cfg->kcfg.quota_action, KMAGLEV_QUOTA_ACTION_DROP);
+	assert_int_equal(cfg->kcfg.quota_max, 65536);
+	assert_true(KMG_HAS(&cfg->kcfg, KMAGLEV_A_CONFIG_QUOTA_MAX));
+	kmd_config_free(cfg);
+	free(out);
+	free(text);
+}
+
 static void test_doc_examples(void **state)
 {
 	assert_int_equal(nftw(DOC_DIR, doc_file, 16, FTW_PHYS | FTW_ACTIONRETVAL), 0);
@@ -1191,6 +1325,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_quota_settings),
 		cmocka_unit_test(test_alias),
 		cmocka_unit_test(test_bgp_routes_mode),
 		cmocka_unit_test(test_bad),
@@ -1201,6 +1336,7 @@ int main(void)
 		cmocka_unit_test(test_save_roundtrip),
 		cmocka_unit_test(test_save_empty),
 		cmocka_unit_test(test_doc_examples),
+		cmocka_unit_test(test_example_quota),
 	};
 
 	return cmocka_run_group_tests_name("config", tests, NULL, NULL);

@@ -1175,6 +1175,9 @@ static void test_values_documented(void **state)
 		{ &kmg_enum_service_flags, "service" },
 		{ &kmg_enum_backend_state, "backend" },
 		{ &kmg_enum_encap, "backend" },
+		{ &kmg_enum_hook, "config" },
+		{ &kmg_enum_quota_scope, "config" },
+		{ &kmg_enum_quota_action, "config" },
 	};
 	static const uint8_t events[] = {
 		KMAGLEV_CMD_SERVICE_NEW_NTF, KMAGLEV_CMD_SERVICE_DEL_NTF,
@@ -1197,6 +1200,58 @@ static void test_values_documented(void **state)
 	for (i = 0; i < KMG_ARRAY_SIZE(event_keys); i++)
 		if (!has_word(fulltext, event_keys[i]))
 			fail_msg("monitor key \"%s\" is not in kmaglev.8", event_keys[i]);
+}
+
+/*
+ * The objects of "kmaglev help" and the page's: each object the command has has a usage line,
+ * and each one of OBJECT := { ... } is one the command has.
+ */
+static void test_objects_documented(void **state)
+{
+	char *text, *line, *save, word[32];
+	bool in = false;
+	struct tout o;
+	int i, n = 0;
+
+	tout_open(&o);
+	kmg_usage(o.f);
+	text = strdup(tout_text(&o));
+	tout_close(&o);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		bool found = false;
+
+		if (!strcmp(line, "Objects:")) {
+			in = true;
+			continue;
+		}
+		if (!in || strncmp(line, "  ", 2) || line[2] == ' ')
+			continue;
+		if (sscanf(line, " %31s", word) != 1)
+			continue;
+		for (i = 0; i < nusages && !found; i++) {
+			size_t len = strlen(word);
+
+			found = !usages[i].generic && usages[i].text[0] == ' ' &&
+				!strncmp(usages[i].text + 1, word, len) &&
+				(usages[i].text[len + 1] == ' ' || !usages[i].text[len + 1]);
+		}
+		if (!found)
+			fail_msg("object \"%s\" of \"kmaglev help\" has no usage line in kmaglev.8",
+				 word);
+		n++;
+	}
+	assert_true(n >= 15);
+	for (i = 0; i < nobjects; i++) {
+		char want[40];
+
+		snprintf(want, sizeof(want), "\n  %s ", objects[i]);
+		tout_open(&o);
+		kmg_usage(o.f);
+		if (!strstr(tout_text(&o), want))
+			fail_msg("object \"%s\" of kmaglev.8 is not in \"kmaglev help\"", objects[i]);
+		tout_close(&o);
+	}
+	free(text);
 }
 
 /* Every option of kmaglev.c is in OPTIONS, and every option in OPTIONS is one. */
@@ -1548,6 +1603,7 @@ int main(void)
 		cmocka_unit_test(test_examples_parse),
 		cmocka_unit_test(test_fields_documented),
 		cmocka_unit_test(test_values_documented),
+		cmocka_unit_test(test_objects_documented),
 		cmocka_unit_test(test_options_documented),
 		cmocka_unit_test(test_placeholders_documented),
 		cmocka_unit_test(test_nothing_stale),

@@ -380,6 +380,44 @@ static void test_config_path(void **state)
 	free(rq);
 }
 
+/* A quota setting the kernel refuses (rst without nf_reject): the path names it. */
+static void test_config_quota_path(void **state)
+{
+	char rp[4096];
+	struct targv t = targv("quota-rate 10 quota-action rst");
+	void *rq = kmg_req_buf(NULL);
+	const struct nlattr *a;
+	struct kmg_config c;
+	struct nlmsghdr *req, *err;
+	struct kmg_nl nl = { 0 };
+
+	assert_int_equal(kmg_config_parse(t.argc, t.argv, &c), 0);
+	targv_free(&t);
+	kmg_config_req(rq, KMAGLEV_CMD_CONFIG_SET, &c, &req);
+	req->nlmsg_seq = SEQ;
+	a = nest_attr(top_attr(req, KMAGLEV_A_CONFIG), KMAGLEV_A_CONFIG_QUOTA_ACTION);
+	assert_non_null(a);
+	err = error_start(rp, req, -EOPNOTSUPP, true);
+	mnl_attr_put_strz(err, NLMSGERR_ATTR_MSG, "quota-action rst needs CONFIG_NF_REJECT_IPV4/6");
+	mnl_attr_put_u32(err, NLMSGERR_ATTR_OFFS, (const char *)a - (const char *)req);
+	kmg_nl_reset_err(&nl);
+	assert_int_equal(kmg_nl_process(&nl, rp, err->nlmsg_len, SEQ, 0, NULL, NULL), -EOPNOTSUPP);
+	assert_string_equal(errstr(&nl, req, -EOPNOTSUPP),
+			    "Error: quota-action rst needs CONFIG_NF_REJECT_IPV4/6 (attribute: config.quota-action)");
+
+	/* out of the spec's range, with the policy's bounds */
+	a = nest_attr(top_attr(req, KMAGLEV_A_CONFIG), KMAGLEV_A_CONFIG_QUOTA_RATE);
+	err = error_start(rp, req, -ERANGE, true);
+	mnl_attr_put_strz(err, NLMSGERR_ATTR_MSG, "integer out of range");
+	mnl_attr_put_u32(err, NLMSGERR_ATTR_OFFS, (const char *)a - (const char *)req);
+	put_range_policy(err, 0, KMAGLEV_QUOTA_RATE_MAX);
+	kmg_nl_reset_err(&nl);
+	assert_int_equal(kmg_nl_process(&nl, rp, err->nlmsg_len, SEQ, 0, NULL, NULL), -ERANGE);
+	assert_string_equal(errstr(&nl, req, -ERANGE),
+			    "Error: integer out of range (attribute: config.quota-rate, valid range 0..1000000)");
+	free(rq);
+}
+
 /* A dump part flagged NLM_F_DUMP_INTR: the flag is taken off so that the dump is read on. */
 static void test_dump_intr(void **state)
 {
@@ -411,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_dump_intr),
 		cmocka_unit_test(test_big_request_refused),
 		cmocka_unit_test(test_config_path),
+		cmocka_unit_test(test_config_quota_path),
 	};
 
 	return cmocka_run_group_tests_name("extack", tests, NULL, NULL);

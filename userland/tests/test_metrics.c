@@ -315,6 +315,161 @@ static void test_promtool(void **state)
 	free(l.m);
 }
 
+/* --- the quota table ------------------------------------------------------------------- */
+
+/* A bucket of the quota table. */
+static void quota(struct kmg_quota *q, const char *prefix, uint8_t plen, int64_t svc,
+		  uint64_t accepted, uint64_t rejected)
+{
+	struct kmg_addr a;
+
+	memset(q, 0, sizeof(*q));
+	addr(&a, prefix);
+	kmg_quota_set_addr(q, &a);
+	q->prefix_len = plen;
+	KMG_SET(q, KMAGLEV_A_QUOTA_PREFIX_LEN);
+	if (svc >= 0) {
+		q->service_id = svc;
+		KMG_SET(q, KMAGLEV_A_QUOTA_SERVICE_ID);
+	}
+	q->accepted = accepted;
+	q->rejected = rejected;
+	q->present |= KMG_BIT(KMAGLEV_A_QUOTA_ACCEPTED) | KMG_BIT(KMAGLEV_A_QUOTA_REJECTED);
+}
+
+static void quota_config(struct kmg_config *c, uint32_t sources)
+{
+	memset(c, 0, sizeof(*c));
+	c->quota_rate = 10;
+	c->quotas = sources;
+	c->present = KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_RATE) | KMG_BIT(KMAGLEV_A_CONFIG_QUOTAS);
+}
+
+/* Scope netns: the 10 prefixes with the most rejected new flows, of 12; the table's size. */
+static void test_quota(void **state)
+{
+	struct kmg_quotas qs = { .limit = KMD_QUOTA_TOP };
+	struct kmg_config c;
+	struct kmd_prom p;
+	struct kmg_quota q;
+	char pfx[32], want[8192];
+	size_t n = 0;
+	int i;
+
+	/* 10.0.I.0/24 rejected 100 * I, accepted I; two of them refuse nothing: left out */
+	for (i = 0; i < 12; i++) {
+		snprintf(pfx, sizeof(pfx), "10.0.%d.0", (i * 5) % 12);
+		quota(&q, pfx, 24, -1, (i * 5) % 12, 100 * ((i * 5) % 12));
+		assert_int_equal(kmg_quotas_add(&qs, &q), 0);
+	}
+	kmg_quotas_sort(&qs);
+	assert_int_equal(qs.n, 10);
+	assert_int_equal(qs.total, 12);
+	quota_config(&c, 12345);
+	n += snprintf(want + n, sizeof(want) - n,
+		      "# HELP kmaglev_quota_sources Source prefixes (or prefix and service pairs) "
+		      "in the quota table now (kernel).\n"
+		      "# TYPE kmaglev_quota_sources gauge\n"
+		      "kmaglev_quota_sources 12345\n"
+		      "# HELP kmaglev_quota_rejected_total New flows over their source prefix's "
+		      "quota, for the 10 prefixes with the most (kernel).\n"
+		      "# TYPE kmaglev_quota_rejected_total counter\n");
+	for (i = 11; i >= 2; i--)
+		n += snprintf(want + n, sizeof(want) - n,
+			      "kmaglev_quota_rejected_total{prefix=\"10.0.%d.0/24\"} %d\n", i, 100 * i);
+	n += snprintf(want + n, sizeof(want) - n,
+		      "# HELP kmaglev_quota_accepted_total New flows let through by their source "
+		      "prefix's quota, for the 10 prefixes with the most rejected (kernel).\n"
+		      "# TYPE kmaglev_quota_accepted_total counter\n");
+	for (i = 11; i >= 2; i--)
+		n += snprintf(want + n, sizeof(want) - n,
+			      "kmaglev_quota_accepted_total{prefix=\"10.0.%d.0/24\"} %d\n", i, i);
+	kmd_prom_init(&p);
+	assert_int_equal(kmd_metrics_render_quota(&p, &c, &qs, NULL), 0);
+	assert_string_equal(p.buf, want);
+	kmd_prom_free(&p);
+	kmg_quotas_free(&qs);
+
+	/* quotas off: an empty table, the families without samples */
+	quota_config(&c, 0);
+	kmd_prom_init(&p);
+	assert_int_equal(kmd_metrics_render_quota(&p, &c, &qs, NULL), 0);
+	must_have(p.buf, "kmaglev_quota_sources 0\n");
+	must_have(p.buf, "# TYPE kmaglev_quota_rejected_total counter\n# HELP ");
+	assert_null(strstr(p.buf, "{prefix="));
+	kmd_prom_free(&p);
+
+	/* a kernel without quotas reports no count: nothing at all */
+	c.present = 0;
+	kmd_prom_init(&p);
+	assert_int_equal(kmd_metrics_render_quota(&p, &c, &qs, NULL), 0);
+	assert_true(!p.buf || !p.buf[0]);
+	kmd_prom_free(&p);
+}
+
+/* Scope service: a service label, the service's key from the stats dump ("id N" if gone). */
+static void test_quota_service(void **state)
+{
+	struct kmg_quotas qs = { .limit = KMD_QUOTA_TOP };
+	struct kmg_backend be[2] = { 0 };
+	struct kmg_msgs l = { 0 };
+	struct kmg_config c;
+	struct kmd_prom p;
+	struct kmg_quota q;
+
+	kernel_msgs(&l, be);
+	l.m[1].svc.id = 3;
+	KMG_SET(&l.m[1].svc, KMAGLEV_A_SERVICE_ID);
+	KMG_SET(&l.m[1].svc, KMAGLEV_A_SERVICE_ADDR4);
+	quota(&q, "2001:db8:1::", 64, 3, 5, 70);
+	assert_int_equal(kmg_quotas_add(&qs, &q), 0);
+	quota(&q, "198.51.100.7", 32, 3, 40, 0);
+	assert_int_equal(kmg_quotas_add(&qs, &q), 0);
+	quota(&q, "198.51.100.7", 32, 8, 1, 2);
+	assert_int_equal(kmg_quotas_add(&qs, &q), 0);
+	kmg_quotas_sort(&qs);
+	quota_config(&c, 3);
+	kmd_prom_init(&p);
+	assert_int_equal(kmd_metrics_render_quota(&p, &c, &qs, &l), 0);
+	must_have(p.buf, "# TYPE kmaglev_quota_rejected_total counter\n"
+		  "kmaglev_quota_rejected_total{prefix=\"2001:db8:1::/64\","
+		  "service=\"192.0.2.1:80/tcp\"} 70\n"
+		  "kmaglev_quota_rejected_total{prefix=\"198.51.100.7/32\",service=\"id 8\"} 2\n"
+		  "kmaglev_quota_rejected_total{prefix=\"198.51.100.7/32\","
+		  "service=\"192.0.2.1:80/tcp\"} 0\n# HELP");
+	must_have(p.buf, "kmaglev_quota_accepted_total{prefix=\"198.51.100.7/32\","
+		  "service=\"192.0.2.1:80/tcp\"} 40\n");
+	if (have_promtool())
+		promtool(p.buf);
+	kmd_prom_free(&p);
+	kmg_quotas_free(&qs);
+	free(l.m);
+}
+
+/* The netns-wide quota counters are exported as every other one. */
+static void test_quota_counters(void **state)
+{
+	struct kmg_global_stats g = { 0 };
+	struct kmg_msgs l = { 0 };
+	struct kmd_prom p;
+
+	KMG_SET(&g, KMAGLEV_A_GLOBAL_STATS_QUOTA_DROP);
+	g.v[KMAGLEV_A_GLOBAL_STATS_QUOTA_DROP] = 5;
+	KMG_SET(&g, KMAGLEV_A_GLOBAL_STATS_QUOTA_RST);
+	g.v[KMAGLEV_A_GLOBAL_STATS_QUOTA_RST] = 6;
+	KMG_SET(&g, KMAGLEV_A_GLOBAL_STATS_QUOTA_UNTRACKED);
+	g.v[KMAGLEV_A_GLOBAL_STATS_QUOTA_UNTRACKED] = 7;
+	kmd_prom_init(&p);
+	assert_int_equal(kmd_metrics_render_kernel(&p, &l, &g), 0);
+	must_have(p.buf, "# TYPE kmaglev_quota_drop_total counter\nkmaglev_quota_drop_total 5\n");
+	must_have(p.buf, "# TYPE kmaglev_quota_rst_total counter\nkmaglev_quota_rst_total 6\n");
+	must_have(p.buf, "# TYPE kmaglev_quota_untracked_total counter\n"
+		  "kmaglev_quota_untracked_total 7\n");
+	/* not a drop reason of kmaglev_drops_total */
+	assert_null(strstr(p.buf, "reason=\"quota"));
+	kmd_prom_free(&p);
+}
+
 /* --- the HTTP server --------------------------------------------------------------------- */
 
 struct client {
@@ -456,6 +611,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kernel),
+		cmocka_unit_test(test_quota),
+		cmocka_unit_test(test_quota_service),
+		cmocka_unit_test(test_quota_counters),
 		cmocka_unit_test(test_daemon),
 		cmocka_unit_test(test_daemon_duplicate_check),
 		cmocka_unit_test(test_promtool),

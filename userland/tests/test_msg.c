@@ -319,6 +319,135 @@ static void test_req_config_conn(void **state)
 	free(buf);
 }
 
+/* The quota settings go out as u32 attributes, enums by their value; quotas is read-only. */
+static void test_req_config_quota(void **state)
+{
+	struct targv t = targv("quota-rate 50 quota-burst 0 quota-prefix4 24 quota-prefix6 48 "
+			       "quota-scope service quota-action rst quota-max 1000");
+	const struct nlattr *c, *a;
+	struct kmg_config cfg;
+	struct nlmsghdr *nlh;
+	void *buf = kmg_req_buf(NULL);
+	unsigned int n = 0;
+
+	assert_int_equal(kmg_config_parse(t.argc, t.argv, &cfg), 0);
+	targv_free(&t);
+	kmg_config_req(buf, KMAGLEV_CMD_CONFIG_SET, &cfg, &nlh);
+	c = top_attr(nlh, KMAGLEV_A_CONFIG);
+	assert_non_null(c);
+	mnl_attr_for_each_nested(a, c) {
+		assert_int_equal(mnl_attr_get_payload_len(a), 4);
+		n++;
+	}
+	assert_int_equal(n, 7);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(c, KMAGLEV_A_CONFIG_QUOTA_RATE)), 50);
+	/* 0 is a value (one second's worth), sent as any other */
+	assert_non_null(nest_attr(c, KMAGLEV_A_CONFIG_QUOTA_BURST));
+	assert_int_equal(mnl_attr_get_u32(nest_attr(c, KMAGLEV_A_CONFIG_QUOTA_BURST)), 0);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(c, KMAGLEV_A_CONFIG_QUOTA_PREFIX4)), 24);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(c, KMAGLEV_A_CONFIG_QUOTA_PREFIX6)), 48);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(c, KMAGLEV_A_CONFIG_QUOTA_SCOPE)),
+			 KMAGLEV_QUOTA_SCOPE_SERVICE);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(c, KMAGLEV_A_CONFIG_QUOTA_ACTION)),
+			 KMAGLEV_QUOTA_ACTION_RST);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(c, KMAGLEV_A_CONFIG_QUOTA_MAX)), 1000);
+	assert_null(nest_attr(c, KMAGLEV_A_CONFIG_QUOTAS));
+	assert_null(nest_attr(c, KMAGLEV_A_CONFIG_FLOOD_RATE));
+	free(buf);
+}
+
+/* A QUOTA_GET dump message: one bucket, its prefix by family, read-only counters. */
+static struct nlmsghdr *quota_msg(void *buf, const char *addr, uint8_t plen, int64_t svc,
+				  uint64_t accepted, uint64_t rejected)
+{
+	struct nlmsghdr *nlh = kmg_req_start(buf, KMAGLEV_CMD_QUOTA_GET, NLM_F_MULTI);
+	struct nlattr *n = mnl_attr_nest_start(nlh, KMAGLEV_A_QUOTA);
+	uint8_t a[16];
+
+	if (strchr(addr, ':')) {
+		assert_int_equal(inet_pton(AF_INET6, addr, a), 1);
+		mnl_attr_put(nlh, KMAGLEV_A_QUOTA_ADDR6, 16, a);
+	} else {
+		assert_int_equal(inet_pton(AF_INET, addr, a), 1);
+		mnl_attr_put(nlh, KMAGLEV_A_QUOTA_ADDR4, 4, a);
+	}
+	mnl_attr_put_u8(nlh, KMAGLEV_A_QUOTA_PREFIX_LEN, plen);
+	if (svc >= 0)
+		mnl_attr_put_u32(nlh, KMAGLEV_A_QUOTA_SERVICE_ID, svc);
+	mnl_attr_put_u64(nlh, KMAGLEV_A_QUOTA_ACCEPTED, accepted);
+	mnl_attr_put_u64(nlh, KMAGLEV_A_QUOTA_REJECTED, rejected);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_QUOTA_TOKENS, 7);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_QUOTA_IDLE_MS, 1234);
+	mnl_attr_nest_end(nlh, n);
+	return nlh;
+}
+
+static void test_parse_quota(void **state)
+{
+	struct kmg_quotas qs = { 0 };
+	struct kmg_msgs l = { 0 };
+	char buf[512], name[64];
+	struct nlmsghdr *nlh;
+	struct nlattr *n;
+	struct kmg_msg m;
+
+	assert_string_equal(kmg_cmd_name(KMAGLEV_CMD_QUOTA_GET), "quota-get");
+	assert_int_equal(kmg_msg_parse(quota_msg(buf, "198.51.100.0", 24, 3, 1ULL << 40, 9), &m),
+			 0);
+	assert_int_equal(m.cmd, KMAGLEV_CMD_QUOTA_GET);
+	assert_true(KMG_HAS(&m, KMAGLEV_A_QUOTA));
+	assert_false(KMG_HAS(&m, KMAGLEV_A_SERVICE));
+	assert_true(KMG_HAS(&m.quota, KMAGLEV_A_QUOTA_ADDR4));
+	assert_false(KMG_HAS(&m.quota, KMAGLEV_A_QUOTA_ADDR6));
+	assert_string_equal(kmg_fmt_addr(&m.quota.addr, name, sizeof(name)), "198.51.100.0");
+	assert_int_equal(m.quota.prefix_len, 24);
+	assert_true(KMG_HAS(&m.quota, KMAGLEV_A_QUOTA_SERVICE_ID));
+	assert_int_equal(m.quota.service_id, 3);
+	assert_int_equal(m.quota.accepted, 1ULL << 40);
+	assert_int_equal(m.quota.rejected, 9);
+	assert_int_equal(m.quota.tokens, 7);
+	assert_int_equal(m.quota.idle_ms, 1234);
+	kmg_msg_free(&m);
+
+	/* IPv6, scope netns: no service id */
+	assert_int_equal(kmg_msg_parse(quota_msg(buf, "2001:db8:7::", 48, -1, 5, 0), &m), 0);
+	assert_true(KMG_HAS(&m.quota, KMAGLEV_A_QUOTA_ADDR6));
+	assert_int_equal(m.quota.addr.family, AF_INET6);
+	assert_string_equal(kmg_fmt_addr(&m.quota.addr, name, sizeof(name)), "2001:db8:7::");
+	assert_int_equal(m.quota.prefix_len, 48);
+	assert_false(KMG_HAS(&m.quota, KMAGLEV_A_QUOTA_SERVICE_ID));
+	kmg_msg_free(&m);
+
+	/* kmg_collect_cb takes them as any other reply; kmg_quota_cb keeps only the buckets */
+	assert_int_equal(kmg_collect_cb(quota_msg(buf, "192.0.2.1", 32, -1, 1, 2), &l), MNL_CB_OK);
+	assert_int_equal(l.n, 1);
+	assert_int_equal(l.m[0].quota.rejected, 2);
+	kmg_msgs_free(&l);
+	assert_int_equal(kmg_quota_cb(quota_msg(buf, "192.0.2.1", 32, -1, 1, 2), &qs), MNL_CB_OK);
+	assert_int_equal(kmg_quota_cb(kmg_req_start(buf, KMAGLEV_CMD_QUOTA_GET, 0), &qs),
+			 MNL_CB_OK);
+	assert_int_equal(qs.n, 1);
+	assert_int_equal(qs.total, 1);
+	kmg_quotas_free(&qs);
+
+	/* malformed: a u32 prefix length, a short IPv6 prefix */
+	nlh = kmg_req_start(buf, KMAGLEV_CMD_QUOTA_GET, 0);
+	n = mnl_attr_nest_start(nlh, KMAGLEV_A_QUOTA);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_QUOTA_PREFIX_LEN, 24);
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(kmg_msg_parse(nlh, &m), -EBADMSG);
+	assert_string_equal(kmg_errmsg(), "malformed quota.prefix-len attribute in kernel message");
+	nlh = kmg_req_start(buf, KMAGLEV_CMD_QUOTA_GET, 0);
+	n = mnl_attr_nest_start(nlh, KMAGLEV_A_QUOTA);
+	mnl_attr_put(nlh, KMAGLEV_A_QUOTA_ADDR6, 4, "abcd");
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(kmg_msg_parse(nlh, &m), -EBADMSG);
+	assert_string_equal(kmg_errmsg(), "malformed quota.addr6 attribute in kernel message");
+	assert_int_equal(kmg_quota_cb(nlh, &qs), MNL_CB_ERROR);
+	assert_int_equal(errno, EBADMSG);
+	assert_int_equal(qs.n, 0);
+}
+
 /* A STATS_GET reply for the netns: summed STATS and the GLOBAL counters, decoded by type. */
 static void test_parse_global(void **state)
 {
@@ -531,6 +660,8 @@ int main(void)
 		cmocka_unit_test(test_req_backend),
 		cmocka_unit_test(test_req_config),
 		cmocka_unit_test(test_req_config_conn),
+		cmocka_unit_test(test_req_config_quota),
+		cmocka_unit_test(test_parse_quota),
 		cmocka_unit_test(test_parse_global),
 		cmocka_unit_test(test_req_big),
 		cmocka_unit_test(test_parse_reply),

@@ -374,6 +374,120 @@ static void test_config_conn(void **state)
 		  "invalid probe-mark-max \"256\": must not be below probe-mark-min (512)");
 }
 
+/* The per-source quota settings: ranges and enums from the spec, each error naming its field. */
+static void test_config_quota(void **state)
+{
+	struct kmg_config c;
+	struct targv t = targv("quota-rate 1000000 quota-burst 10000000 quota-prefix4 1 "
+			       "quota-prefix6 128 quota-scope service quota-action rst "
+			       "quota-max 16777216");
+
+	assert_int_equal(kmg_config_parse(t.argc, t.argv, &c), 0);
+	targv_free(&t);
+	assert_int_equal(c.quota_rate, KMAGLEV_QUOTA_RATE_MAX);
+	assert_int_equal(c.quota_burst, KMAGLEV_QUOTA_BURST_MAX);
+	assert_int_equal(c.quota_prefix4, 1);
+	assert_int_equal(c.quota_prefix6, 128);
+	assert_int_equal(c.quota_scope, KMAGLEV_QUOTA_SCOPE_SERVICE);
+	assert_int_equal(c.quota_action, KMAGLEV_QUOTA_ACTION_RST);
+	assert_int_equal(c.quota_max, KMAGLEV_QUOTA_MAX_MAX);
+	assert_int_equal(c.present, KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_RATE) |
+			 KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_BURST) |
+			 KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_PREFIX4) |
+			 KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_PREFIX6) |
+			 KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_SCOPE) |
+			 KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_ACTION) |
+			 KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_MAX));
+
+	/* the other ends; 0 turns quotas off and means one second's worth of burst */
+	t = targv("quota-rate 0 quota-burst 0 quota-prefix4 32 quota-prefix6 1 quota-scope netns "
+		  "quota-action drop quota-max 1");
+	assert_int_equal(kmg_config_parse(t.argc, t.argv, &c), 0);
+	targv_free(&t);
+	assert_true(KMG_HAS(&c, KMAGLEV_A_CONFIG_QUOTA_RATE));
+	assert_int_equal(c.quota_rate, 0);
+	assert_int_equal(c.quota_prefix4, 32);
+	assert_int_equal(c.quota_scope, KMAGLEV_QUOTA_SCOPE_NETNS);
+	assert_int_equal(c.quota_action, KMAGLEV_QUOTA_ACTION_DROP);
+	assert_int_equal(c.quota_max, 1);
+
+	/* unique prefixes of the keywords */
+	t = targv("quota-r 5 quota-b 10 quota-prefix4 24 quota-s service quota-a rst quota-m 9");
+	assert_int_equal(kmg_config_parse(t.argc, t.argv, &c), 0);
+	targv_free(&t);
+	assert_int_equal(c.quota_rate, 5);
+	assert_int_equal(c.quota_burst, 10);
+	assert_int_equal(c.quota_scope, KMAGLEV_QUOTA_SCOPE_SERVICE);
+	assert_int_equal(c.quota_max, 9);
+
+	run_fails("config set quota-rate 1000001", KMG_EUSAGE,
+		  "invalid quota-rate \"1000001\": must be 0..1000000");
+	run_fails("config set quota-rate many", KMG_EUSAGE,
+		  "invalid quota-rate \"many\": must be 0..1000000");
+	run_fails("config set quota-burst 10000001", KMG_EUSAGE,
+		  "invalid quota-burst \"10000001\": must be 0..10000000");
+	run_fails("config set quota-prefix4 0", KMG_EUSAGE,
+		  "invalid quota-prefix4 \"0\": must be 1..32");
+	run_fails("config set quota-prefix4 33", KMG_EUSAGE,
+		  "invalid quota-prefix4 \"33\": must be 1..32");
+	run_fails("config set quota-prefix6 0", KMG_EUSAGE,
+		  "invalid quota-prefix6 \"0\": must be 1..128");
+	run_fails("config set quota-prefix6 129", KMG_EUSAGE,
+		  "invalid quota-prefix6 \"129\": must be 1..128");
+	run_fails("config set quota-scope global", KMG_EUSAGE,
+		  "invalid quota-scope \"global\": must be netns or service");
+	run_fails("config set quota-scope 1", KMG_EUSAGE,
+		  "invalid quota-scope \"1\": must be netns or service");
+	run_fails("config set quota-action reject", KMG_EUSAGE,
+		  "invalid quota-action \"reject\": must be drop or rst");
+	run_fails("config set quota-max 0", KMG_EUSAGE,
+		  "invalid quota-max \"0\": must be 1..16777216");
+	run_fails("config set quota-max 16777217", KMG_EUSAGE,
+		  "invalid quota-max \"16777217\": must be 1..16777216");
+	run_fails("config set quota-max", KMG_EUSAGE, "missing value after \"quota-max\"");
+	run_fails("config set quotas 10", KMG_EUSAGE,
+		  "quotas is read-only (shown by \"kmaglev config show\")");
+	run_fails("config set quota-prefix 24", KMG_EUSAGE,
+		  "ambiguous keyword \"quota-prefix\" in config set");
+	run_fails("config set quota 24", KMG_EUSAGE, "ambiguous keyword \"quota\" in config set");
+	run_fails("config set quota-s netns quota-scope service", KMG_EUSAGE,
+		  "duplicate keyword \"quota-scope\"");
+}
+
+/* "quota show [top N]": top in full, once, 1 or more; nothing else. */
+static void test_quota_args(void **state)
+{
+	unsigned int top = 99;
+	struct targv t;
+
+	t = targv("");
+	assert_int_equal(kmg_quota_parse(t.argc, t.argv, &top), 0);
+	assert_int_equal(top, 0);
+	targv_free(&t);
+	t = targv("top 0x10");
+	assert_int_equal(kmg_quota_parse(t.argc, t.argv, &top), 0);
+	assert_int_equal(top, 16);
+	targv_free(&t);
+	t = targv("top 4294967295");
+	assert_int_equal(kmg_quota_parse(t.argc, t.argv, &top), 0);
+	assert_int_equal(top, UINT32_MAX);
+	targv_free(&t);
+
+	run_fails("quota show top 0", KMG_EUSAGE, "invalid top \"0\": must be 1..4294967295");
+	run_fails("quota show top ten", KMG_EUSAGE, "invalid top \"ten\": must be 1..4294967295");
+	run_fails("quota list top 4294967296", KMG_EUSAGE,
+		  "invalid top \"4294967296\": must be 1..4294967295");
+	run_fails("quota show top", KMG_EUSAGE, "missing value after \"top\"");
+	run_fails("quota show top 5 top 6", KMG_EUSAGE, "duplicate keyword \"top\"");
+	run_fails("quota show to 5", KMG_EUSAGE, "unexpected \"to\" after \"quota show\"");
+	run_fails("quota show 192.0.2.1", KMG_EUSAGE,
+		  "unexpected \"192.0.2.1\" after \"quota show\"");
+	run_fails("quota top 5", KMG_EUSAGE,
+		  "unknown command \"top\" for quota; try \"kmaglev quota help\"");
+	run_fails("quota frob", KMG_EUSAGE,
+		  "unknown command \"frob\" for quota; try \"kmaglev quota help\"");
+}
+
 static void test_seconds(void **state)
 {
 	uint32_t v = 0;
@@ -427,10 +541,15 @@ static void test_help(void **state)
 	assert_int_equal(kmg_run(&ctx, t.argc, t.argv), 0);
 	targv_free(&t);
 	assert_non_null(strstr(tout_text(&o), "Usage: kmaglev simulate SERVICE"));
+	t = targv("quota help");
+	assert_int_equal(kmg_run(&ctx, t.argc, t.argv), 0);
+	targv_free(&t);
+	assert_non_null(strstr(tout_text(&o), "Usage: kmaglev quota [{ show | list } [top N]]"));
 	t = targv("help");
 	assert_int_equal(kmg_run(&ctx, t.argc, t.argv), 0);
 	targv_free(&t);
 	assert_non_null(strstr(tout_text(&o), "Usage: kmaglev [OPTIONS] OBJECT"));
+	assert_non_null(strstr(tout_text(&o), "\n  quota      "));
 	assert_false(ctx.nl_open);
 	tout_close(&o);
 }
@@ -447,6 +566,8 @@ int main(void)
 		cmocka_unit_test(test_backend_errors),
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_config_conn),
+		cmocka_unit_test(test_config_quota),
+		cmocka_unit_test(test_quota_args),
 		cmocka_unit_test(test_seconds),
 		cmocka_unit_test(test_other_objects),
 		cmocka_unit_test(test_help),

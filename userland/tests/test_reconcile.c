@@ -506,6 +506,38 @@ static void test_config_named_settings_only(void **state)
 	kmd_plan_free(&p);
 }
 
+/*
+ * The quota settings: set only when one the config names differs (a set empties the kernel's
+ * quota table), never because of the table's count.
+ */
+static void test_config_quota(void **state)
+{
+	struct kmg_config want = { 0 }, have = { 0 };
+	struct kmg_msgs k = { 0 };
+	struct kmd_plan p = { 0 };
+
+	want.quota_rate = 100;
+	want.quota_scope = KMAGLEV_QUOTA_SCOPE_SERVICE;
+	want.present = KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_RATE) | KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_SCOPE);
+	have = want;
+	have.quota_prefix4 = 32;
+	have.quotas = 4000;
+	have.present |= KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_PREFIX4) | KMG_BIT(KMAGLEV_A_CONFIG_QUOTAS);
+	assert_int_equal(kmd_plan(NULL, 0, NULL, &want, &k, &have, OWNER, &p), 0);
+	assert_int_equal(p.n, 0);
+	have.quotas = 0;
+	assert_int_equal(kmd_plan(NULL, 0, NULL, &want, &k, &have, OWNER, &p), 0);
+	assert_int_equal(p.n, 0);
+	have.quota_scope = KMAGLEV_QUOTA_SCOPE_NETNS;
+	assert_int_equal(kmd_plan(NULL, 0, NULL, &want, &k, &have, OWNER, &p), 0);
+	assert_int_equal(p.n, 1);
+	assert_int_equal(p.ops[0].cmd, KMAGLEV_CMD_CONFIG_SET);
+	assert_string_equal(p.ops[0].why, "quota-scope changed");
+	assert_int_equal(p.ops[0].cfg.present, want.present);
+	assert_int_equal(p.ops[0].cfg.quota_scope, KMAGLEV_QUOTA_SCOPE_SERVICE);
+	kmd_plan_free(&p);
+}
+
 /* Start: health from what the kernel does; reload: from the previous state. */
 static void test_adopt(void **state)
 {
@@ -656,6 +688,7 @@ int main(void)
 		cmocka_unit_test(test_quorum),
 		cmocka_unit_test(test_ownership),
 		cmocka_unit_test(test_config_named_settings_only),
+		cmocka_unit_test(test_config_quota),
 		cmocka_unit_test(test_adopt),
 		cmocka_unit_test(test_order_keep_gre),
 	};

@@ -713,6 +713,305 @@ static void test_owner(void **state)
 	kmg_msgs_free(&sl);
 }
 
+/* The quota settings and counters in config show, stats, save and save --yaml. */
+static void test_quota_config_stats(void **state)
+{
+	struct kmg_msgs l = { 0 }, gl = { 0 };
+	char buf[1024], b2[2048], *text, *line;
+	struct nlmsghdr *nlh;
+	struct kmg_config c;
+	struct nlattr *n;
+	json_object *o;
+	struct targv t;
+	struct tout out;
+
+	nlh = kmg_req_start(buf, KMAGLEV_CMD_CONFIG_GET, 0);
+	n = mnl_attr_nest_start(nlh, KMAGLEV_A_CONFIG);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_FLOOD_RATE, 0);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_QUOTA_RATE, 50);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_QUOTA_BURST, 0);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_QUOTA_PREFIX4, 24);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_QUOTA_PREFIX6, 64);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_QUOTA_SCOPE, KMAGLEV_QUOTA_SCOPE_SERVICE);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_QUOTA_ACTION, KMAGLEV_QUOTA_ACTION_RST);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_QUOTA_MAX, 65536);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_QUOTAS, 12);
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(kmg_collect_cb(nlh, &l), MNL_CB_OK);
+	o = both(print_config, &l, &text);
+	assert_string_equal(text, "config flood-rate 0 quota-rate 50 quota-burst 0 quota-prefix4 24 "
+			    "quota-prefix6 64 quota-scope service quota-action rst quota-max 65536 "
+			    "quotas 12\n");
+	free(text);
+	assert_string_equal(jstr(o, "quota-scope"), "service");
+	assert_string_equal(jstr(o, "quota-action"), "rst");
+	assert_int_equal(jint(o, "quota-burst"), 0);
+	assert_int_equal(jint(o, "quotas"), 12);
+	json_object_put(o);
+
+	/* save: every setting, not the count, and it parses back to the same values */
+	tout_open(&out);
+	kmg_save(out.f, &l.m[0].config, &(struct kmg_msgs){ 0 });
+	line = strstr(tout_text(&out), "\nconfig set ");
+	assert_non_null(line);
+	line = strdup(line + strlen("\nconfig set "));
+	line[strcspn(line, "\n")] = '\0';
+	assert_string_equal(line, "flood-rate 0 quota-rate 50 quota-burst 0 quota-prefix4 24 "
+			    "quota-prefix6 64 quota-scope service quota-action rst quota-max 65536");
+	t = targv(line);
+	free(line);
+	assert_int_equal(kmg_config_parse(t.argc, t.argv, &c), 0);
+	targv_free(&t);
+	assert_int_equal(c.present, l.m[0].config.present & ~KMG_BIT(KMAGLEV_A_CONFIG_QUOTAS));
+	assert_int_equal(c.quota_scope, KMAGLEV_QUOTA_SCOPE_SERVICE);
+	assert_int_equal(c.quota_action, KMAGLEV_QUOTA_ACTION_RST);
+	assert_int_equal(c.quota_prefix4, 24);
+	tout_close(&out);
+
+	/* save --yaml: the same keys */
+	tout_open(&out);
+	assert_int_equal(kmd_config_save_yaml(out.f, &l.m[0].config, NULL, 0), 0);
+	assert_non_null(strstr(tout_text(&out), "config:\n  flood-rate: 0\n  quota-rate: 50\n"
+			       "  quota-burst: 0\n  quota-prefix4: 24\n  quota-prefix6: 64\n"
+			       "  quota-scope: service\n  quota-action: rst\n  quota-max: 65536\n"));
+	assert_null(strstr(tout_text(&out), "quotas"));
+	tout_close(&out);
+	kmg_msgs_free(&l);
+
+	/* stats: the quota counters on a line of their own */
+	kmg_collect_cb(global_reply(b2), &gl);
+	o = both(kmg_print_stats_msgs, &gl, &text);
+	assert_non_null(strstr(text, " frag-queued 34\n  quota-drop 35 quota-rst 36 "
+				      "quota-untracked 37\n"));
+	free(text);
+	assert_int_equal(jint(jget(o, "global"), "quota-untracked"), 37);
+	json_object_put(o);
+	kmg_msgs_free(&gl);
+}
+
+/* --- quota show ------------------------------------------------------------------------ */
+
+/* A QUOTA_GET dump message of one bucket (@svc < 0: scope netns, no service id). */
+static struct nlmsghdr *quota_reply(void *buf, const char *addr, uint8_t plen, int64_t svc,
+				    uint64_t accepted, uint64_t rejected, uint32_t tokens,
+				    uint32_t idle_ms)
+{
+	struct nlmsghdr *nlh = kmg_req_start(buf, KMAGLEV_CMD_QUOTA_GET, NLM_F_MULTI);
+	struct nlattr *n = mnl_attr_nest_start(nlh, KMAGLEV_A_QUOTA);
+
+	if (strchr(addr, ':'))
+		put_v6(nlh, KMAGLEV_A_QUOTA_ADDR6, addr);
+	else
+		put_v4(nlh, KMAGLEV_A_QUOTA_ADDR4, addr);
+	mnl_attr_put_u8(nlh, KMAGLEV_A_QUOTA_PREFIX_LEN, plen);
+	if (svc >= 0)
+		mnl_attr_put_u32(nlh, KMAGLEV_A_QUOTA_SERVICE_ID, svc);
+	mnl_attr_put_u64(nlh, KMAGLEV_A_QUOTA_ACCEPTED, accepted);
+	mnl_attr_put_u64(nlh, KMAGLEV_A_QUOTA_REJECTED, rejected);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_QUOTA_TOKENS, tokens);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_QUOTA_IDLE_MS, idle_ms);
+	mnl_attr_nest_end(nlh, n);
+	return nlh;
+}
+
+/* Through kmg_quota_cb() as the dump's messages arrive, then sorted, as kmg_quota_dump(). */
+static void quota_feed(struct kmg_quotas *qs, struct nlmsghdr *nlh)
+{
+	assert_int_equal(kmg_quota_cb(nlh, qs), MNL_CB_OK);
+}
+
+/* "kmaglev quota show" (@json) of @qs, services from @sl, into a new string. */
+static char *quota_print(const struct kmg_quotas *qs, const struct kmg_msgs *sl, bool json)
+{
+	struct kmg_ctx ctx;
+	struct tout o;
+	char *text;
+
+	tout_open(&o);
+	ctx = (struct kmg_ctx){ .out = o.f, .json = json };
+	kmg_print_quotas(&ctx, qs, sl);
+	text = strdup(tout_text(&o));
+	tout_close(&o);
+	return text;
+}
+
+/* Scope service: sorted by rejected, accepted, then prefix; services by their key. */
+static void test_quota_show(void **state)
+{
+	struct kmg_quotas qs = { 0 };
+	struct kmg_msgs sl = { 0 };
+	json_object *arr, *q, *svc;
+	char b1[2048], buf[512];
+	char *text;
+
+	kmg_collect_cb(service_reply(b1, KMAGLEV_CMD_SERVICE_GET), &sl);	/* id 1 */
+	/* in no order, as the kernel dumps them */
+	quota_feed(&qs, quota_reply(buf, "203.0.113.7", 32, 1, 80, 0, 20, 12500));
+	quota_feed(&qs, quota_reply(buf, "198.51.100.0", 24, 1, 1200, 5400, 0, 2));
+	quota_feed(&qs, quota_reply(buf, "2001:db8:1::", 64, 1, 80, 0, 20, 61000));
+	quota_feed(&qs, quota_reply(buf, "203.0.113.7", 32, 9, 80, 0, 3, 7200000));
+	quota_feed(&qs, quota_reply(buf, "192.0.2.99", 32, 1, 90, 0, 1, 999));
+	kmg_quotas_sort(&qs);
+	assert_int_equal(qs.n, 5);
+	assert_int_equal(qs.total, 5);
+
+	text = quota_print(&qs, &sl, false);
+	/* ties (80 accepted, none rejected): IPv4 before IPv6, then the service id */
+	assert_string_equal(text,
+		"PREFIX           SERVICE            ACCEPTED  REJECTED  TOKENS   IDLE\n"
+		"198.51.100.0/24  192.0.2.10:80/tcp      1200      5400       0    2ms\n"
+		"192.0.2.99/32    192.0.2.10:80/tcp        90         0       1  999ms\n"
+		"203.0.113.7/32   192.0.2.10:80/tcp        80         0      20  12.5s\n"
+		"203.0.113.7/32   id 9                     80         0       3  2h00m\n"
+		"2001:db8:1::/64  192.0.2.10:80/tcp        80         0      20  1m01s\n");
+	free(text);
+
+	text = quota_print(&qs, &sl, true);
+	arr = json_tokener_parse(text);
+	assert_non_null(arr);
+	free(text);
+	assert_int_equal(json_object_array_length(arr), 5);
+	q = json_object_array_get_idx(arr, 0);
+	assert_string_equal(jstr(q, "prefix"), "198.51.100.0/24");
+	assert_int_equal(jint(q, "accepted"), 1200);
+	assert_int_equal(jint(q, "rejected"), 5400);
+	assert_int_equal(jint(q, "tokens"), 0);
+	assert_int_equal(jint(q, "idle-ms"), 2);
+	svc = jget(q, "service");
+	assert_string_equal(jstr(svc, "service"), "192.0.2.10:80/tcp");
+	assert_string_equal(jstr(svc, "address"), "192.0.2.10");
+	assert_int_equal(jint(svc, "port"), 80);
+	assert_string_equal(jstr(svc, "protocol"), "tcp");
+	assert_int_equal(jint(svc, "id"), 1);
+	/* exactly these keys */
+	assert_int_equal(json_object_object_length(q), 6);
+	/* a service deleted since the dump: its id alone */
+	q = json_object_array_get_idx(arr, 3);
+	assert_string_equal(jstr(q, "prefix"), "203.0.113.7/32");
+	svc = jget(q, "service");
+	assert_int_equal(jint(svc, "id"), 9);
+	assert_int_equal(json_object_object_length(svc), 1);
+	assert_int_equal(jint(json_object_array_get_idx(arr, 4), "idle-ms"), 61000);
+	json_object_put(arr);
+	kmg_quotas_free(&qs);
+	kmg_msgs_free(&sl);
+}
+
+/* Scope netns: no SERVICE column, no "service" key; large counters; top N. */
+static void test_quota_netns_top(void **state)
+{
+	struct kmg_quotas qs = { 0 }, top = { .limit = 2 };
+	json_object *arr, *q;
+	char buf[512];
+	char *text;
+
+	quota_feed(&qs, quota_reply(buf, "2001:db8::", 48, -1, 18446744073709551615ULL, 7, 100,
+				    0));
+	quota_feed(&qs, quota_reply(buf, "10.0.0.0", 8, -1, 3, 7, 0, 59999));
+	quota_feed(&qs, quota_reply(buf, "10.1.0.0", 16, -1, 3, 8, 0, 3600000));
+	kmg_quotas_sort(&qs);
+	text = quota_print(&qs, NULL, false);
+	assert_string_equal(text,
+		"PREFIX                     ACCEPTED  REJECTED  TOKENS   IDLE\n"
+		"10.1.0.0/16                       3         8       0  1h00m\n"
+		"2001:db8::/48  18446744073709551615         7     100    0ms\n"
+		"10.0.0.0/8                        3         7       0  59.9s\n");
+	free(text);
+	text = quota_print(&qs, NULL, true);
+	arr = json_tokener_parse(text);
+	assert_non_null(arr);
+	free(text);
+	q = json_object_array_get_idx(arr, 1);
+	assert_false(json_object_object_get_ex(q, "service", NULL));
+	assert_int_equal(json_object_object_length(q), 5);
+	/* no rounding of 64-bit counters */
+	assert_true(json_object_get_uint64(jget(q, "accepted")) == UINT64_MAX);
+	json_object_put(arr);
+
+	/* top 2: the same first two rows, and only those */
+	quota_feed(&top, quota_reply(buf, "2001:db8::", 48, -1, 18446744073709551615ULL, 7, 100,
+				     0));
+	quota_feed(&top, quota_reply(buf, "10.0.0.0", 8, -1, 3, 7, 0, 59999));
+	quota_feed(&top, quota_reply(buf, "10.1.0.0", 16, -1, 3, 8, 0, 3600000));
+	kmg_quotas_sort(&top);
+	assert_int_equal(top.n, 2);
+	assert_int_equal(top.total, 3);
+	text = quota_print(&top, NULL, false);
+	assert_string_equal(text,
+		"PREFIX                     ACCEPTED  REJECTED  TOKENS   IDLE\n"
+		"10.1.0.0/16                       3         8       0  1h00m\n"
+		"2001:db8::/48  18446744073709551615         7     100    0ms\n");
+	free(text);
+	kmg_quotas_free(&top);
+	kmg_quotas_free(&qs);
+}
+
+/* An empty table: the header alone, or []. */
+static void test_quota_empty(void **state)
+{
+	struct kmg_quotas qs = { 0 };
+	char *text;
+
+	text = quota_print(&qs, NULL, false);
+	assert_string_equal(text, "PREFIX  ACCEPTED  REJECTED  TOKENS  IDLE\n");
+	free(text);
+	text = quota_print(&qs, NULL, true);
+	assert_string_equal(text, "[]\n");
+	free(text);
+}
+
+/*
+ * top N keeps what sorting all and cutting after N keeps, whatever the order the buckets come
+ * in and however many tie: many buckets with few distinct counts, every limit around them.
+ */
+static void test_quota_top(void **state)
+{
+	static const unsigned int limits[] = { 1, 2, 3, 7, 10, 64, 299, 300, 301, 1000 };
+	struct kmg_quota *all = calloc(300, sizeof(*all));
+	struct kmg_quotas full = { 0 };
+	unsigned int i, k, seed = 42;
+
+	assert_non_null(all);
+	for (i = 0; i < 300; i++) {
+		struct kmg_quota *q = &all[i];
+		struct kmg_addr a = { .family = AF_INET };
+
+		seed = seed * 1103515245 + 12345;
+		a.v4.s_addr = htonl(0x0a000000 | (seed >> 8 & 0xff) << 8);
+		if (i % 7 == 0) {
+			a.family = AF_INET6;
+			memset(&a.v6, 0, sizeof(a.v6));
+			a.v6.s6_addr[0] = 0x20;
+			a.v6.s6_addr[15] = seed >> 4 & 0xf;
+		}
+		kmg_quota_set_addr(q, &a);
+		q->prefix_len = a.family == AF_INET ? 24 : 64;
+		q->rejected = seed >> 16 & 3;
+		q->accepted = seed >> 20 & 3;
+		q->service_id = seed >> 24 & 1;
+		assert_int_equal(kmg_quotas_add(&full, q), 0);
+	}
+	kmg_quotas_sort(&full);
+	for (i = 1; i < full.n; i++)
+		assert_true(kmg_quota_cmp(&full.q[i - 1], &full.q[i]) <= 0);
+	for (k = 0; k < KMG_ARRAY_SIZE(limits); k++) {
+		struct kmg_quotas top = { .limit = limits[k] };
+		unsigned int want = limits[k] < 300 ? limits[k] : 300;
+
+		for (i = 0; i < 300; i++)
+			assert_int_equal(kmg_quotas_add(&top, &all[(i * 7) % 300]), 0);
+		kmg_quotas_sort(&top);
+		assert_int_equal(top.n, want);
+		assert_int_equal(top.total, 300);
+		for (i = 0; i < want; i++)
+			if (kmg_quota_cmp(&top.q[i], &full.q[i]))
+				fail_msg("limit %u: row %u differs", limits[k], i);
+		kmg_quotas_free(&top);
+	}
+	kmg_quotas_free(&full);
+	free(all);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -727,6 +1026,11 @@ int main(void)
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_save),
 		cmocka_unit_test(test_owner),
+		cmocka_unit_test(test_quota_config_stats),
+		cmocka_unit_test(test_quota_show),
+		cmocka_unit_test(test_quota_netns_top),
+		cmocka_unit_test(test_quota_empty),
+		cmocka_unit_test(test_quota_top),
 	};
 
 	return cmocka_run_group_tests_name("output", tests, NULL, NULL);
