@@ -237,8 +237,8 @@ unsigned int kmg_rcv(struct kmg_net *kn, struct sk_buff *skb, const struct nf_ho
 	if (!be) {
 		/* ingress packets are unrouted as at PRE_ROUTING (NF_NETDEV_INGRESS is 0 too) */
 		if (f.why == KMG_C_QUOTA_RST)
-			kmg_quota_reset(kn->net, skb, family,
-					early ? NF_INET_PRE_ROUTING : state->hook);
+			kmg_quota_send_rst(kn->net, skb, family,
+					   early ? NF_INET_PRE_ROUTING : state->hook);
 		kmg_drop(kn, skb, p.icmp_err ? KMG_C_ICMP_DROP : f.why,
 			 SKB_DROP_REASON_NETFILTER_DROP);
 		return NF_STOLEN;

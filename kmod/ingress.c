@@ -5,7 +5,8 @@
  * In mode ingress kmaglev also hooks NF_NETDEV_INGRESS of the devices the netns' ingress-dev
  * setting names ("all": every device but loopback), so packets to a VIP are balanced before
  * ip_rcv(): no IP receive path, no PRE_ROUTING traversal, and (encap.c) no LOCAL_OUT and
- * POST_ROUTING traversal on the way out either. The host's IP firewall never sees them.
+ * POST_ROUTING traversal on the way out either. The host's IP firewall never sees them (only
+ * the RSTs quota-action rst answers some with, which go out through LOCAL_OUT).
  *
  * What ip_rcv() would check is checked here first, for packets to a possible VIP: version,
  * header length, header checksum, total length against the buffer (padding trimmed), and for

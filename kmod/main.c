@@ -77,7 +77,10 @@ static __net_exit void kmg_net_exit(struct net *net)
 {
 	struct kmg_net *kn = kmg_pernet(net);
 
-	/* Deleting the last service unregisters the hooks and empties the connection table. */
+	/*
+	 * Deleting the last service unregisters the hooks and empties the connection and quota
+	 * tables.
+	 */
 	kmg_net_services_exit(kn);
 	kmg_quotas_exit(kn);
 	kmg_conns_exit(kn);

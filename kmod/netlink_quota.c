@@ -2,13 +2,12 @@
 /*
  * kmaglev generic netlink quota-get: a dump of the netns' quota table (quota.c), one bucket
  * per message. The dump walks the rhashtable with an iterator that lives from the dump's
- * start to its done callback; between messages it is stopped (no RCU held), and a resize or
- * removal in between may make the dump miss or repeat buckets, as the spec says.
+ * start to its done callback; between dumpit calls it is stopped (no RCU held), and a resize
+ * or removal in between may make the dump miss or repeat buckets, as the spec says.
  */
 #include <linux/jiffies.h>
 #include <linux/rhashtable.h>
 #include <linux/slab.h>
-#include <linux/timekeeping.h>
 #include <net/genetlink.h>
 
 #include "compat.h"
@@ -22,7 +21,7 @@ int kmg_nl_quota_dump_start(struct netlink_callback *cb)
 	struct kmg_net *kn = kmg_pernet(sock_net(cb->skb->sk));
 	struct rhashtable_iter *iter;
 
-	iter = kmalloc(sizeof(*iter), GFP_KERNEL);
+	iter = kmalloc(sizeof(*iter), GFP_KERNEL_ACCOUNT);
 	if (!iter)
 		return -ENOMEM;
 	rhashtable_walk_enter(&kn->quotas.ht, iter);
@@ -55,7 +54,7 @@ static u32 kmg_quota_tokens(const struct kmg_quota *q, const struct kmg_quota_cf
 static int kmg_nl_fill_quota(struct sk_buff *skb, const struct kmg_quota *q,
 			     const struct kmg_quota_cfg *cfg, u32 portid, u32 seq)
 {
-	unsigned long idle = jiffies - READ_ONCE(q->last);
+	unsigned long j = jiffies, last = READ_ONCE(q->last);
 	struct nlattr *nest;
 	void *hdr;
 
@@ -75,8 +74,9 @@ static int kmg_nl_fill_quota(struct sk_buff *skb, const struct kmg_quota *q,
 	    nla_put_u64_64bit(skb, KMAGLEV_A_QUOTA_REJECTED, atomic64_read(&q->rejected),
 			      KMAGLEV_A_QUOTA_PAD) ||
 	    nla_put_u32(skb, KMAGLEV_A_QUOTA_TOKENS,
-			kmg_quota_tokens(q, cfg, ktime_get_mono_fast_ns())) ||
-	    nla_put_u32(skb, KMAGLEV_A_QUOTA_IDLE_MS, min_t(u64, jiffies_to_msecs(idle), U32_MAX)))
+			kmg_quota_tokens(q, cfg, kmg_quota_now())) ||
+	    nla_put_u32(skb, KMAGLEV_A_QUOTA_IDLE_MS,
+			time_after(j, last) ? jiffies_to_msecs(j - last) : 0))
 		goto err;
 	nla_nest_end(skb, nest);
 	genlmsg_end(skb, hdr);

@@ -9,7 +9,8 @@
  * - Every configuration change in a netns runs under that netns' kn->lock (a mutex), from
  *   netlink or from the table retire work. Tables are built there too, in process context.
  * - What the packet path reads without the lock, and how each object lives and dies, is said
- *   in the object's header: service.h, backend.h, table.h, vip.h, conn.h and ingress.h.
+ *   in the object's header: service.h, backend.h, table.h, vip.h, conn.h, quota.h and
+ *   ingress.h.
  */
 #ifndef _KMAGLEV_NETNS_H
 #define _KMAGLEV_NETNS_H

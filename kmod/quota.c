@@ -11,16 +11,20 @@
  * max(tat, now) + interval. That is exactly a token bucket, but its state is one 64-bit
  * value that CPUs update with cmpxchg: no lock, no separate token count and timestamp to
  * keep consistent. Refused flows do not move tat, so a source over quota keeps getting its
- * rate and no more.
+ * rate and no more. The clock is jiffies in nanoseconds (one load, where a clocksource read
+ * costs a new flow some 40 instructions more): a bucket refills a tick's worth at a time, and
+ * holds at least that much (a smaller quota-burst counts as rate / HZ).
  *
  * Only new flows are checked (a TCP SYN, or the first packet of another flow without a
  * connection entry); packets of established flows never reach this file. Buckets are
- * created on a source's first new flow, at most quota-max of them; beyond that a new source
- * is not checked (quota-untracked), which bounds memory: a spread of sources wider than the
- * table is for flood-rate and the connection table's limits. The GC work removes buckets
- * that have refilled and been idle for KMG_QUOTA_IDLE, so that a removed bucket's source
- * gains nothing from starting over.
+ * created on a source's first new flow, about quota-max of them (CPUs inserting at once may
+ * pass it by one each); beyond that a new source is not checked (quota-untracked), which
+ * bounds memory, and the GC is woken to make room. A spread of sources wider than the table
+ * is for flood-rate and the connection table's limits. The GC work removes buckets that have
+ * refilled (so that a removed bucket's source gains nothing from starting over) and been idle
+ * for KMG_QUOTA_IDLE, or, while the table is full, every refilled one.
  */
+#include <linux/jhash.h>
 #include <linux/jiffies.h>
 #include <linux/kmaglev.h>
 #include <linux/math64.h>
@@ -28,7 +32,6 @@
 #include <linux/rhashtable.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
-#include <linux/timekeeping.h>
 #include <net/netfilter/ipv4/nf_reject.h>
 #include <net/netfilter/ipv6/nf_reject.h>
 
@@ -43,12 +46,40 @@
 /* How long a refilled bucket stays without new flows before the GC removes it. */
 #define KMG_QUOTA_IDLE		(10 * HZ)
 #define KMG_QUOTA_GC_PERIOD	(2 * HZ)
-/* Buckets removed between two chances to reschedule. */
+/* Buckets a flush walks between two chances to reschedule; a GC run looks at this many. */
 #define KMG_QUOTA_BATCH		1024
+#define KMG_QUOTA_GC_BUDGET	8192
 
 static struct kmem_cache *kmg_quota_cache __read_mostly;
 
+/*
+ * The key's hash: for IPv4 one jhash round over its three meaningful words rather than
+ * rhashtable's default jhash2() over all six (a new flow with quotas on pays it); the same
+ * function for lookups and for buckets, as rhashtable wants (no obj_hashfn).
+ */
+static u32 kmg_quota_hash(const void *data, u32 len, u32 seed)
+{
+	const struct kmg_quota_key *k = data;
+	const u32 *w = data;
+
+	BUILD_BUG_ON(sizeof(*k) != 6 * sizeof(u32));
+	if (k->family == AF_INET)
+		return jhash_3words((__force u32)k->addr[0], k->svc_id, w[5], seed);
+	return jhash2(w, 6, seed);
+}
+
+/* Is @obj the bucket of the key? 0 if so (rhashtable's sense): six words, no memcmp(). */
+static int kmg_quota_cmp(struct rhashtable_compare_arg *arg, const void *obj)
+{
+	const u32 *k = arg->key, *e = (const u32 *)&((const struct kmg_quota *)obj)->key;
+
+	return !!((k[0] ^ e[0]) | (k[1] ^ e[1]) | (k[2] ^ e[2]) | (k[3] ^ e[3]) |
+		  (k[4] ^ e[4]) | (k[5] ^ e[5]));
+}
+
 static const struct rhashtable_params kmg_quota_params = {
+	.hashfn		= kmg_quota_hash,
+	.obj_cmpfn	= kmg_quota_cmp,
 	.key_len	= sizeof(struct kmg_quota_key),
 	.key_offset	= offsetof(struct kmg_quota, key),
 	.head_offset	= offsetof(struct kmg_quota, node),
@@ -78,7 +109,8 @@ u64 kmg_quota_gcra(u64 tat, u64 now, u64 interval_ns, u64 limit_ns)
 EXPORT_SYMBOL_IF_KUNIT(kmg_quota_gcra);
 
 /* The first @plen bits of @src, the rest zero. */
-static void kmg_quota_mask(__be32 *dst, const __be32 *src, unsigned int words, u32 plen)
+static __always_inline void kmg_quota_mask(__be32 *dst, const __be32 *src, unsigned int words,
+					   u32 plen)
 {
 	unsigned int i;
 
@@ -86,8 +118,10 @@ static void kmg_quota_mask(__be32 *dst, const __be32 *src, unsigned int words, u
 		dst[i] = plen >= 32 ? src[i] : plen ? src[i] & htonl(~0U << (32 - plen)) : 0;
 }
 
-void kmg_quota_key_make(struct kmg_quota_key *k, const struct kmg_quota_set *set,
-			const struct kmg_service *svc, const struct kmg_pkt *p)
+/* Inline: a new flow with quotas on builds one. */
+static __always_inline void kmg_quota_key(struct kmg_quota_key *k,
+					  const struct kmg_quota_set *set,
+					  const struct kmg_service *svc, const struct kmg_pkt *p)
 {
 	memset(k, 0, sizeof(*k));
 	k->family = p->family;
@@ -103,6 +137,12 @@ void kmg_quota_key_make(struct kmg_quota_key *k, const struct kmg_quota_set *set
 		k->scoped = 1;
 	}
 }
+
+void kmg_quota_key_make(struct kmg_quota_key *k, const struct kmg_quota_set *set,
+			const struct kmg_service *svc, const struct kmg_pkt *p)
+{
+	kmg_quota_key(k, set, svc, p);
+}
 EXPORT_SYMBOL_IF_KUNIT(kmg_quota_key_make);
 
 /* A new bucket for @k, full; NULL when the table is full or memory is short. */
@@ -113,8 +153,14 @@ static struct kmg_quota *kmg_quota_new(struct kmg_net *kn, const struct kmg_quot
 	struct mem_cgroup *old_memcg;
 	struct kmg_quota *q, *old;
 
-	if (atomic_read(&qs->ht.nelems) >= cfg->set.max)
+	if (atomic_read(&qs->ht.nelems) >= cfg->set.max) {
+		/* full: the GC removes refilled buckets now, idle or not (kmg_quota_gc_work()) */
+		if (!READ_ONCE(qs->pressure)) {
+			WRITE_ONCE(qs->pressure, true);
+			mod_delayed_work(kmg_wq, &qs->gc, 0);
+		}
 		return NULL;
+	}
 	old_memcg = set_active_memcg(READ_ONCE(kn->conns.memcg));
 	/* Not GFP_ATOMIC: its __GFP_HIGH would let the charge exceed the cgroup's limit. */
 	q = kmem_cache_alloc(kmg_quota_cache, GFP_NOWAIT | __GFP_NOWARN);
@@ -123,6 +169,7 @@ static struct kmg_quota *kmg_quota_new(struct kmg_net *kn, const struct kmg_quot
 		return NULL;
 	q->key = *k;
 	atomic64_set(&q->tat, now);
+	atomic64_set(&q->rst_tat, now);
 	atomic64_set(&q->accepted, 0);
 	atomic64_set(&q->rejected, 0);
 	q->last = jiffies;
@@ -139,11 +186,12 @@ bool kmg_quota_over(struct kmg_net *kn, const struct kmg_quota_cfg *cfg,
 		    const struct kmg_service *svc, const struct kmg_pkt *p,
 		    enum kmg_counter *why)
 {
-	u64 now = ktime_get_mono_fast_ns(), tat, next;
+	u64 now = kmg_quota_now(), next;
 	struct kmg_quota_key k;
 	struct kmg_quota *q;
+	s64 tat;
 
-	kmg_quota_key_make(&k, &cfg->set, svc, p);
+	kmg_quota_key(&k, &cfg->set, svc, p);
 	q = rhashtable_lookup(&kn->quotas.ht, &k, kmg_quota_params);
 	if (!q) {
 		q = kmg_quota_new(kn, cfg, &k, now);
@@ -152,21 +200,38 @@ bool kmg_quota_over(struct kmg_net *kn, const struct kmg_quota_cfg *cfg,
 			return false;
 		}
 	}
-	/* written once a tick at most: no shared cache line dirtied per new flow */
+	/* once a tick at most (the word shares the bucket's line with tat and the counters) */
 	if (time_after(jiffies, READ_ONCE(q->last)))
 		WRITE_ONCE(q->last, jiffies);
 	tat = atomic64_read(&q->tat);
 	do {
 		next = kmg_quota_gcra(tat, now, cfg->interval_ns, cfg->limit_ns);
-		if (!next) {
-			atomic64_inc(&q->rejected);
-			*why = cfg->set.action == KMAGLEV_QUOTA_ACTION_RST &&
-			       p->proto == IPPROTO_TCP ? KMG_C_QUOTA_RST : KMG_C_QUOTA_DROP;
-			return true;
-		}
+		if (!next)
+			goto over;
 	} while (!atomic64_try_cmpxchg(&q->tat, &tat, next));
 	atomic64_inc(&q->accepted);
 	return false;
+
+over:
+	atomic64_inc(&q->rejected);
+	/*
+	 * A bucket from before a smaller quota-burst or quota-rate may be further ahead than
+	 * the new limit: its source owes no more than the new settings allow.
+	 */
+	if (unlikely((u64)tat > now + cfg->limit_ns))
+		atomic64_cmpxchg(&q->tat, tat, now + cfg->limit_ns);
+	*why = KMG_C_QUOTA_DROP;
+	if (cfg->set.action == KMAGLEV_QUOTA_ACTION_RST && p->proto == IPPROTO_TCP) {
+		/*
+		 * RSTs cost a route lookup, an skb and the output path each: a source gets them
+		 * at its quota's rate and burst at most (a bucket of their own), drops beyond.
+		 */
+		tat = atomic64_read(&q->rst_tat);
+		next = kmg_quota_gcra(tat, now, cfg->interval_ns, cfg->limit_ns);
+		if (next && atomic64_try_cmpxchg(&q->rst_tat, &tat, next))
+			*why = KMG_C_QUOTA_RST;
+	}
+	return true;
 }
 EXPORT_SYMBOL_IF_KUNIT(kmg_quota_over);
 
@@ -179,11 +244,16 @@ static bool kmg_quota_can_reset(void)
 /*
  * Answer a refused SYN with a RST, as the nft/iptables reject targets do: the kernel's
  * nf_reject helpers check the packet (no RST to a RST, a valid checksum, no broadcast), route
- * the answer and send it through LOCAL_OUT. @hook is NF_INET_PRE_ROUTING for packets from
- * the ingress hook too (they have not been routed either). The caller drops @skb after.
+ * the answer and send it through LOCAL_OUT and POST_ROUTING (so the host's firewall sees it).
+ * @hook is NF_INET_PRE_ROUTING for packets from the ingress hook too (they have not been
+ * routed either). They may still carry a metadata dst (collect_md tunnels), which 6.1's
+ * nf_reject_fill_skb_dst() would overwrite without releasing: dropped first. The caller
+ * drops @skb after.
  */
-void kmg_quota_reset(struct net *net, struct sk_buff *skb, u8 family, int hook)
+void kmg_quota_send_rst(struct net *net, struct sk_buff *skb, u8 family, int hook)
 {
+	if (hook == NF_INET_PRE_ROUTING)
+		skb_dst_drop(skb);
 #if IS_REACHABLE(CONFIG_NF_REJECT_IPV4)
 	if (family == AF_INET)
 		nf_send_reset(net, NULL, skb, hook);
@@ -205,12 +275,15 @@ static void kmg_quota_remove(struct kmg_quotas *qs, struct kmg_quota *q)
 		call_rcu(&q->rcu, kmg_quota_free_rcu);
 }
 
-/* Remove the buckets @idle_only says (refilled and idle), or all of them. Process context. */
-static void kmg_quota_sweep(struct kmg_net *kn, bool idle_only)
+/*
+ * Remove every bucket present when it starts (one pass; packets may add more meanwhile).
+ * Process context. The walk pauses to reschedule before removing its current bucket, never
+ * right after: a walk resumes by finding its current bucket again, and would skip some
+ * buckets if that one were gone.
+ */
+static void kmg_quota_flush(struct kmg_quotas *qs)
 {
-	struct kmg_quotas *qs = &kn->quotas;
 	struct rhashtable_iter iter;
-	u64 now = ktime_get_mono_fast_ns();
 	struct kmg_quota *q;
 	unsigned int n = 0;
 
@@ -219,27 +292,59 @@ static void kmg_quota_sweep(struct kmg_net *kn, bool idle_only)
 	while ((q = rhashtable_walk_next(&iter))) {
 		if (IS_ERR(q))
 			continue;	/* -EAGAIN: a resize; the walk goes on */
-		if (idle_only && (atomic64_read(&q->tat) > now ||
-				  time_before(jiffies, READ_ONCE(q->last) + KMG_QUOTA_IDLE)))
-			continue;
-		kmg_quota_remove(qs, q);
 		if (++n % KMG_QUOTA_BATCH == 0) {
 			rhashtable_walk_stop(&iter);
 			cond_resched();
 			rhashtable_walk_start(&iter);
 		}
+		kmg_quota_remove(qs, q);
 	}
 	rhashtable_walk_stop(&iter);
 	rhashtable_walk_exit(&iter);
 }
 
+/*
+ * The GC worker: at most KMG_QUOTA_GC_BUDGET buckets a run, runs back to back until a pass
+ * ends, then a pause. It removes buckets that have refilled (a refilled bucket and no bucket
+ * let the same flows through) and been idle for KMG_QUOTA_IDLE; while the table is full
+ * (pressure, set by kmg_quota_new()), every refilled one, so that new sources find room.
+ */
 static void kmg_quota_gc_work(struct work_struct *work)
 {
 	struct kmg_quotas *qs = container_of(to_delayed_work(work), struct kmg_quotas, gc);
-	struct kmg_net *kn = container_of(qs, struct kmg_net, quotas);
+	struct rhashtable_iter *iter = &qs->gc_iter;
+	unsigned int budget = KMG_QUOTA_GC_BUDGET;
+	bool pressure = READ_ONCE(qs->pressure);
+	u64 now = kmg_quota_now();
+	struct kmg_quota *q;
+	bool end = false;
 
-	kmg_quota_sweep(kn, true);
-	queue_delayed_work(kmg_wq, &qs->gc, KMG_QUOTA_GC_PERIOD);
+	rhashtable_walk_start(iter);
+	while (budget) {
+		q = rhashtable_walk_next(iter);
+		if (IS_ERR(q)) {
+			if (PTR_ERR(q) == -EAGAIN)
+				continue;
+			break;
+		}
+		if (!q) {
+			end = true;
+			break;
+		}
+		budget--;
+		if ((u64)atomic64_read(&q->tat) <= now &&
+		    (pressure || time_after_eq(jiffies, READ_ONCE(q->last) + KMG_QUOTA_IDLE)))
+			kmg_quota_remove(qs, q);
+	}
+	rhashtable_walk_stop(iter);
+	if (end) {
+		/* the next pass starts from the beginning */
+		rhashtable_walk_exit(iter);
+		rhashtable_walk_enter(&qs->ht, iter);
+		if (pressure)
+			WRITE_ONCE(qs->pressure, false);
+	}
+	queue_delayed_work(kmg_wq, &qs->gc, end ? KMG_QUOTA_GC_PERIOD : 1);
 }
 
 u32 kmg_quota_count(struct kmg_net *kn)
@@ -258,7 +363,8 @@ void kmg_quota_start(struct kmg_net *kn)
 void kmg_quota_stop(struct kmg_net *kn)
 {
 	cancel_delayed_work_sync(&kn->quotas.gc);
-	kmg_quota_sweep(kn, false);
+	WRITE_ONCE(kn->quotas.pressure, false);
+	kmg_quota_flush(&kn->quotas);
 }
 
 /*
@@ -284,60 +390,81 @@ int kmg_quota_prepare(const struct kmg_quota_set *set, struct kmg_quota_cfg **cf
 		return -ENOMEM;
 	cfg->set = *set;
 	cfg->interval_ns = div_u64(NSEC_PER_SEC, set->rate);
-	/* at most 10^9 and 10^7 (the spec's bounds): no overflow */
-	cfg->limit_ns = cfg->interval_ns * (set->burst ?: set->rate);
+	/*
+	 * At most 10^9 and 10^7 (the spec's bounds): no overflow. The clock moves a tick at a
+	 * time (kmg_quota_now()): a bucket must hold a tick's worth to reach its rate.
+	 */
+	cfg->limit_ns = cfg->interval_ns *
+			max_t(u64, set->burst ?: set->rate, DIV_ROUND_UP(set->rate, HZ));
 	*cfgp = cfg;
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(kmg_quota_prepare);
 
 /*
- * Apply settings kmg_quota_prepare() accepted (under kn->lock); takes @cfg. A change empties
- * the table: buckets of another prefix length or scope would never match again, and new
- * limits start every source with a full bucket.
+ * Apply settings kmg_quota_prepare() accepted (under kn->lock); takes @cfg. A new prefix
+ * length or scope (or quotas off) empties the table: its buckets would never match again.
+ * Other changes keep every source's bucket, and what it owes (kmg_quota_over() cuts a debt
+ * to a smaller limit), so that changing the action in the middle of a flood hands no source
+ * a new burst.
  */
 void kmg_quota_commit(struct kmg_net *kn, const struct kmg_quota_set *set,
 		      struct kmg_quota_cfg *cfg)
 {
 	struct kmg_quotas *qs = &kn->quotas;
 	struct kmg_quota_cfg *old;
+	bool rekey;
 
 	lockdep_assert_held(&kn->lock);
 	if (!memcmp(set, &qs->set, sizeof(*set))) {
 		kfree(cfg);
 		return;
 	}
+	rekey = !set->rate || set->prefix4 != qs->set.prefix4 ||
+		set->prefix6 != qs->set.prefix6 || set->scope != qs->set.scope;
 	old = rcu_dereference_protected(qs->cfg, lockdep_is_held(&kn->lock));
 	rcu_assign_pointer(qs->cfg, cfg);
 	qs->set = *set;
 	if (old)
 		kfree_rcu(old, rcu);
-	/*
-	 * A packet that read the old settings may still add a bucket after this sweep; it is
-	 * keyed by them, and the GC removes it once idle.
-	 */
-	kmg_quota_sweep(kn, false);
+	if (!rekey)
+		return;
+	/* no packet that read the old settings is still adding a bucket keyed by them */
+	if (kn->hooks)
+		synchronize_net();
+	kmg_quota_flush(qs);
 }
 EXPORT_SYMBOL_IF_KUNIT(kmg_quota_commit);
 
 int kmg_quotas_init(struct kmg_net *kn)
 {
 	struct kmg_quotas *qs = &kn->quotas;
+	int err;
 
 	qs->set.prefix4 = KMG_QUOTA_DEFAULT_PREFIX4;
 	qs->set.prefix6 = KMG_QUOTA_DEFAULT_PREFIX6;
 	qs->set.max = KMG_QUOTA_DEFAULT_MAX;
 	INIT_DELAYED_WORK(&qs->gc, kmg_quota_gc_work);
-	return rhashtable_init(&qs->ht, &kmg_quota_params);
+	err = rhashtable_init(&qs->ht, &kmg_quota_params);
+	if (err)
+		return err;
+	rhashtable_walk_enter(&qs->ht, &qs->gc_iter);
+	return 0;
 }
 
-/* The netns is gone: no packets, no requests, and kmg_quota_stop() emptied the table. */
+static void kmg_quota_free(void *ptr, void *arg)
+{
+	kmem_cache_free(kmg_quota_cache, ptr);
+}
+
+/* The netns is gone: no packets, no requests; kmg_quota_stop() emptied the table. */
 void kmg_quotas_exit(struct kmg_net *kn)
 {
 	struct kmg_quotas *qs = &kn->quotas;
 
 	cancel_delayed_work_sync(&qs->gc);
-	kmg_quota_sweep(kn, false);
-	rhashtable_destroy(&qs->ht);
+	rhashtable_walk_exit(&qs->gc_iter);
+	/* nothing is left, unless init failed after the first service: no reader either way */
+	rhashtable_free_and_destroy(&qs->ht, kmg_quota_free, NULL);
 	kfree(rcu_dereference_protected(qs->cfg, true));
 }

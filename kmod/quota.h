@@ -11,14 +11,17 @@
  * - Buckets live in an rhashtable (lockless RCU lookups, per-bucket locks for inserts). A
  *   bucket's state is one 64-bit word changed with cmpxchg (GCRA, see quota.c), so CPUs
  *   sharing a source need no lock. Buckets are removed by the GC work (idle and refilled), by
- *   a settings change and when balancing stops, and freed after a grace period by an RCU
- *   callback that touches the bucket and its cache only (module exit has rcu_barrier()).
+ *   a change of prefix length or scope and when balancing stops, and freed after a grace
+ *   period by an RCU callback that touches the bucket and its cache only (module exit has
+ *   rcu_barrier()).
  * - Buckets are allocated in softirq, charged to the memory cgroup the connection table is
- *   charged to (kn->conns.memcg), and at most quota-max of them exist per netns.
+ *   charged to (kn->conns.memcg), and about quota-max of them exist per netns (CPUs
+ *   inserting at once may pass it by one each).
  */
 #ifndef _KMAGLEV_QUOTA_H
 #define _KMAGLEV_QUOTA_H
 
+#include <linux/jiffies.h>
 #include <linux/rcupdate.h>
 #include <linux/rhashtable-types.h>
 #include <linux/types.h>
@@ -29,7 +32,6 @@
 struct kmg_net;
 struct kmg_pkt;
 struct kmg_service;
-struct netlink_callback;
 struct netlink_ext_ack;
 struct nlattr;
 struct sk_buff;
@@ -69,7 +71,8 @@ struct kmg_quota_key {
 struct kmg_quota {
 	struct rhash_head node;
 	struct kmg_quota_key key;
-	atomic64_t tat;		/* GCRA's theoretical arrival time, ns (mono fast clock) */
+	atomic64_t tat;		/* GCRA's theoretical arrival time, ns (kmg_quota_now()) */
+	atomic64_t rst_tat;	/* the same for the RSTs quota-action rst sends it */
 	atomic64_t accepted;
 	atomic64_t rejected;
 	unsigned long last;	/* jiffies of the last new flow, let through or not */
@@ -81,6 +84,8 @@ struct kmg_quotas {
 	struct kmg_quota_set set;		/* the settings; under kn->lock */
 	struct rhashtable ht;
 	struct delayed_work gc;
+	struct rhashtable_iter gc_iter;		/* the GC's place; only the GC work uses it */
+	bool pressure;				/* the table is full: the GC frees room */
 };
 
 int kmg_quota_caches_init(void);
@@ -102,15 +107,17 @@ void kmg_quota_commit(struct kmg_net *kn, const struct kmg_quota_set *set,
 bool kmg_quota_over(struct kmg_net *kn, const struct kmg_quota_cfg *cfg,
 		    const struct kmg_service *svc, const struct kmg_pkt *p,
 		    enum kmg_counter *why);
-void kmg_quota_reset(struct net *net, struct sk_buff *skb, u8 family, int hook);
+void kmg_quota_send_rst(struct net *net, struct sk_buff *skb, u8 family, int hook);
+
+/* The quotas' clock: jiffies, in nanoseconds (see quota.c). */
+static inline u64 kmg_quota_now(void)
+{
+	return get_jiffies_64() * TICK_NSEC;
+}
 
 /* For KUnit: one GCRA step. The bucket's next tat if a flow at @now fits, else 0. */
 u64 kmg_quota_gcra(u64 tat, u64 now, u64 interval_ns, u64 limit_ns);
 void kmg_quota_key_make(struct kmg_quota_key *k, const struct kmg_quota_set *set,
 			const struct kmg_service *svc, const struct kmg_pkt *p);
-
-/* netlink_quota.c */
-int kmg_nl_quota_dump_start(struct netlink_callback *cb);
-int kmg_nl_quota_dump_done(struct netlink_callback *cb);
 
 #endif /* _KMAGLEV_QUOTA_H */

@@ -107,9 +107,10 @@ static bool kmg_client_over(struct kmg_service *svc, const struct kmg_pkt *p)
 	return atomic_inc_return(&b->count) > rate;
 }
 
-/* Per-source quotas (quota.c): one pointer load while they are off. */
-static inline bool kmg_quota_check(struct kmg_net *kn, const struct kmg_service *svc,
-				   const struct kmg_pkt *p, enum kmg_counter *why)
+/* Per-source quotas (quota.c). Inline: a new flow pays one pointer load while they are off. */
+static __always_inline bool kmg_quota_check(struct kmg_net *kn,
+					    const struct kmg_service *svc,
+					    const struct kmg_pkt *p, enum kmg_counter *why)
 {
 	const struct kmg_quota_cfg *cfg = rcu_dereference(kn->quotas.cfg);
 

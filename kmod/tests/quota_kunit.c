@@ -2,10 +2,12 @@
 /*
  * KUnit: per-source quotas (kmod/quota.c): the GCRA step as a token bucket (burst, refill,
  * long-run rate), source prefix keys, and the table in the initial netns (buckets per
- * source, the action's counter, quota-max, a settings change emptying the table).
+ * source, the action's counter and the RSTs' own rate, quota-max, which settings changes
+ * keep buckets and which empty the table, a debt cut to a smaller limit).
  */
 #include <kunit/test.h>
 #include <linux/bottom_half.h>
+#include <linux/delay.h>
 #include <linux/in.h>
 #include <linux/kmaglev.h>
 #include <linux/socket.h>
@@ -182,61 +184,120 @@ static bool kmg_test_over(struct kmg_net *kn, const struct kmg_service *svc, u32
 	return over;
 }
 
+/* New flows from @saddr, @n of them: how many were over quota (*why: the last one's counter) */
+static noinline int kmg_test_overs(struct kmg_net *kn, const struct kmg_service *svc,
+				   u32 saddr, u8 proto, int n, enum kmg_counter *why)
+{
+	int i, over = 0;
+
+	for (i = 0; i < n; i++)
+		over += kmg_test_over(kn, svc, saddr, proto, why);
+	return over;
+}
+
+/* RSTs come at the quota's rate and burst too: 2 more, then drops; UDP is dropped. */
+static noinline void kmg_test_rsts(struct kunit *test, struct kmg_net *kn,
+				   const struct kmg_service *svc)
+{
+	enum kmg_counter why = KMG_C_MAX;
+	int over;
+
+	over = kmg_test_overs(kn, svc, 0x0a000001, IPPROTO_TCP, 2, &why);
+	KUNIT_EXPECT_EQ(test, why, KMG_C_QUOTA_RST);
+	over += kmg_test_overs(kn, svc, 0x0a000001, IPPROTO_TCP, 1, &why);
+	KUNIT_EXPECT_EQ(test, why, KMG_C_QUOTA_DROP);
+	over += kmg_test_overs(kn, svc, 0x0a000001, IPPROTO_UDP, 1, &why);
+	KUNIT_EXPECT_EQ(test, why, KMG_C_QUOTA_DROP);
+	KUNIT_EXPECT_EQ(test, over, 4);
+}
+
+/*
+ * Buckets per source, a full table, and a change of action keeping every bucket and debt.
+ * Relies on running in well under a second (rate 1): skipped, not failed, when it did not.
+ */
 static void kmg_test_table(struct kunit *test)
 {
 	struct kmg_quota_set set = { .rate = 1, .burst = 3, .prefix4 = 32, .prefix6 = 64,
 				     .max = 2 };
+	enum kmg_counter why1 = KMG_C_MAX, why2 = KMG_C_MAX;
+	int over1, over2, over3, over4, rst;
 	struct kmg_service svc = { .id = 3 };
 	struct kmg_net *kn = test->priv;
-	enum kmg_counter why = KMG_C_MAX;
-	int i;
+	unsigned long t0 = jiffies;
+	u32 n1, n2, n3;
 
 	KUNIT_ASSERT_EQ(test, kmg_test_set(kn, &set), 0);
-	/* a burst of 3 a second (slow enough that no token comes back meanwhile) */
-	for (i = 0; i < 3; i++)
-		KUNIT_EXPECT_FALSE(test, kmg_test_over(kn, &svc, 0x0a000001, IPPROTO_TCP, &why));
-	KUNIT_EXPECT_TRUE(test, kmg_test_over(kn, &svc, 0x0a000001, IPPROTO_TCP, &why));
-	KUNIT_EXPECT_EQ(test, why, KMG_C_QUOTA_DROP);
-	/* another source has its own bucket */
-	KUNIT_EXPECT_FALSE(test, kmg_test_over(kn, &svc, 0x0a000002, IPPROTO_TCP, &why));
-	KUNIT_EXPECT_EQ(test, kmg_quota_count(kn), 2U);
+	/* a burst of 3, then over; another source has its own bucket */
+	over1 = kmg_test_overs(kn, &svc, 0x0a000001, IPPROTO_TCP, 4, &why1);
+	over2 = kmg_test_overs(kn, &svc, 0x0a000002, IPPROTO_TCP, 1, &why2);
+	n1 = kmg_quota_count(kn);
 	/* the table is full (quota-max 2): a third source goes unchecked */
-	for (i = 0; i < 5; i++)
-		KUNIT_EXPECT_FALSE(test, kmg_test_over(kn, &svc, 0x0a000003, IPPROTO_TCP, &why));
-	KUNIT_EXPECT_EQ(test, kmg_quota_count(kn), 2U);
-
-	/* a change empties the table; action rst names quota-rst for TCP only */
+	over3 = kmg_test_overs(kn, &svc, 0x0a000003, IPPROTO_TCP, 5, &why2);
+	n2 = kmg_quota_count(kn);
+	/* a new action keeps the buckets, and what source 1 owes */
 	set.max = 16;
 	set.action = KMAGLEV_QUOTA_ACTION_RST;
-	if (kmg_test_set(kn, &set) == -EOPNOTSUPP) {
+	rst = kmg_test_set(kn, &set);
+	if (rst == -EOPNOTSUPP) {
 		kunit_info(test, "no nf_reject in this kernel: quota-action rst refused");
 		set.action = KMAGLEV_QUOTA_ACTION_DROP;
 		KUNIT_ASSERT_EQ(test, kmg_test_set(kn, &set), 0);
-	} else {
-		KUNIT_EXPECT_EQ(test, kmg_quota_count(kn), 0U);
-		for (i = 0; i < 3; i++)
-			kmg_test_over(kn, &svc, 0x0a000001, IPPROTO_TCP, &why);
-		KUNIT_EXPECT_TRUE(test, kmg_test_over(kn, &svc, 0x0a000001, IPPROTO_TCP, &why));
-		KUNIT_EXPECT_EQ(test, why, KMG_C_QUOTA_RST);
-		KUNIT_EXPECT_TRUE(test, kmg_test_over(kn, &svc, 0x0a000001, IPPROTO_UDP, &why));
-		KUNIT_EXPECT_EQ(test, why, KMG_C_QUOTA_DROP);
 	}
+	n3 = kmg_quota_count(kn);
+	over4 = kmg_test_overs(kn, &svc, 0x0a000001, IPPROTO_TCP, 1, &why2);
+	if (!rst)
+		kmg_test_rsts(test, kn, &svc);
+	if (time_after(jiffies, t0 + HZ / 2))
+		kunit_skip(test, "took over half a second: buckets of 1/s may have refilled");
+	KUNIT_EXPECT_EQ(test, over1, 1);
+	KUNIT_EXPECT_EQ(test, why1, KMG_C_QUOTA_DROP);
+	KUNIT_EXPECT_EQ(test, over2, 0);
+	KUNIT_EXPECT_EQ(test, n1, 2U);
+	KUNIT_EXPECT_EQ(test, over3, 0);
+	KUNIT_EXPECT_EQ(test, n2, 2U);
+	KUNIT_EXPECT_EQ(test, n3, 2U);
+	KUNIT_EXPECT_EQ(test, over4, 1);
+	KUNIT_EXPECT_EQ(test, why2, rst ? KMG_C_QUOTA_DROP : KMG_C_QUOTA_RST);
+}
 
-	/* scope service: one bucket per source and service */
+/*
+ * A smaller limit cuts what a source owes; a new scope empties the table and keys buckets by
+ * service; quotas off empty it and check nothing.
+ */
+static void kmg_test_table_rekey(struct kunit *test)
+{
+	struct kmg_quota_set set = { .rate = 1, .burst = 3, .prefix4 = 32, .prefix6 = 64,
+				     .max = 16 };
+	struct kmg_service svc = { .id = 3 };
+	struct kmg_net *kn = test->priv;
+	enum kmg_counter why;
+
+	KUNIT_ASSERT_EQ(test, kmg_test_set(kn, &set), 0);
+	kmg_test_overs(kn, &svc, 0x0a000001, IPPROTO_TCP, 3, &why);
+	/* 1000/s, burst 1: the 3 s source 1 owes is cut to one tick's worth at its next flow */
+	set.rate = 1000;
+	set.burst = 1;
+	KUNIT_ASSERT_EQ(test, kmg_test_set(kn, &set), 0);
+	KUNIT_EXPECT_EQ(test, kmg_quota_count(kn), 1U);
+	KUNIT_EXPECT_EQ(test, kmg_test_overs(kn, &svc, 0x0a000001, IPPROTO_TCP, 1, &why), 1);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, kmg_test_overs(kn, &svc, 0x0a000001, IPPROTO_TCP, 1, &why), 0);
+
+	/* scope service: the table emptied, one bucket per source and service */
 	set.scope = KMAGLEV_QUOTA_SCOPE_SERVICE;
 	KUNIT_ASSERT_EQ(test, kmg_test_set(kn, &set), 0);
-	for (i = 0; i < 3; i++)
-		KUNIT_EXPECT_FALSE(test, kmg_test_over(kn, &svc, 0x0a000001, IPPROTO_TCP, &why));
-	KUNIT_EXPECT_TRUE(test, kmg_test_over(kn, &svc, 0x0a000001, IPPROTO_TCP, &why));
+	KUNIT_EXPECT_EQ(test, kmg_quota_count(kn), 0U);
+	kmg_test_overs(kn, &svc, 0x0a000001, IPPROTO_TCP, 1, &why);
 	svc.id = 4;
-	KUNIT_EXPECT_FALSE(test, kmg_test_over(kn, &svc, 0x0a000001, IPPROTO_TCP, &why));
+	kmg_test_overs(kn, &svc, 0x0a000001, IPPROTO_TCP, 1, &why);
 	KUNIT_EXPECT_EQ(test, kmg_quota_count(kn), 2U);
 
-	/* off: nothing checked, the table emptied */
+	/* off: the table emptied, nothing checked */
 	set.rate = 0;
 	KUNIT_ASSERT_EQ(test, kmg_test_set(kn, &set), 0);
 	KUNIT_EXPECT_EQ(test, kmg_quota_count(kn), 0U);
-	KUNIT_EXPECT_FALSE(test, kmg_test_over(kn, &svc, 0x0a000001, IPPROTO_TCP, &why));
+	KUNIT_EXPECT_EQ(test, kmg_test_overs(kn, &svc, 0x0a000001, IPPROTO_TCP, 5, &why), 0);
+	KUNIT_EXPECT_EQ(test, kmg_quota_count(kn), 0U);
 }
 
 static void kmg_test_table_exit(struct kunit *test)
@@ -256,6 +317,7 @@ static struct kunit_case kmg_quota_cases[] = {
 	KUNIT_CASE(kmg_test_gcra_rate),
 	KUNIT_CASE(kmg_test_keys),
 	KUNIT_CASE(kmg_test_table),
+	KUNIT_CASE(kmg_test_table_rekey),
 	{}
 };
 

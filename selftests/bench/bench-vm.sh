@@ -86,6 +86,8 @@ FLOWS_NEW=(11.0.0.1 11.255.255.254 1024 65535)
 NEW_CONN_MAX=4000000		# conn-max above the flow count: every packet inserts an entry
 FULL_CONN_MAX=1000		# conn-max below it: the table is full within a millisecond
 FLOOD_RATE=10			# flood-rate: new entries per second before flood mode
+QUOTA_RATE=1000000		# new-quota-ing: per-source quotas far above what the run sends
+QUOTA_BURST=10000000
 
 if [[ ${1:-} != inner ]]; then
 	[[ $(id -u) -eq 0 ]] || die "must run as root (in the VM)"
@@ -562,10 +564,12 @@ run() {
 			elif [[ $c == steady && $REBUILDS -ne 0 ]]; then
 				NOTE[steady]="the table was rebuilt during a steady run"
 			fi ;;
-		new|new-ing|new-500k|new-500k-ing|new-full|new-flood)
+		new|new-ing|new-quota-ing|new-500k|new-500k-ing|new-full|new-flood)
 			case $c in
 			new-full) cfg="conn-max $FULL_CONN_MAX flood-rate 0" ;;
 			new-flood) cfg="conn-max $NEW_CONN_MAX flood-rate $FLOOD_RATE" ;;
+			# every new flow checked against its /16's bucket (256 sources), none refused
+			new-quota-ing) cfg="conn-max $NEW_CONN_MAX flood-rate 0 quota-rate $QUOTA_RATE quota-burst $QUOTA_BURST quota-prefix4 16" ;;
 			*) cfg="conn-max $NEW_CONN_MAX flood-rate 0" ;;
 			esac
 			kmg_fresh || { fail "$c" "$KMG_ERR"; return; }
@@ -586,12 +590,16 @@ run() {
 					"$(gdelta "$g0" "$(gstats)" conn-table-full)" "$SENT" ;;
 				new-flood) path_check "$c" "conn-flood" \
 					"$(gdelta "$g0" "$(gstats)" conn-flood)" "$SENT" ;;
+				new-quota-ing) g1=$(gstats)
+					path_check "$c" "conn-new" "$(gdelta "$g0" "$g1" conn-new)" "$SENT"
+					[[ $(gdelta "$g0" "$g1" quota-drop) -eq 0 ]] ||
+						fail "$c" "quota-drop grew: flows were refused" ;;
 				*) path_check "$c" "conn-new" "$(gdelta "$g0" "$(gstats)" conn-new)" "$SENT" ;;
 				esac
 				((ing == 0)) || ingress_check "$c" "$g0" "$i0"
 			}
 			((ing == 0)) || hook_prerouting
-			"$CLI" config set conn-max "${CONN_MAX_DEF:-1048576}" flood-rate 0 >/dev/null ||
+			"$CLI" config set conn-max "${CONN_MAX_DEF:-1048576}" flood-rate 0 quota-rate 0 >/dev/null ||
 				kmg_unload ;;
 		*) die "unknown case $c" ;;
 		esac ;;
@@ -655,7 +663,7 @@ insns() {
 # Every round runs every case once. On the instruction clock a case's cost does not depend on
 # what else the host runs, so the order does not matter; rounds are there for what varies in
 # the guest itself (a timer or a worker landing in one run, random flows).
-read -r -a CASES <<<"${KMAGLEV_BENCH_CASES:-gen plain ipvs ipvs-nodf nonvip ipip gre ipip-ing ipip-ing-nodf gre-ing steady rebuild ipvs-new new new-ing new-full new-flood ipvs-new-500k new-500k new-500k-ing}"
+read -r -a CASES <<<"${KMAGLEV_BENCH_CASES:-gen plain ipvs ipvs-nodf nonvip ipip gre ipip-ing ipip-ing-nodf gre-ing steady rebuild ipvs-new new new-ing new-quota-ing new-full new-flood ipvs-new-500k new-500k new-500k-ing}"
 echo "== per-packet cost on the instruction clock: $ROUNDS rounds, $NPKTS packets a run" \
 	"($NNEW for new flows), 64-byte UDP"
 echo "   module ${KO:-(none)}"

@@ -46,6 +46,9 @@
 #     ipvs-new     IPVS as ipvs (a connection per flow), module reloaded before each run
 #     new, new-ing kmaglev conn-max 4,000,000 (every packet inserts an entry), at PRE_ROUTING
 #                  and in ingress mode
+#     new-quota-ing  new-ing with per-source quotas on (quota-rate 1,000,000, burst 10,000,000,
+#                  quota-prefix4 16: every new flow checked against one of 256 buckets, none
+#                  refused; quota-drop must not grow)
 #     new-full     conn-max 1000: the table is full, every packet takes the stateless fallback
 #     new-flood    flood-rate 10: flood mode, untracked
 #     ipvs-new-500k, new-500k, new-500k-ing: the same after 500,000 established flows were
