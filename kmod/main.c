@@ -17,6 +17,7 @@
 #include "limit.h"
 #include "netns.h"
 #include "quota.h"
+#include "shed.h"
 #include "service.h"
 #include "stats.h"
 
@@ -40,6 +41,7 @@ static __net_init int kmg_net_init(struct net *net)
 	kn->max_services = KMG_DEFAULT_MAX_SERVICES;
 	kn->max_backends = KMG_DEFAULT_MAX_BACKENDS;
 	kmg_ingress_net_init(kn);
+	kmg_shed_init(kn);
 	kn->stats = alloc_percpu_gfp(struct kmg_net_stats, GFP_KERNEL_ACCOUNT);
 	if (!kn->stats)
 		return -ENOMEM;
@@ -82,6 +84,7 @@ static __net_exit void kmg_net_exit(struct net *net)
 	 * tables.
 	 */
 	kmg_net_services_exit(kn);
+	kmg_shed_exit(kn);
 	kmg_quotas_exit(kn);
 	kmg_conns_exit(kn);
 	free_percpu(kn->stats);
@@ -162,6 +165,7 @@ static void __exit kmg_exit(void)
 	/* every ingress hook goes; pernet teardown's grace period then covers packets in them */
 	kmg_ingress_exit();
 	unregister_pernet_subsys(&kmg_net_ops);
+	kmg_shed_module_exit();
 	/* Tables are freed by RCU-delayed work, which drops backends via call_rcu(). */
 	rcu_barrier();
 	destroy_workqueue(kmg_wq);

@@ -75,7 +75,7 @@ const struct nla_policy kmaglev_backend_nl_policy[KMAGLEV_A_BACKEND_STATS + 1] =
 	[KMAGLEV_A_BACKEND_STATS] = NLA_POLICY_NESTED(kmaglev_stats_nl_policy),
 };
 
-const struct nla_policy kmaglev_config_nl_policy[KMAGLEV_A_CONFIG_QUOTAS + 1] = {
+const struct nla_policy kmaglev_config_nl_policy[KMAGLEV_A_CONFIG_SHED_TRANSITIONS + 1] = {
 	[KMAGLEV_A_CONFIG_MAX_SERVICES] = { .type = NLA_U32, },
 	[KMAGLEV_A_CONFIG_MAX_BACKENDS] = { .type = NLA_U32, },
 	[KMAGLEV_A_CONFIG_SERVICES] = { .type = NLA_U32, },
@@ -99,9 +99,18 @@ const struct nla_policy kmaglev_config_nl_policy[KMAGLEV_A_CONFIG_QUOTAS + 1] = 
 	[KMAGLEV_A_CONFIG_QUOTA_ACTION] = NLA_POLICY_MAX(NLA_U32, 1),
 	[KMAGLEV_A_CONFIG_QUOTA_MAX] = NLA_POLICY_FULL_RANGE(NLA_U32, &kmaglev_a_config_quota_max_range),
 	[KMAGLEV_A_CONFIG_QUOTAS] = { .type = NLA_U32, },
+	[KMAGLEV_A_CONFIG_DSCP_MAP] = NLA_POLICY_EXACT_LEN(KMAGLEV_DSCP_MAP_LEN),
+	[KMAGLEV_A_CONFIG_SHED_CLASS] = NLA_POLICY_MAX(NLA_U32, 3),
+	[KMAGLEV_A_CONFIG_SHED_CONN_FILL] = NLA_POLICY_MAX(NLA_U32, 100),
+	[KMAGLEV_A_CONFIG_SHED_NEW_RATE] = { .type = NLA_U32, },
+	[KMAGLEV_A_CONFIG_SHED_LOAD_HIGH] = NLA_POLICY_MAX(NLA_U32, 1000),
+	[KMAGLEV_A_CONFIG_SHED_LOAD_LOW] = NLA_POLICY_MAX(NLA_U32, 1000),
+	[KMAGLEV_A_CONFIG_LOAD] = { .type = NLA_U32, },
+	[KMAGLEV_A_CONFIG_SHEDDING] = NLA_POLICY_MASK(NLA_U32, 0x7),
+	[KMAGLEV_A_CONFIG_SHED_TRANSITIONS] = { .type = NLA_U32, },
 };
 
-const struct nla_policy kmaglev_service_nl_policy[KMAGLEV_A_SERVICE_OWNER + 1] = {
+const struct nla_policy kmaglev_service_nl_policy[KMAGLEV_A_SERVICE_OVERLOAD + 1] = {
 	[KMAGLEV_A_SERVICE_ID] = { .type = NLA_U32, },
 	[KMAGLEV_A_SERVICE_ADDR4] = { .type = NLA_U32, },
 	[KMAGLEV_A_SERVICE_ADDR6] = NLA_POLICY_EXACT_LEN(16),
@@ -127,6 +136,8 @@ const struct nla_policy kmaglev_service_nl_policy[KMAGLEV_A_SERVICE_OWNER + 1] =
 	[KMAGLEV_A_SERVICE_BACKEND] = NLA_POLICY_NESTED(kmaglev_backend_nl_policy),
 	[KMAGLEV_A_SERVICE_REPLACE_BACKENDS] = { .type = NLA_FLAG, },
 	[KMAGLEV_A_SERVICE_OWNER] = { .type = NLA_NUL_STRING, .len = KMAGLEV_OWNER_LEN_MAX, },
+	[KMAGLEV_A_SERVICE_CRITICALITY] = NLA_POLICY_MAX(NLA_U32, 3),
+	[KMAGLEV_A_SERVICE_OVERLOAD] = NLA_POLICY_MAX(NLA_U32, 1),
 };
 
 const struct nla_policy kmaglev_stats_nl_policy[KMAGLEV_A_STATS_PAD + 1] = {

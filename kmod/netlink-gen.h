@@ -13,8 +13,8 @@
 
 /* Common nested types */
 extern const struct nla_policy kmaglev_backend_nl_policy[KMAGLEV_A_BACKEND_STATS + 1];
-extern const struct nla_policy kmaglev_config_nl_policy[KMAGLEV_A_CONFIG_QUOTAS + 1];
-extern const struct nla_policy kmaglev_service_nl_policy[KMAGLEV_A_SERVICE_OWNER + 1];
+extern const struct nla_policy kmaglev_config_nl_policy[KMAGLEV_A_CONFIG_SHED_TRANSITIONS + 1];
+extern const struct nla_policy kmaglev_service_nl_policy[KMAGLEV_A_SERVICE_OVERLOAD + 1];
 extern const struct nla_policy kmaglev_stats_nl_policy[KMAGLEV_A_STATS_PAD + 1];
 
 /* Ops table for kmaglev */

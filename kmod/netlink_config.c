@@ -13,6 +13,7 @@
 #include "netlink.h"
 #include "netns.h"
 #include "quota.h"
+#include "shed.h"
 
 static int kmg_nl_put_quota(struct sk_buff *msg, struct kmg_net *kn)
 {
@@ -26,6 +27,21 @@ static int kmg_nl_put_quota(struct sk_buff *msg, struct kmg_net *kn)
 	       nla_put_u32(msg, KMAGLEV_A_CONFIG_QUOTA_ACTION, q->action) ||
 	       nla_put_u32(msg, KMAGLEV_A_CONFIG_QUOTA_MAX, q->max) ||
 	       nla_put_u32(msg, KMAGLEV_A_CONFIG_QUOTAS, kmg_quota_count(kn));
+}
+
+static int kmg_nl_put_shed(struct sk_buff *msg, struct kmg_net *kn)
+{
+	const struct kmg_shed_set *s = &kn->shed.set;
+
+	return nla_put(msg, KMAGLEV_A_CONFIG_DSCP_MAP, sizeof(s->map), s->map) ||
+	       nla_put_u32(msg, KMAGLEV_A_CONFIG_SHED_CLASS, s->shed_class) ||
+	       nla_put_u32(msg, KMAGLEV_A_CONFIG_SHED_CONN_FILL, s->conn_fill) ||
+	       nla_put_u32(msg, KMAGLEV_A_CONFIG_SHED_NEW_RATE, s->new_rate) ||
+	       nla_put_u32(msg, KMAGLEV_A_CONFIG_SHED_LOAD_HIGH, s->load_high) ||
+	       nla_put_u32(msg, KMAGLEV_A_CONFIG_SHED_LOAD_LOW, s->load_low) ||
+	       nla_put_u32(msg, KMAGLEV_A_CONFIG_LOAD, s->load_high ? kmg_shed_load() : 0) ||
+	       nla_put_u32(msg, KMAGLEV_A_CONFIG_SHEDDING, kmg_shed_reasons(kn)) ||
+	       nla_put_u32(msg, KMAGLEV_A_CONFIG_SHED_TRANSITIONS, kmg_shed_transitions(kn));
 }
 
 int kmaglev_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
@@ -60,7 +76,7 @@ int kmaglev_nl_config_get_doit(struct sk_buff *skb, struct genl_info *info)
 	    nla_put_u32(msg, KMAGLEV_A_CONFIG_PROBE_MARK_MAX, kn->ccfg.probe_mark_max) ||
 	    nla_put_u32(msg, KMAGLEV_A_CONFIG_HOOK, kn->ingress.hook) ||
 	    nla_put_string(msg, KMAGLEV_A_CONFIG_INGRESS_DEV, kn->ingress.devs) ||
-	    kmg_nl_put_quota(msg, kn)) {
+	    kmg_nl_put_quota(msg, kn) || kmg_nl_put_shed(msg, kn)) {
 		mutex_unlock(&kn->lock);
 		goto err;
 	}
@@ -115,6 +131,7 @@ int kmaglev_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 	struct nlattr *a, *ahook, *adev;
 	struct kmg_quota_cfg *qcfg;
 	struct kmg_quota_set qset;
+	struct kmg_shed_set sset;
 	struct kmg_conn_cfg cc;
 	const char *devs;
 	u32 hook;
@@ -129,7 +146,10 @@ int kmaglev_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 	a = kmg_nl_extra(tb, KMAGLEV_A_CONFIG_MAX, ~(BIT_ULL(KMAGLEV_A_CONFIG_SERVICES) |
 						     BIT_ULL(KMAGLEV_A_CONFIG_BACKENDS) |
 						     BIT_ULL(KMAGLEV_A_CONFIG_CONNS) |
-						     BIT_ULL(KMAGLEV_A_CONFIG_QUOTAS)));
+						     BIT_ULL(KMAGLEV_A_CONFIG_QUOTAS) |
+						     BIT_ULL(KMAGLEV_A_CONFIG_LOAD) |
+						     BIT_ULL(KMAGLEV_A_CONFIG_SHEDDING) |
+						     BIT_ULL(KMAGLEV_A_CONFIG_SHED_TRANSITIONS)));
 	if (a) {
 		NL_SET_ERR_MSG_ATTR(info->extack, a, "config attribute is read-only");
 		return -EINVAL;
@@ -164,6 +184,19 @@ int kmaglev_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_QUOTA_SCOPE, &qset.scope);
 	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_QUOTA_ACTION, &qset.action);
 	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_QUOTA_MAX, &qset.max);
+	sset = kn->shed.set;
+	if (tb[KMAGLEV_A_CONFIG_DSCP_MAP])
+		nla_memcpy(sset.map, tb[KMAGLEV_A_CONFIG_DSCP_MAP], sizeof(sset.map));
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_SHED_CLASS, &sset.shed_class);
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_SHED_CONN_FILL, &sset.conn_fill);
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_SHED_NEW_RATE, &sset.new_rate);
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_SHED_LOAD_HIGH, &sset.load_high);
+	kmg_nl_cfg_u32(tb, KMAGLEV_A_CONFIG_SHED_LOAD_LOW, &sset.load_low);
+	err = kmg_shed_check_set(&sset, tb, info->extack);
+	if (err) {
+		mutex_unlock(&kn->lock);
+		return err;
+	}
 	err = kmg_quota_prepare(&qset, &qcfg, tb[KMAGLEV_A_CONFIG_QUOTA_ACTION], info->extack);
 	if (err) {
 		mutex_unlock(&kn->lock);
@@ -184,6 +217,7 @@ int kmaglev_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 		}
 	}
 	kmg_quota_commit(kn, &qset, qcfg);
+	kmg_shed_apply(kn, &sset);
 	if (tb[KMAGLEV_A_CONFIG_MAX_SERVICES])
 		kn->max_services = nla_get_u32(tb[KMAGLEV_A_CONFIG_MAX_SERVICES]);
 	if (tb[KMAGLEV_A_CONFIG_MAX_BACKENDS])

@@ -76,6 +76,8 @@ int kmg_nl_put_service(struct sk_buff *skb, const struct kmg_service *svc, bool 
 	    nla_put_u32(skb, KMAGLEV_A_SERVICE_WINDOW_MS, c->window_ms) ||
 	    nla_put_u32(skb, KMAGLEV_A_SERVICE_MAX_CONNS, c->max_conns) ||
 	    nla_put_u32(skb, KMAGLEV_A_SERVICE_CLIENT_RATE, c->client_rate) ||
+	    nla_put_u32(skb, KMAGLEV_A_SERVICE_CRITICALITY, c->criticality) ||
+	    nla_put_u32(skb, KMAGLEV_A_SERVICE_OVERLOAD, c->overload) ||
 	    (c->encap_src4 && nla_put_in_addr(skb, KMAGLEV_A_SERVICE_ENCAP_SRC4, c->encap_src4)) ||
 	    (!ipv6_addr_any(&c->encap_src6) &&
 	     nla_put_in6_addr(skb, KMAGLEV_A_SERVICE_ENCAP_SRC6, &c->encap_src6)) ||

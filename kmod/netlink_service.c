@@ -46,6 +46,10 @@ static int kmg_nl_svc_cfg(struct nlattr **tb, struct kmg_service_cfg *cfg,
 		cfg->max_conns = nla_get_u32(tb[KMAGLEV_A_SERVICE_MAX_CONNS]);
 	if (tb[KMAGLEV_A_SERVICE_CLIENT_RATE])
 		cfg->client_rate = nla_get_u32(tb[KMAGLEV_A_SERVICE_CLIENT_RATE]);
+	if (tb[KMAGLEV_A_SERVICE_CRITICALITY])
+		cfg->criticality = nla_get_u32(tb[KMAGLEV_A_SERVICE_CRITICALITY]);
+	if (tb[KMAGLEV_A_SERVICE_OVERLOAD])
+		cfg->overload = nla_get_u32(tb[KMAGLEV_A_SERVICE_OVERLOAD]);
 	/* the policy bounds its length and wants it NUL-terminated; "" clears it */
 	if (tb[KMAGLEV_A_SERVICE_OWNER])
 		nla_strscpy(cfg->owner, tb[KMAGLEV_A_SERVICE_OWNER], sizeof(cfg->owner));

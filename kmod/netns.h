@@ -9,8 +9,8 @@
  * - Every configuration change in a netns runs under that netns' kn->lock (a mutex), from
  *   netlink or from the table retire work. Tables are built there too, in process context.
  * - What the packet path reads without the lock, and how each object lives and dies, is said
- *   in the object's header: service.h, backend.h, table.h, vip.h, conn.h, quota.h and
- *   ingress.h.
+ *   in the object's header: service.h, backend.h, table.h, vip.h, conn.h, quota.h, shed.h
+ *   and ingress.h.
  */
 #ifndef _KMAGLEV_NETNS_H
 #define _KMAGLEV_NETNS_H
@@ -29,6 +29,7 @@
 #include "conn.h"
 #include "ingress.h"
 #include "quota.h"
+#include "shed.h"
 #include "stats.h"
 
 struct kmg_vip_filter;
@@ -69,6 +70,7 @@ struct kmg_net {
 	struct kmg_conn_cfg ccfg;	/* under kn->lock; read locklessly */
 	struct kmg_conns conns;
 	struct kmg_quotas quotas;	/* per-source new-flow quotas (quota.h) */
+	struct kmg_shed shed;		/* criticality-aware load shedding (shed.h) */
 	struct kmg_net_stats __percpu *stats;
 	struct kmg_ingress ingress;
 	struct nf_hook_ops nf_ops[KMG_NF_OPS];	/* hook.c's, with priv = this */

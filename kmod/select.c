@@ -25,6 +25,7 @@
 #include "netns.h"
 #include "parse.h"
 #include "quota.h"
+#include "shed.h"
 #include "select.h"
 #include "service.h"
 #include "stats.h"
@@ -115,6 +116,20 @@ static __always_inline bool kmg_quota_check(struct kmg_net *kn,
 	const struct kmg_quota_cfg *cfg = rcu_dereference(kn->quotas.cfg);
 
 	return unlikely(cfg) && kmg_quota_over(kn, cfg, svc, p, why);
+}
+
+/*
+ * Load shedding (shed.c), before quotas: a shed flow takes no source's token. Inline: a new
+ * flow pays two loads while nothing is set.
+ */
+static __always_inline bool kmg_shed_check(struct kmg_net *kn,
+					   const struct kmg_service *svc,
+					   const struct kmg_pkt *p, enum kmg_counter *why)
+{
+	if (likely(!READ_ONCE(kn->shed.armed) &&
+		   READ_ONCE(svc->cfg.overload) != KMAGLEV_OVERLOAD_ON))
+		return false;
+	return kmg_shed_over(kn, svc, p, why);
 }
 
 static bool kmg_new_flow(const struct kmg_pkt *p)
@@ -268,7 +283,8 @@ struct kmg_backend *kmg_flow_decide(struct kmg_net *kn, struct kmg_flow *f,
 	be = kmg_choose(kn, svc, p, new_flow, &f->why);
 	if (!be)
 		return NULL;
-	if (new_flow && kmg_quota_check(kn, svc, p, &f->why))
+	if (new_flow && (kmg_shed_check(kn, svc, p, &f->why) ||
+			 kmg_quota_check(kn, svc, p, &f->why)))
 		return NULL;
 	if (new_flow && kmg_client_over(svc, p)) {
 		f->why = KMG_C_DROP_CLIENT_LIMIT;

@@ -90,6 +90,7 @@ void kmg_service_cfg_default(struct kmg_service_cfg *cfg)
 	cfg->hash = KMAGLEV_HASH_FIVE_TUPLE;
 	cfg->ramp_pct = 100;
 	cfg->window_ms = KMG_DEFAULT_WINDOW_MS;
+	cfg->criticality = KMAGLEV_CRITICALITY_CRITICAL;
 }
 EXPORT_SYMBOL_IF_KUNIT(kmg_service_cfg_default);
 
@@ -254,6 +255,8 @@ static void kmg_service_cfg_apply(struct kmg_service *svc, const struct kmg_serv
 	WRITE_ONCE(c->window_ms, cfg->window_ms);
 	WRITE_ONCE(c->max_conns, cfg->max_conns);
 	WRITE_ONCE(c->client_rate, cfg->client_rate);
+	WRITE_ONCE(c->criticality, cfg->criticality);
+	WRITE_ONCE(c->overload, cfg->overload);
 	memcpy(c->owner, cfg->owner, sizeof(c->owner));
 	if (c->encap_src4 != cfg->encap_src4 ||
 	    memcmp(&c->encap_src6, &cfg->encap_src6, sizeof(c->encap_src6))) {

@@ -59,6 +59,8 @@ struct kmg_service_cfg {
 	u32 window_ms;
 	u32 max_conns;
 	u32 client_rate;
+	u32 criticality;	/* of its new flows that dscp-map does not map (shed.c) */
+	u32 overload;		/* KMAGLEV_OVERLOAD_ON: shed as under netns overload */
 	__be32 encap_src4;
 	struct in6_addr encap_src6;
 	char owner[KMAGLEV_OWNER_LEN_MAX + 1];	/* opaque to the kernel; only under kn->lock */

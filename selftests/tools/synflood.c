@@ -5,7 +5,9 @@
  * port SPORT + i / NSRC, so COUNT flows are COUNT distinct 5-tuples. For soak_flood.sh,
  * where python would be far too slow in a VM without KVM.
  *
- *   synflood -d DST -p DPORT -s SRC -n NSRC -c COUNT [-P SPORT] [-r PPS]
+ *   synflood -d DST -p DPORT -s SRC -n NSRC -c COUNT [-P SPORT] [-r PPS] [-t TOS]
+ *
+ * -t: the IPv4 TOS byte (DSCP << 2), for dp_shed.sh's classes.
  *
  * Prints "synflood: N SYNs sent ..." and exits 0 when every SYN was handed to the stack.
  */
@@ -54,6 +56,8 @@ static void put32(uint8_t *p, uint32_t v)
 }
 
 /* An IPv4 SYN with an MSS option; the kernel fills the IP checksum (IP_HDRINCL). */
+static uint8_t tos;
+
 static void build(uint8_t *p, uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport,
 		  uint32_t seq)
 {
@@ -62,6 +66,7 @@ static void build(uint8_t *p, uint32_t src, uint32_t dst, uint16_t sport, uint16
 
 	memset(p, 0, PKTLEN);
 	p[0] = 0x45;
+	p[1] = tos;
 	put16(p + 2, PKTLEN);
 	put16(p + 6, 0x4000);	/* DF */
 	p[8] = 64;
@@ -94,7 +99,7 @@ static double now(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: synflood -d DST -p DPORT -s SRC -n NSRC -c COUNT [-P SPORT] [-r PPS]\n");
+	fprintf(stderr, "usage: synflood -d DST -p DPORT -s SRC -n NSRC -c COUNT [-P SPORT] [-r PPS] [-t TOS]\n");
 	exit(2);
 }
 
@@ -110,7 +115,7 @@ int main(int argc, char **argv)
 	double t0, t;
 	int opt, fd;
 
-	while ((opt = getopt(argc, argv, "d:p:s:n:c:P:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:s:n:c:P:r:t:")) != -1) {
 		switch (opt) {
 		case 'd':
 			if (inet_pton(AF_INET, optarg, &dst) != 1)
@@ -134,6 +139,11 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			pps = strtoul(optarg, NULL, 0);
+			break;
+		case 't':
+			if (strtoul(optarg, NULL, 0) > 255)
+				usage();
+			tos = strtoul(optarg, NULL, 0);
 			break;
 		default:
 			usage();

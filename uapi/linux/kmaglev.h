@@ -120,6 +120,54 @@ enum kmaglev_quota_action {
 	KMAGLEV_QUOTA_ACTION_RST,
 };
 
+/**
+ * enum kmaglev_criticality - How much a new flow matters under overload, after
+ *   Google's SRE book ("Handling Overload"). Under overload kmaglev sheds new
+ *   flows of class shed-class and below (sheddable first); established flows
+ *   are never shed.
+ * @KMAGLEV_CRITICALITY_CRITICAL_PLUS: The most important; never shed unless
+ *   shed-class says so.
+ * @KMAGLEV_CRITICALITY_CRITICAL: The default of a service.
+ * @KMAGLEV_CRITICALITY_SHEDDABLE_PLUS: Partial unavailability is expected and
+ *   retried.
+ * @KMAGLEV_CRITICALITY_SHEDDABLE: Shed first (the default shed-class sheds
+ *   this class only).
+ */
+enum kmaglev_criticality {
+	KMAGLEV_CRITICALITY_CRITICAL_PLUS,
+	KMAGLEV_CRITICALITY_CRITICAL,
+	KMAGLEV_CRITICALITY_SHEDDABLE_PLUS,
+	KMAGLEV_CRITICALITY_SHEDDABLE,
+};
+
+/**
+ * enum kmaglev_overload - A service's overload state, set by the daemon from
+ *   its agents' utilization (or by hand).
+ * @KMAGLEV_OVERLOAD_ON: Every backend is above its utilization limit; new
+ *   flows are shed as under netns overload.
+ */
+enum kmaglev_overload {
+	KMAGLEV_OVERLOAD_OFF,
+	KMAGLEV_OVERLOAD_ON,
+};
+
+#define KMAGLEV_DSCP_MAP_LEN	64
+
+/**
+ * enum kmaglev_shed_reason - Why a netns is overloaded.
+ * @KMAGLEV_SHED_REASON_CONN_FILL: The connection table is above shed-conn-fill
+ *   percent of conn-max.
+ * @KMAGLEV_SHED_REASON_NEW_RATE: New flows in the last second are above
+ *   shed-new-rate.
+ * @KMAGLEV_SHED_REASON_LOAD: The host's softirq load is above shed-load-high
+ *   (until it falls to shed-load-low).
+ */
+enum kmaglev_shed_reason {
+	KMAGLEV_SHED_REASON_CONN_FILL = 1,
+	KMAGLEV_SHED_REASON_NEW_RATE = 2,
+	KMAGLEV_SHED_REASON_LOAD = 4,
+};
+
 enum {
 	KMAGLEV_A_SERVICE_ID = 1,
 	KMAGLEV_A_SERVICE_ADDR4,
@@ -147,6 +195,8 @@ enum {
 	KMAGLEV_A_SERVICE_REPLACE_BACKENDS,
 	KMAGLEV_A_SERVICE_PAD,
 	KMAGLEV_A_SERVICE_OWNER,
+	KMAGLEV_A_SERVICE_CRITICALITY,
+	KMAGLEV_A_SERVICE_OVERLOAD,
 
 	__KMAGLEV_A_SERVICE_MAX,
 	KMAGLEV_A_SERVICE_MAX = (__KMAGLEV_A_SERVICE_MAX - 1)
@@ -217,6 +267,15 @@ enum {
 	KMAGLEV_A_CONFIG_QUOTA_ACTION,
 	KMAGLEV_A_CONFIG_QUOTA_MAX,
 	KMAGLEV_A_CONFIG_QUOTAS,
+	KMAGLEV_A_CONFIG_DSCP_MAP,
+	KMAGLEV_A_CONFIG_SHED_CLASS,
+	KMAGLEV_A_CONFIG_SHED_CONN_FILL,
+	KMAGLEV_A_CONFIG_SHED_NEW_RATE,
+	KMAGLEV_A_CONFIG_SHED_LOAD_HIGH,
+	KMAGLEV_A_CONFIG_SHED_LOAD_LOW,
+	KMAGLEV_A_CONFIG_LOAD,
+	KMAGLEV_A_CONFIG_SHEDDING,
+	KMAGLEV_A_CONFIG_SHED_TRANSITIONS,
 
 	__KMAGLEV_A_CONFIG_MAX,
 	KMAGLEV_A_CONFIG_MAX = (__KMAGLEV_A_CONFIG_MAX - 1)
@@ -260,6 +319,10 @@ enum {
 	KMAGLEV_A_GLOBAL_STATS_QUOTA_DROP,
 	KMAGLEV_A_GLOBAL_STATS_QUOTA_RST,
 	KMAGLEV_A_GLOBAL_STATS_QUOTA_UNTRACKED,
+	KMAGLEV_A_GLOBAL_STATS_SHED_CONN_FILL,
+	KMAGLEV_A_GLOBAL_STATS_SHED_NEW_RATE,
+	KMAGLEV_A_GLOBAL_STATS_SHED_LOAD,
+	KMAGLEV_A_GLOBAL_STATS_SHED_UTIL,
 
 	__KMAGLEV_A_GLOBAL_STATS_MAX,
 	KMAGLEV_A_GLOBAL_STATS_MAX = (__KMAGLEV_A_GLOBAL_STATS_MAX - 1)

@@ -23,6 +23,12 @@ void kmg_usage_config(FILE *f)
 		"                          [quota-rate N] [quota-burst N] [quota-prefix4 1..32]\n"
 		"                          [quota-prefix6 1..128] [quota-scope netns|service]\n"
 		"                          [quota-action drop|rst] [quota-max N]\n"
+		"                          [dscp-map DSCP=CLASS[,DSCP=CLASS...]|none]\n"
+		"                          [shed-class CLASS] [shed-conn-fill 0..100]\n"
+		"                          [shed-new-rate N] [shed-load-high 0..1000]\n"
+		"                          [shed-load-low 0..1000]\n"
+		"CLASS := critical-plus | critical | sheddable-plus | sheddable\n"
+		"DSCP := 0..63 | cs0..cs7 | af11..af43 | ef | le\n"
 		"max-services caps the services of this network namespace, max-backends the\n"
 		"backends over all its services, conn-max its connection-table entries.\n"
 		"SECONDS := Ns | Nm | Nh (the unit is required), 1s to 7 days.\n"
@@ -38,7 +44,14 @@ void kmg_usage_config(FILE *f)
 		"service (quota-scope); a new flow over quota is dropped, or a SYN answered\n"
 		"with a RST (quota-action). quota-max: buckets at most (65536); sources beyond\n"
 		"are not checked. Changing any of them empties the table (\"kmaglev quota\").\n"
-		"services, backends, conns and quotas are read-only counts.\n");
+		"Load shedding: while the netns is overloaded (the connection table above\n"
+		"shed-conn-fill percent of conn-max, more new flows in a second than\n"
+		"shed-new-rate, or the host's softirq load at shed-load-high per mille until it\n"
+		"falls to shed-load-low; 0 turns a signal off, the default), new flows of\n"
+		"shed-class (sheddable) and below are dropped; established flows never are. A new\n"
+		"flow's class is dscp-map's for its DSCP, else its service's criticality.\n"
+		"services, backends, conns and quotas are read-only counts; load (per mille),\n"
+		"shedding (the signals on now) and shed-transitions are read-only too.\n");
 }
 
 int kmg_config_parse(int argc, char **argv, struct kmg_config *c)
@@ -65,6 +78,13 @@ int kmg_config_parse(int argc, char **argv, struct kmg_config *c)
 		return kmg_err(KMG_EUSAGE,
 			       "invalid probe-mark-max \"%u\": must not be below probe-mark-min (%u)",
 			       c->probe_mark_max, c->probe_mark_min);
+	/* the kernel checks it against its own values too; here, against the command's */
+	if (KMG_HAS(c, KMAGLEV_A_CONFIG_SHED_LOAD_HIGH) &&
+	    KMG_HAS(c, KMAGLEV_A_CONFIG_SHED_LOAD_LOW) && c->shed_load_high && c->shed_load_low &&
+	    c->shed_load_low >= c->shed_load_high)
+		return kmg_err(KMG_EUSAGE,
+			       "invalid shed-load-low \"%u\": must be below shed-load-high (%u)",
+			       c->shed_load_low, c->shed_load_high);
 	return 0;
 }
 

@@ -22,14 +22,19 @@ void kmg_usage_service(FILE *f)
 		"OPTION  := table-size PRIME | hash 5tuple|3tuple|src | flags FLAG[,FLAG]...|none |\n"
 		"           seed HEX32 | ramp PCT | ramp-time DURATION | window DURATION |\n"
 		"           max-conns N | client-rate N | encap-src ADDR (once per family) |\n"
-		"           owner NAME (\"\" clears it)\n"
+		"           owner NAME (\"\" clears it) | criticality CLASS | overload on|off\n"
 		"FLAG    := echo | defrag | resched\n"
+		"CLASS   := critical-plus | critical | sheddable-plus | sheddable\n"
 		"BACKEND := backend ADDR [weight 0..65535] [state up|drain|down] [encap ipip|gre]\n"
 		"           [gre-key N] [max-conns N]\n"
 		"DURATION := Nms | Ns | Nm | Nh (the unit is required)\n"
 		"Options come before the backends. With backends (or no-backends), \"set\" replaces\n"
 		"the whole backend set in one table build; each BACKEND is complete: options not\n"
-		"given take their defaults (weight 1, state up, encap ipip, no gre-key).\n");
+		"given take their defaults (weight 1, state up, encap ipip, no gre-key).\n"
+		"criticality: the class of the service's new flows that the netns' dscp-map\n"
+		"does not class by DSCP (default critical); under overload, new flows of\n"
+		"shed-class and below are shed (\"kmaglev config help\"). overload on sheds the\n"
+		"service's own: the daemon sets it from its backends' utilization (shed-above).\n");
 }
 
 /* --- parsing --------------------------------------------------------------------------- */

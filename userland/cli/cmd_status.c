@@ -297,8 +297,10 @@ void kmg_print_status(struct kmg_ctx *ctx, struct json_object *reply)
 				fprintf(f, "service %s", jstr(s, "service", "?"));
 				if (v && json_object_get_int64(v))
 					fprintf(f, " id %lld", (long long)json_object_get_int64(v));
-				fprintf(f, " %s\n", json_object_get_boolean(jget(s, "healthy")) ?
-					"healthy" : "unhealthy");
+				fprintf(f, " %s%s\n", json_object_get_boolean(jget(s, "healthy")) ?
+					"healthy" : "unhealthy",
+					strcmp(jstr(s, "overload", "off"), "on") ? "" :
+					" overloaded");
 			}
 			for (b = 0; b < nbe; b++) {
 				struct json_object *be = jidx(s, "backends", b);
@@ -327,6 +329,8 @@ void kmg_usage_status(FILE *f)
 		"Usage: kmaglev status [-j] [-p] [-s SOCKET]\n"
 		"The daemon's view of each service: every backend's configured weight and state,\n"
 		"its health, what the kernel has, and the last result and latency of each check.\n"
+		"A service is healthy or unhealthy (its quorum), and overloaded while its\n"
+		"backends' utilization has the daemon shed its new flows (shed-above).\n"
 		"  -j, -p     the daemon's JSON reply (plain or pretty)\n"
 		"  -s SOCKET  the control socket (default $KMAGLEV_SOCKET, else "
 		KMD_SOCKET_DEFAULT ")\n");

@@ -88,6 +88,8 @@ static void shape(struct ctx *c, const cyaml_schema_value_t *v, const struct kmd
 			path_pop(c, mark);
 		}
 		return;
+	case CYAML_IGNORE:
+		return;		/* any shape: its parser checks it (a dscp-map) */
 	default:
 		if (n->type != KMD_YSCALAR)
 			err_at(c, at, NULL, "expected a single value, not %s", what(n));
@@ -236,6 +238,15 @@ unsigned int kmd_util_share(const struct kmd_util *u, unsigned int applied, int 
 	if (f > applied && kmd_util_factor(u, util + KMD_UTIL_HYST) <= applied)
 		return applied;
 	return f;
+}
+
+bool kmd_util_overloaded(const struct kmd_util *u, bool was, int min_util)
+{
+	if (!u->on || !u->shed_above || min_util < 0)
+		return false;
+	if (was)
+		return min_util >= (int)u->shed_above - KMD_SHED_HYST;
+	return min_util >= (int)u->shed_above;
 }
 
 static bool via_tunnel(const struct kmd_check *c)

@@ -122,12 +122,14 @@ struct kmd_svc_bgp {
 /*
  * Weights from the backends' utilization, as their agents report it ("util:N"): a backend at
  * or below @target percent keeps its whole weight; above, its weight falls linearly to
- * @min_weight percent of it at 100% (kmd_util_factor()).
+ * @min_weight percent of it at 100% (kmd_util_factor()). With @shed_above, the service is
+ * overloaded while every backend that serves is at or above it (kmd_util_overloaded()).
  */
 struct kmd_util {
 	bool on;			/* the service has a "utilization:" block */
 	uint32_t target;		/* 1..95, default 70 */
 	uint32_t min_weight;		/* 1..100, default 50: no report drains a backend */
+	uint32_t shed_above;		/* 1..100; 0 (the default): never overloaded */
 };
 
 struct kmd_service {
@@ -223,6 +225,15 @@ unsigned int kmd_util_factor(const struct kmd_util *u, int util);
  */
 unsigned int kmd_util_share(const struct kmd_util *u, unsigned int applied, int util);
 #define KMD_UTIL_HYST	3
+/*
+ * Whether a service under @u is overloaded now, given whether it was (@was) and the lowest
+ * smoothed utilization @min_util among its backends that serve and report one (-1: none):
+ * overload starts once that is at shed-above or more (every such backend is), and ends once
+ * it falls below shed-above - KMD_SHED_HYST (some backend has room again). Never without
+ * shed-above, nor without a backend that reports.
+ */
+bool kmd_util_overloaded(const struct kmd_util *u, bool was, int min_util);
+#define KMD_SHED_HYST	5
 /* As kmd_config_load(), from a string in memory; @name stands for the file in messages. */
 int kmd_config_load_str(const char *name, const char *yaml, size_t len, struct kmd_config **cfg,
 			FILE *err);

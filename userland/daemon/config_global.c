@@ -25,6 +25,13 @@ void p_kconfig(struct ctx *c, const struct raw_kconfig *r, const struct kmd_ynod
 	    KMG_HAS(k, KMAGLEV_A_CONFIG_PROBE_MARK_MAX) && k->probe_mark_min > k->probe_mark_max &&
 	    cfg_val(map, "probe-mark-min", r->attr[KMAGLEV_A_CONFIG_PROBE_MARK_MIN], &v))
 		err_at(c, v.at, v.key, "%s is above probe-mark-max (0x%x)", v.s, k->probe_mark_max);
+	/* both on: shedding stops below where it starts (the kernel checks it too) */
+	if (KMG_HAS(k, KMAGLEV_A_CONFIG_SHED_LOAD_HIGH) &&
+	    KMG_HAS(k, KMAGLEV_A_CONFIG_SHED_LOAD_LOW) && k->shed_load_high && k->shed_load_low &&
+	    k->shed_load_low >= k->shed_load_high &&
+	    cfg_val(map, "shed-load-low", r->attr[KMAGLEV_A_CONFIG_SHED_LOAD_LOW], &v))
+		err_at(c, v.at, v.key, "%s is not below shed-load-high (%u)", v.s,
+		       k->shed_load_high);
 	path_pop(c, mark);
 }
 

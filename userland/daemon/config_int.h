@@ -92,7 +92,7 @@ struct raw_quorum {
 };
 
 struct raw_util {
-	char *target, *min_weight;
+	char *target, *min_weight, *shed_above;
 };
 
 struct raw_svc_bgp {
@@ -212,7 +212,10 @@ bool p_addr(struct ctx *c, const struct val *v, unsigned int flags, struct kmg_a
 /* Text of @min..@max bytes without control characters (or, with @nospace, spaces). */
 bool p_text(struct ctx *c, const struct val *v, size_t min, size_t max, bool nospace,
 	    char **out);
-/* Every settable attribute of @obj given in @raw (indexed by type) into @s. */
+/*
+ * Every settable attribute of @obj given in @raw (indexed by type) into @s; a dscp-map from
+ * the tree, @map's node of its key.
+ */
 void p_fields(struct ctx *c, const struct kmg_object *obj, char *const *raw,
 	      const struct kmd_ynode *map, void *s);
 
@@ -247,6 +250,8 @@ void daemon_defaults(struct ctx *c, struct kmd_daemon *d);
 #define KMD_WEIGHT_DEFAULT		1
 #define KMD_WINDOW_DEFAULT_MS		30000
 #define KMD_RAMP_DEFAULT		100
+#define KMD_UTIL_TARGET_DEFAULT		70
+#define KMD_UTIL_MIN_WEIGHT_DEFAULT	50
 
 #define KMD_INTERVAL_DEFAULT_MS		2000
 #define KMD_INTERVAL_MIN_MS		100

@@ -2,7 +2,8 @@
 /*
  * kmaglev daemon: the kernel's state as a configuration file, for `kmaglev save --yaml`.
  * Walks the same field tables as `kmaglev save`; service and backend attributes equal to the
- * defaults the loader fills in are left out, so the file loads back to the same state.
+ * defaults the loader fills in are left out, so the file loads back to the same state. A
+ * service's overload is not written: the daemon sets it (utilization shed-above).
  */
 #include <errno.h>
 #include <string.h>
@@ -29,6 +30,28 @@ static void put_scalar(FILE *f, const char *s)
 	}
 }
 
+/* A dscp-map as a flow mapping, "{ef: critical-plus, cs1: sheddable}" ("{}": none). */
+static void put_dscp_map(FILE *f, const uint8_t *map)
+{
+	char d[8], c[16];
+	const char *cls;
+	unsigned int i, n = 0;
+
+	fputc('{', f);
+	for (i = 0; i < KMAGLEV_DSCP_MAP_LEN; i++) {
+		if (!map[i])
+			continue;
+		cls = kmg_dscp_class(map[i]);
+		if (!cls) {
+			/* not a class this program knows: written as it is, refused on load */
+			snprintf(c, sizeof(c), "%u", map[i] - 1);
+			cls = c;
+		}
+		fprintf(f, "%s%s: %s", n++ ? ", " : "", kmg_fmt_dscp(i, d, sizeof(d)), cls);
+	}
+	fputs("}\n", f);
+}
+
 /* Does field @fd of @s differ from its value in @def? */
 static bool differs(const struct kmg_object *obj, const struct kmg_field *fd, const void *s,
 		    const void *def)
@@ -53,11 +76,16 @@ static void put_fields(FILE *f, const char *indent, const struct kmg_object *obj
 		const struct kmg_field *fd = &obj->fields[i];
 		const struct kmg_attr_desc *d = kmg_field_desc(obj, fd);
 
-		if (!((present >> fd->attr) & 1) || fd->flags & (KMG_FF_RO | KMG_FF_KEY))
+		if (!((present >> fd->attr) & 1) ||
+		    fd->flags & (KMG_FF_RO | KMG_FF_KEY | KMG_FF_STATE))
 			continue;
 		if (def && !differs(obj, fd, s, def))
 			continue;
 		fprintf(f, "%s%s: ", indent, kmg_field_key(obj, fd));
+		if (fd->fmt == KMG_FMT_DSCP_MAP) {
+			put_dscp_map(f, (const uint8_t *)s + fd->off);
+			continue;
+		}
 		if (fd->fmt == KMG_FMT_FLAGS) {
 			uint64_t v = kmg_field_uint(obj, fd, s), n = 0;
 

@@ -66,6 +66,7 @@ static const cyaml_schema_value_t service_entry = {
 static const cyaml_schema_field_t util_fields[] = {
 	STR("target", OPT, struct raw_util, target),
 	STR("min-weight", OPT, struct raw_util, min_weight),
+	STR("shed-above", OPT, struct raw_util, shed_above),
 	CYAML_FIELD_END
 };
 
@@ -157,7 +158,11 @@ static void str_field(cyaml_schema_field_t *f, const char *key, unsigned int fla
 	f->value.string.max = CYAML_UNLIMITED;
 }
 
-/* Optional string fields for the settable attributes of @obj, at @off + type * pointer. */
+/*
+ * Optional string fields for the settable attributes of @obj, at @off + type * pointer. Not
+ * flags (a list, by hand) nor what the daemon sets itself (KMG_FF_STATE); a dscp-map, a
+ * mapping or a text, is read from the tree (p_fields()): libcyaml skips it, whatever its shape.
+ */
 static unsigned int attr_fields(cyaml_schema_field_t *f, const struct kmg_object *obj,
 				size_t off)
 {
@@ -166,8 +171,14 @@ static unsigned int attr_fields(cyaml_schema_field_t *f, const struct kmg_object
 	for (i = 0; i < obj->n; i++) {
 		const struct kmg_field *fd = &obj->fields[i];
 
-		if (fd->flags & (KMG_FF_RO | KMG_FF_KEY) || fd->fmt == KMG_FMT_FLAGS)
+		if (fd->flags & (KMG_FF_RO | KMG_FF_KEY | KMG_FF_STATE) ||
+		    fd->fmt == KMG_FMT_FLAGS)
 			continue;
+		if (fd->fmt == KMG_FMT_DSCP_MAP) {
+			f[n++] = (cyaml_schema_field_t)CYAML_FIELD_IGNORE(kmg_field_key(obj, fd),
+									  OPT);
+			continue;
+		}
 		str_field(&f[n++], kmg_field_key(obj, fd), OPT, off + fd->attr * sizeof(char *));
 	}
 	return n;

@@ -123,8 +123,9 @@ static void p_util(struct ctx *c, const struct raw_util *r, const struct kmd_yno
 	uint32_t x;
 
 	s->util.on = true;
-	s->util.target = 70;
-	s->util.min_weight = 50;
+	s->util.target = KMD_UTIL_TARGET_DEFAULT;
+	s->util.min_weight = KMD_UTIL_MIN_WEIGHT_DEFAULT;
+	s->util.shed_above = 0;
 	if (!util_reported(s)) {
 		cfg_val(svc, "utilization", NULL, &v);
 		err_at(c, v.at, v.key, "no agent check of the service or its backends reports "
@@ -135,6 +136,9 @@ static void p_util(struct ctx *c, const struct raw_util *r, const struct kmd_yno
 		s->util.target = x;
 	if (cfg_val(map, "min-weight", r->min_weight, &v) && p_u32(c, &v, 1, 100, &x))
 		s->util.min_weight = x;
+	/* overload: every backend that serves at or above it; off below it - KMD_SHED_HYST */
+	if (cfg_val(map, "shed-above", r->shed_above, &v) && p_u32(c, &v, 1, 100, &x))
+		s->util.shed_above = x;
 	path_pop(c, mark);
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lib/args.h"
+#include "lib/dscp.h"
 #include "maglev.h"
 #include "daemon/config_int.h"
 
@@ -274,7 +275,60 @@ static bool p_field(struct ctx *c, const struct kmg_object *obj, const struct km
 	return true;
 }
 
-/* Every settable attribute of @obj given in @raw (indexed by type) into @s. */
+/*
+ * A dscp-map, from the tree: a mapping of DSCP to class ({ef: critical-plus, 10: sheddable};
+ * {} is none), or the text "kmaglev config set" takes ("ef=critical-plus,10=sheddable",
+ * "none"). Each entry's error is reported at that entry.
+ */
+static void p_dscp_map(struct ctx *c, const struct kmg_object *obj, const struct kmg_field *f,
+		       const struct kmd_ynode *map, void *s)
+{
+	const char *key = kmg_field_key(obj, f);
+	uint8_t out[KMAGLEV_DSCP_MAP_LEN] = { 0 };
+	const struct kmd_ynode *n, *e;
+	unsigned int i, nerr = c->nerr;
+	struct kmd_loc at;
+	uint64_t seen = 0;
+	char why[160];
+	size_t mark;
+
+	n = kmd_ynode_get(map, key, &at);
+	if (!n)
+		return;
+	switch (n->type) {
+	case KMD_YSCALAR:
+		if (kmg_parse_dscp_map(n->str, out, why, sizeof(why)))
+			err_at(c, at, key, "%s", why);
+		break;
+	case KMD_YMAP:
+		mark = path_push(c, key, 0);
+		for (i = 0; i < n->n; i++) {
+			int d = kmg_dscp_value(n->keys[i]->str);
+			/* an unknown or repeated DSCP is the key's fault, else the class's */
+			bool bad_key = d < 0 || (seen >> d & 1);
+
+			e = n->kids[i];
+			if (e->type != KMD_YSCALAR)
+				err_at(c, e->loc, NULL, "DSCP %s: expected a class, not %s",
+				       n->keys[i]->str,
+				       e->type == KMD_YMAP ? "a mapping" : "a list");
+			else if (kmg_dscp_map_set(out, &seen, n->keys[i]->str, e->str, why,
+						  sizeof(why)))
+				err_at(c, bad_key ? n->keys[i]->loc : e->loc, NULL, "%s", why);
+		}
+		path_pop(c, mark);
+		break;
+	default:
+		err_at(c, at, key, "expected a mapping (DSCP: CLASS) or DSCP=CLASS[,...], not a "
+		       "list");
+		break;
+	}
+	if (c->nerr != nerr)
+		return;
+	memcpy((char *)s + f->off, out, sizeof(out));
+	*(uint64_t *)s |= KMG_BIT(f->attr);
+}
+
 void p_fields(struct ctx *c, const struct kmg_object *obj, char *const *raw,
 		     const struct kmd_ynode *map, void *s)
 {
@@ -284,9 +338,12 @@ void p_fields(struct ctx *c, const struct kmg_object *obj, char *const *raw,
 	for (i = 0; i < obj->n; i++) {
 		const struct kmg_field *f = &obj->fields[i];
 
-		if (f->flags & (KMG_FF_RO | KMG_FF_KEY) || f->fmt == KMG_FMT_FLAGS)
+		if (f->flags & (KMG_FF_RO | KMG_FF_KEY | KMG_FF_STATE) ||
+		    f->fmt == KMG_FMT_FLAGS)
 			continue;
-		if (cfg_val(map, kmg_field_key(obj, f), raw[f->attr], &v))
+		if (f->fmt == KMG_FMT_DSCP_MAP)
+			p_dscp_map(c, obj, f, map, s);
+		else if (cfg_val(map, kmg_field_key(obj, f), raw[f->attr], &v))
 			p_field(c, obj, f, &v, s);
 	}
 }
@@ -314,6 +371,8 @@ void kmd_service_defaults(struct kmg_service *s, const uint8_t seed[KMG_SEED_BYT
 	s->client_rate = 0;
 	memset(&s->encap_src4, 0, sizeof(s->encap_src4));
 	memset(&s->encap_src6, 0, sizeof(s->encap_src6));
+	s->criticality = KMAGLEV_CRITICALITY_CRITICAL;
+	s->overload = KMAGLEV_OVERLOAD_OFF;
 	set_all(&kmg_obj_service, s);
 }
 

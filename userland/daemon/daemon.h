@@ -29,6 +29,7 @@ struct kmd_be {
 	int weight_pct;			/* agent N%, -1: none */
 	int weight;			/* agent weight:N or exec "weight N", -1: none */
 	int util;			/* agent util:N, smoothed (kmd_probe_util()), -1: none */
+	bool util_pending;		/* an agent check has not answered yet (start, reload) */
 	unsigned int util_factor;	/* the share of the weight it gives, 100: whole */
 	int adopt_admin, adopt_weight;	/* stand-ins until an agent/exec check answers */
 	struct kmg_backend kernel;	/* as last read from the kernel (present 0: absent) */
@@ -45,6 +46,7 @@ struct kmd_svc {
 	unsigned int nbe;
 	bool healthy;			/* quorum met (or action serve/fail-open) */
 	bool below_quorum;
+	bool overloaded;		/* shed-above: the kernel's overload is to be on */
 	unsigned int nup, nconfigured;	/* healthy and configured-up backends (quorum) */
 	uint32_t kernel_id;		/* the kernel's service id, 0: not there yet */
 	struct kmg_service last;	/* the desired state last applied (owns last.be) */
@@ -107,6 +109,7 @@ struct kmd {
  *
  * The status reply: {"ok": true, "config": PATH, "draining": BOOL, "uptime-s": N,
  *   "services": [{"service": "tcp 10.0.0.1:80", "id": N, "healthy": BOOL,
+ *     "below-quorum": BOOL, "overload": "on" | "off",
  *     "backends": [{"address": "10.1.0.1",
  *        "configured": {"weight": N, "state": "up"},
  *        "health": "up" | "down" | "unknown",
@@ -114,6 +117,10 @@ struct kmd {
  *        "checks": [{"name": "http", "state": "up", "result": "ok" | why,
  *                    "latency-ms": 1.25, "transitions": N}]}]}]}
  */
+struct json_object;
+/* The status reply above (status.c). */
+struct json_object *kmd_status_json(struct kmd *d);
+
 #define KMD_RESYNC_S		30.	/* periodic full pass: catches anything events missed */
 
 #define KMD_SOCKET_DEFAULT	"/run/kmaglev/daemon.sock"

@@ -166,7 +166,6 @@ int kmd_reload(struct kmd *d, char **why)
 }
 
 /* Control socket commands. */
-struct json_object *kmd_status_json(struct kmd *d);
 
 static struct json_object *ctl_status(struct kmd *d, struct json_object *req, char **err)
 {

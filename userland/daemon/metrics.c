@@ -264,12 +264,47 @@ int kmd_metrics_render_quota(struct kmd_prom *p, const struct kmg_config *c,
 	return ret;
 }
 
+/* --- load shedding ------------------------------------------------------------------------ */
+
+int kmd_metrics_render_shed(struct kmd_prom *p, const struct kmg_config *c)
+{
+	const struct kmg_enum *e = &kmg_enum_shed_reason;
+	char reason[32];
+	unsigned int i;
+	int ret = 0;
+
+	/* a kernel without load shedding reports none of it */
+	if (KMG_HAS(c, KMAGLEV_A_CONFIG_LOAD))
+		ret = one_gauge(p, "kmaglev_load",
+				"The host's softirq load, smoothed, 0..1 (kernel; measured while "
+				"shed-load-high is set).", c->load / 1000.0);
+	if (!ret && KMG_HAS(c, KMAGLEV_A_CONFIG_SHEDDING)) {
+		ret = kmd_prom_family(p, "kmaglev_shedding", KMD_PROM_GAUGE,
+				      "Whether an overload signal of the network namespace is on "
+				      "(1): its new flows of shed-class and below are shed "
+				      "(kernel).");
+		for (i = 0; i < e->n && !ret; i++) {
+			const struct kmd_prom_label l[] = { { "reason", reason } };
+
+			snprintf(reason, sizeof(reason), "%s", e->names[i]);
+			underscores(reason);
+			ret = kmd_prom_gauge(p, l, 1, c->shedding >> i & 1);
+		}
+	}
+	if (!ret && KMG_HAS(c, KMAGLEV_A_CONFIG_SHED_TRANSITIONS))
+		ret = one_counter(p, "kmaglev_shed_transitions_total",
+				  "Times load shedding started or stopped (kernel).",
+				  c->shed_transitions);
+	return ret;
+}
+
 /*
- * At a scrape: the netns' quota settings (is there a quota table, how many sources it has)
- * and, when it has any, the KMD_QUOTA_TOP buckets with the most rejected new flows; the
- * whole table streams through a heap of that many. @svcs (the stats dump) names services.
+ * At a scrape: the netns' settings, for load shedding's state and the quota table (is there
+ * one, how many sources it has), and, when it has any, the KMD_QUOTA_TOP buckets with the most
+ * rejected new flows; the whole table streams through a heap of that many. @svcs (the stats
+ * dump) names services.
  */
-static int scrape_quota(struct kmd *d, struct kmd_prom *p, const struct kmg_msgs *svcs)
+static int scrape_config(struct kmd *d, struct kmd_prom *p, const struct kmg_msgs *svcs)
 {
 	static int last_ok = 1;
 	struct kmg_quotas qs = { .limit = KMD_QUOTA_TOP };
@@ -277,13 +312,15 @@ static int scrape_quota(struct kmd *d, struct kmd_prom *p, const struct kmg_msgs
 	int ret = 0, ok;
 
 	ok = !kmg_config_get(&d->ctx, &c, NULL);
+	if (ok)
+		ret = kmd_metrics_render_shed(p, &c);
 	if (ok && KMG_HAS(&c, KMAGLEV_A_CONFIG_QUOTAS) && c.quotas)
 		ok = !kmg_quota_dump(&d->ctx, &qs, NULL);
 	/* said once, not at every scrape */
 	if (!ok && last_ok)
-		fprintf(stderr, "kmaglev: metrics: quota table: %s\n", kmg_errmsg());
+		fprintf(stderr, "kmaglev: metrics: settings and quota table: %s\n", kmg_errmsg());
 	last_ok = ok;
-	if (ok)
+	if (ok && !ret)
 		ret = kmd_metrics_render_quota(p, &c, &qs, svcs);
 	kmg_quotas_free(&qs);
 	return ret;
@@ -369,7 +406,10 @@ static int checks_sample(struct kmd_prom *p, struct labels *x, const struct kmd_
 	return ret;
 }
 
-static int render_svc(struct kmd *d, struct kmd_prom *p, bool below)
+enum svc_metric { SVC_HEALTHY, SVC_BELOW_QUORUM, SVC_OVERLOADED };
+
+/* A gauge of every configured service (enum svc_metric). */
+static int render_svc(struct kmd *d, struct kmd_prom *p, enum svc_metric what)
 {
 	struct labels x;
 	unsigned int i;
@@ -379,7 +419,9 @@ static int render_svc(struct kmd *d, struct kmd_prom *p, bool below)
 		const struct kmd_svc *s = &d->svc[i];
 
 		labels_svc(&x, &s->conf->svc.key);
-		ret = dup_ok(kmd_prom_gauge(p, x.l, 3, below ? s->below_quorum : s->healthy));
+		ret = dup_ok(kmd_prom_gauge(p, x.l, 3, what == SVC_HEALTHY ? s->healthy :
+					    what == SVC_BELOW_QUORUM ? s->below_quorum :
+					    s->overloaded));
 	}
 	return ret;
 }
@@ -430,13 +472,19 @@ int kmd_metrics_render_daemon(struct kmd *d, struct kmd_prom *p)
 	ret = kmd_prom_family(p, "kmaglev_service_healthy", KMD_PROM_GAUGE,
 			      "Whether a configured service meets its quorum (1) or not (0).");
 	if (!ret)
-		ret = render_svc(d, p, false);
+		ret = render_svc(d, p, SVC_HEALTHY);
 	if (!ret)
 		ret = kmd_prom_family(p, "kmaglev_service_below_quorum", KMD_PROM_GAUGE,
 				      "Whether a configured service has fewer healthy backends "
 				      "than its quorum.");
 	if (!ret)
-		ret = render_svc(d, p, true);
+		ret = render_svc(d, p, SVC_BELOW_QUORUM);
+	if (!ret)
+		ret = kmd_prom_family(p, "kmaglev_service_overloaded", KMD_PROM_GAUGE,
+				      "Whether the daemon has a configured service overloaded (1): "
+				      "its backends' utilization is at shed-above.");
+	if (!ret)
+		ret = render_svc(d, p, SVC_OVERLOADED);
 	if (!ret)
 		ret = kmd_prom_family(p, "kmaglev_backend_up", KMD_PROM_GAUGE,
 				      "Whether every health check of a backend finds it up.");
@@ -495,7 +543,7 @@ int kmd_metrics_render(struct kmd *d, struct kmd_prom *p)
 	if (!ret && up)
 		ret = kmd_metrics_render_kernel(p, &l, g);
 	if (!ret && up)
-		ret = scrape_quota(d, p, &l);
+		ret = scrape_config(d, p, &l);
 	kmg_msgs_free(&l);
 	if (!ret)
 		ret = kmd_metrics_render_daemon(d, p);

@@ -12,8 +12,10 @@
  *            counters as <name>_total (rx_packets_total, conn_new_total, quota_drop_total,
  *            ...); kernel_up; quota_sources (gauge), and quota_rejected_total{prefix} and
  *            quota_accepted_total{prefix} of the KMD_QUOTA_TOP buckets with the most rejected
- *            new flows (labels prefix, and service in quota-scope service; not {vip,...}).
- *   daemon:  service_healthy, service_below_quorum, backend_up,
+ *            new flows (labels prefix, and service in quota-scope service; not {vip,...});
+ *            load (gauge, 0..1), shedding{reason} (gauge, 0/1 per overload signal),
+ *            shed_transitions_total; the shed-* counters as shed_conn_fill_total, ...
+ *   daemon:  service_healthy, service_below_quorum, service_overloaded, backend_up,
  *            backend_health_transitions_total, backend_utilization (agents' util:N,
  *            smoothed), check_up, check_runs_total,
  *            check_failures_total, check_transitions_total, check_latency_seconds
@@ -55,6 +57,11 @@ int kmd_metrics_render_kernel(struct kmd_prom *p, const struct kmg_msgs *svcs,
  */
 int kmd_metrics_render_quota(struct kmd_prom *p, const struct kmg_config *c,
 			     const struct kmg_quotas *qs, const struct kmg_msgs *svcs);
+/*
+ * Load shedding in the netns (@c, a CONFIG_GET reply; what it does not report is left out):
+ * kmaglev_load, kmaglev_shedding{reason} and kmaglev_shed_transitions_total.
+ */
+int kmd_metrics_render_shed(struct kmd_prom *p, const struct kmg_config *c);
 /* The daemon's own: health, checks, reconcile counters, lame duck, up time. */
 int kmd_metrics_render_daemon(struct kmd *d, struct kmd_prom *p);
 

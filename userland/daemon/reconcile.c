@@ -108,6 +108,9 @@ int kmd_want_service(struct kmd_svc *s, const struct kmd_config *cfg, struct kmg
 	KMG_CLR(out, KMAGLEV_A_SERVICE_ID);
 	snprintf(out->owner, sizeof(out->owner), "%s", cfg->daemon.owner);
 	KMG_SET(out, KMAGLEV_A_SERVICE_OWNER);
+	/* ours to set: on only while utilization shed-above finds it overloaded */
+	out->overload = s->overloaded ? KMAGLEV_OVERLOAD_ON : KMAGLEV_OVERLOAD_OFF;
+	KMG_SET(out, KMAGLEV_A_SERVICE_OVERLOAD);
 	KMG_SET(out, KMAGLEV_A_SERVICE_REPLACE_BACKENDS);
 	if (s->nbe) {
 		out->be = calloc(s->nbe, sizeof(*out->be));

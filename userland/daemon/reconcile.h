@@ -4,7 +4,8 @@
  *
  * Desired state = config + health. kmd_want_service() turns one configured service and the
  * health of its backends into the exact kmg_service the kernel should hold (every settable
- * attribute present, the complete backend list, the owner cookie). kmd_plan() compares the
+ * attribute present, the complete backend list, the owner cookie, the overload its
+ * utilization gives: kmd_svc_overload_update()). kmd_plan() compares the
  * desired services with the kernel's and lists the requests that close the gap:
  *   - a service the kernel lacks: one service-new with its backends;
  *   - a service that differs in any setting or backend: one service-set with the complete

@@ -98,8 +98,58 @@ static bool be_fold(struct kmd_be *b)
 	b->weight_pct = pct;
 	b->weight = weight;
 	b->util = util;
+	b->util_pending = util_pending;
 	b->util_factor = factor;
 	return changed;
+}
+
+/* Does @b take new flows: healthy, and neither drained nor down (configured, or by its agent)? */
+static bool be_serves(const struct kmd_be *b)
+{
+	return b->health == KMD_HEALTH_UP && b->conf->be.state == KMAGLEV_BACKEND_STATE_UP &&
+	       b->admin != KMAGLEV_BACKEND_STATE_DRAIN && b->admin != KMAGLEV_BACKEND_STATE_DOWN;
+}
+
+bool kmd_svc_overload_update(struct kmd_svc *s)
+{
+	const struct kmd_util *u = &s->conf->util;
+	bool pending = false, now;
+	unsigned int i;
+	char name[128];
+	int min = -1;
+
+	for (i = 0; i < s->nbe; i++) {
+		const struct kmd_be *b = &s->be[i];
+
+		if (!be_serves(b))
+			continue;
+		pending |= b->util_pending;
+		if (b->util >= 0 && (min < 0 || b->util < min))
+			min = b->util;
+	}
+	/* an agent that has not answered yet (start, reload): the adopted state stands */
+	if (pending)
+		return false;
+	now = kmd_util_overloaded(u, s->overloaded, min);
+	if (now == s->overloaded)
+		return false;
+	s->overloaded = now;
+	kmd_svc_name(s, name, sizeof(name));
+	if (now)
+		kmd_warn("service %s: overloaded: every backend that serves is at %d%% "
+			 "utilization or more (shed-above %u%%); shedding its new flows of "
+			 "shed-class and below", name, min, u->shed_above);
+	else if (!u->on || !u->shed_above)
+		kmd_log(LOG_NOTICE, "service %s: no longer overloaded: no utilization shed-above",
+			name);
+	else if (min < 0)
+		kmd_log(LOG_NOTICE, "service %s: no longer overloaded: no backend that serves "
+			"reports a utilization", name);
+	else
+		kmd_log(LOG_NOTICE, "service %s: no longer overloaded: a backend is at %d%% "
+			"utilization, below %d%%", name, min,
+			(int)u->shed_above - KMD_SHED_HYST);
+	return true;
 }
 
 static void state_changed(struct kmd *d)
@@ -115,9 +165,16 @@ static void probe_changed(struct kmd_probe *p, void *arg)
 	enum kmd_health old = b->health;
 	char sn[128], bn[INET6_ADDRSTRLEN];
 	const struct kmd_result *r;
+	bool folded, shed;
 
-	if (!be_fold(b))
+	/* the utilization alone may move the service's overload, and nothing else */
+	folded = be_fold(b);
+	shed = kmd_svc_overload_update(b->svc);
+	if (!folded) {
+		if (shed)
+			state_changed(d);
 		return;
+	}
 	r = kmd_probe_last(p);
 	if (old != b->health)
 		kmd_log(b->health == KMD_HEALTH_UP ? LOG_NOTICE : LOG_WARNING,
@@ -338,6 +395,25 @@ static const struct kmd_be *prev_be(const struct kmd_svc *ps, unsigned int nps,
 	return NULL;
 }
 
+/*
+ * The overload a service starts with, while its agents have not answered: the previous
+ * config's (a reload), else the kernel's (a start). Only with utilization shed-above; without,
+ * the service is never overloaded.
+ */
+static bool svc_adopt_overload(const struct kmd_svc *s, const struct kmg_service *ks,
+			       const struct kmd_svc *prev, unsigned int nprev)
+{
+	unsigned int i;
+
+	if (!s->conf->util.on || !s->conf->util.shed_above)
+		return false;
+	for (i = 0; i < nprev; i++)
+		if (same_key(&prev[i].conf->svc.key, &s->conf->svc.key))
+			return prev[i].overloaded;
+	return ks && KMG_HAS(ks, KMAGLEV_A_SERVICE_OVERLOAD) &&
+	       ks->overload == KMAGLEV_OVERLOAD_ON;
+}
+
 int kmd_state_build(struct kmd *d, const struct kmd_config *cfg, const struct kmg_msgs *kernel,
 		    const struct kmd_svc *prev, unsigned int nprev, struct kmd_svc **out,
 		    unsigned int *nout)
@@ -357,6 +433,7 @@ int kmd_state_build(struct kmd *d, const struct kmd_config *cfg, const struct km
 		sv[i].conf = cs;
 		sv[i].healthy = true;
 		sv[i].kernel_id = ks ? ks->id : 0;
+		sv[i].overloaded = svc_adopt_overload(&sv[i], ks, prev, nprev);
 		sv[i].be = cs->nbackends ? calloc(cs->nbackends, sizeof(*sv[i].be)) : NULL;
 		if (cs->nbackends && !sv[i].be)
 			goto nomem;
@@ -389,6 +466,7 @@ int kmd_state_bind(struct kmd *d, struct kmd_svc *sv, unsigned int n)
 			if (ret)
 				return ret;
 		}
+		kmd_svc_overload_update(&sv[i]);
 	}
 	return 0;
 }
@@ -441,6 +519,8 @@ int kmd_state_update(struct kmd *d, const struct kmg_msgs *kernel)
 					state_changed(d);
 			}
 		}
+		if (kmd_svc_overload_update(s))
+			state_changed(d);
 	}
 	return 0;
 }

@@ -24,6 +24,15 @@ int kmd_state_update(struct kmd *d, const struct kmg_msgs *kernel);
 int kmd_be_bind(struct kmd *d, struct kmd_be *b);
 bool kmd_be_stale(const struct kmd *d, const struct kmd_be *b);
 
+/*
+ * The service's overload (utilization shed-above) from its backends' smoothed utilization:
+ * kmd_util_overloaded() of the lowest among the backends that serve (healthy, neither drained
+ * nor down) and report one. While an agent of such a backend has not answered yet (a start or
+ * a reload), the state adopted from the kernel or the previous config stands. Logs a change;
+ * true if s->overloaded changed.
+ */
+bool kmd_svc_overload_update(struct kmd_svc *s);
+
 const char *kmd_svc_name(const struct kmd_svc *s, char *buf, size_t len);
 const char *kmd_be_name(const struct kmd_be *b, char *buf, size_t len);
 const char *kmd_health_name(enum kmd_health h);

@@ -103,6 +103,12 @@ struct json_object *kmd_status_json(struct kmd *d)
 		json_object_object_add(so, "id", json_object_new_int64(s->kernel_id));
 		json_object_object_add(so, "healthy", json_object_new_boolean(s->healthy));
 		json_object_object_add(so, "below-quorum", json_object_new_boolean(s->below_quorum));
+		json_object_object_add(so, "overload",
+				       json_object_new_string(kmg_fmt_enum(&kmg_enum_overload,
+									   s->overloaded ?
+									   KMAGLEV_OVERLOAD_ON :
+									   KMAGLEV_OVERLOAD_OFF,
+									   buf, sizeof(buf))));
 		for (k = 0; k < s->nbe; k++)
 			json_object_array_add(bes, be_json(&s->be[k]));
 		json_object_object_add(so, "backends", bes);

@@ -10,6 +10,7 @@
 #include <inttypes.h>
 
 #include "lib/args.h"
+#include "lib/dscp.h"
 #include "lib/err.h"
 #include "maglev.h"
 #include "lib/schema.h"
@@ -360,6 +361,7 @@ int kmg_arg_field(const struct kmg_object *obj, const struct kmg_field *f, const
 	void *p = (char *)s + f->off;
 	uint64_t *present = s;
 	struct kmg_addr a;
+	char why[160];
 	int ret = 0;
 
 	if (f->flags & (KMG_FF_RO | KMG_FF_KEY))
@@ -383,6 +385,10 @@ int kmg_arg_field(const struct kmg_object *obj, const struct kmg_field *f, const
 		break;
 	case KMG_FMT_SEED:
 		ret = kmg_arg_seed(v, p);
+		break;
+	case KMG_FMT_DSCP_MAP:
+		if (kmg_parse_dscp_map(v, p, why, sizeof(why)))
+			return kmg_err(KMG_EUSAGE, "invalid %s: %s", key, why);
 		break;
 	case KMG_FMT_STRING:
 		if (strlen(v) > d->max)

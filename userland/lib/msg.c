@@ -37,6 +37,8 @@ static const struct kmg_field service_fields[] = {
 	F(kmg_service, SERVICE_ENCAP_SRC4, encap_src4, KMG_FMT_ADDR, KMG_FF_OMIT0, NULL),
 	F(kmg_service, SERVICE_ENCAP_SRC6, encap_src6, KMG_FMT_ADDR, KMG_FF_OMIT0, NULL),
 	F(kmg_service, SERVICE_OWNER, owner, KMG_FMT_STRING, KMG_FF_OMIT0, NULL),
+	F(kmg_service, SERVICE_CRITICALITY, criticality, KMG_FMT_ENUM, 0, NULL),
+	F(kmg_service, SERVICE_OVERLOAD, overload, KMG_FMT_ENUM, KMG_FF_STATE, NULL),
 	F(kmg_service, SERVICE_GENERATION, generation, KMG_FMT_UINT, KMG_FF_RO, NULL),
 	F(kmg_service, SERVICE_BACKENDS, backends, KMG_FMT_UINT, KMG_FF_RO, "backend-count"),
 	F(kmg_service, SERVICE_TABLE_BYTES, table_bytes, KMG_FMT_UINT, KMG_FF_RO, NULL),
@@ -96,6 +98,15 @@ static const struct kmg_field config_fields[] = {
 	F(kmg_config, CONFIG_QUOTA_ACTION, quota_action, KMG_FMT_ENUM, 0, NULL),
 	F(kmg_config, CONFIG_QUOTA_MAX, quota_max, KMG_FMT_UINT, 0, NULL),
 	F(kmg_config, CONFIG_QUOTAS, quotas, KMG_FMT_UINT, KMG_FF_RO, NULL),
+	F(kmg_config, CONFIG_DSCP_MAP, dscp_map, KMG_FMT_DSCP_MAP, 0, NULL),
+	F(kmg_config, CONFIG_SHED_CLASS, shed_class, KMG_FMT_ENUM, 0, NULL),
+	F(kmg_config, CONFIG_SHED_CONN_FILL, shed_conn_fill, KMG_FMT_UINT, 0, NULL),
+	F(kmg_config, CONFIG_SHED_NEW_RATE, shed_new_rate, KMG_FMT_UINT, 0, NULL),
+	F(kmg_config, CONFIG_SHED_LOAD_HIGH, shed_load_high, KMG_FMT_UINT, 0, NULL),
+	F(kmg_config, CONFIG_SHED_LOAD_LOW, shed_load_low, KMG_FMT_UINT, 0, NULL),
+	F(kmg_config, CONFIG_LOAD, load, KMG_FMT_UINT, KMG_FF_RO, NULL),
+	F(kmg_config, CONFIG_SHEDDING, shedding, KMG_FMT_FLAGS, KMG_FF_RO, NULL),
+	F(kmg_config, CONFIG_SHED_TRANSITIONS, shed_transitions, KMG_FMT_UINT, KMG_FF_RO, NULL),
 };
 
 /* A bucket's prefix (ADDR4 or ADDR6) is handled by hand, as a backend's address is. */

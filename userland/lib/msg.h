@@ -69,6 +69,8 @@ struct kmg_service {
 	struct in_addr encap_src4;
 	struct in6_addr encap_src6;
 	char owner[KMAGLEV_OWNER_LEN_MAX + 1];	/* "" (or absent): none */
+	uint32_t criticality;		/* enum kmaglev_criticality of its new flows */
+	uint32_t overload;		/* enum kmaglev_overload: shed as under netns overload */
 	uint32_t generation;
 	uint32_t backends;
 	uint64_t table_bytes;
@@ -116,6 +118,15 @@ struct kmg_config {
 	uint32_t quota_action;		/* enum kmaglev_quota_action */
 	uint32_t quota_max;
 	uint32_t quotas;		/* read-only: buckets in the quota table */
+	uint8_t dscp_map[KMAGLEV_DSCP_MAP_LEN];	/* 0: the service's class, or 1 + one */
+	uint32_t shed_class;		/* enum kmaglev_criticality: shed it and below */
+	uint32_t shed_conn_fill;	/* percent of conn-max; 0: off */
+	uint32_t shed_new_rate;		/* new flows/s; 0: off */
+	uint32_t shed_load_high;	/* per mille of softirq time; 0: off */
+	uint32_t shed_load_low;
+	uint32_t load;			/* read-only: per mille */
+	uint32_t shedding;		/* read-only: enum kmaglev_shed_reason flags */
+	uint32_t shed_transitions;	/* read-only */
 };
 
 /* One bucket of the quota table (a QUOTA_GET dump message). */
@@ -172,12 +183,19 @@ enum kmg_fmt {
 	KMG_FMT_HEX64,			/* "0x0123456789abcdef" (JSON too: no rounding) */
 	KMG_FMT_SEED,			/* 32 hex digits */
 	KMG_FMT_STRING,			/* a NUL-terminated char array of the attribute's max + 1 */
+	KMG_FMT_DSCP_MAP,		/* "ef=critical-plus,cs1=sheddable", "none" (lib/dscp.h);
+					 * JSON an object {"ef": "critical-plus", ...} */
 };
 
 #define KMG_FF_RO	0x01		/* reported by the kernel: never sent, no keyword */
 #define KMG_FF_OMIT0	0x02		/* zero means "not set": left out of text and JSON */
 #define KMG_FF_SECRET	0x04		/* printed as "(hidden)" unless --show-secrets */
 #define KMG_FF_KEY	0x08		/* identifies the object: sent with its key, by hand */
+/*
+ * A state the daemon sets from what it sees (a service's overload): settable by hand, but
+ * no key of the daemon's config file and not written by "save --yaml".
+ */
+#define KMG_FF_STATE	0x10
 
 struct kmg_field {
 	uint16_t attr;			/* attribute type in the object's set */

@@ -73,6 +73,36 @@ const struct kmg_enum kmg_enum_quota_action = {
 	.names = quota_action_names, .n = 2, .flags = false,
 };
 
+static const char *const criticality_names[] = {
+	"critical-plus",
+	"critical",
+	"sheddable-plus",
+	"sheddable",
+};
+
+const struct kmg_enum kmg_enum_criticality = {
+	.names = criticality_names, .n = 4, .flags = false,
+};
+
+static const char *const overload_names[] = {
+	"off",
+	"on",
+};
+
+const struct kmg_enum kmg_enum_overload = {
+	.names = overload_names, .n = 2, .flags = false,
+};
+
+static const char *const shed_reason_names[] = {
+	"conn-fill",
+	"new-rate",
+	"load",
+};
+
+const struct kmg_enum kmg_enum_shed_reason = {
+	.names = shed_reason_names, .n = 3, .flags = true,
+};
+
 static const struct kmg_attr_desc service_attrs[KMAGLEV_A_SERVICE_MAX + 1] = {
 	[KMAGLEV_A_SERVICE_ID] = { .name = "id", .type = KMG_AT_U32, .max = UINT32_MAX },
 	[KMAGLEV_A_SERVICE_ADDR4] = { .name = "addr4", .type = KMG_AT_U32,
@@ -116,6 +146,10 @@ static const struct kmg_attr_desc service_attrs[KMAGLEV_A_SERVICE_MAX + 1] = {
 		.nested = &kmg_schema_backend, .multi = true },
 	[KMAGLEV_A_SERVICE_REPLACE_BACKENDS] = { .name = "replace-backends", .type = KMG_AT_FLAG },
 	[KMAGLEV_A_SERVICE_OWNER] = { .name = "owner", .type = KMG_AT_STRING, .max = 31 },
+	[KMAGLEV_A_SERVICE_CRITICALITY] = { .name = "criticality", .type = KMG_AT_U32,
+		.max = UINT32_MAX, .enm = &kmg_enum_criticality },
+	[KMAGLEV_A_SERVICE_OVERLOAD] = { .name = "overload", .type = KMG_AT_U32,
+		.max = UINT32_MAX, .enm = &kmg_enum_overload },
 };
 
 const struct kmg_attr_set kmg_schema_service = {
@@ -217,6 +251,22 @@ static const struct kmg_attr_desc config_attrs[KMAGLEV_A_CONFIG_MAX + 1] = {
 	[KMAGLEV_A_CONFIG_QUOTA_MAX] = { .name = "quota-max", .type = KMG_AT_U32, .min = 1,
 		.max = 16777216 },
 	[KMAGLEV_A_CONFIG_QUOTAS] = { .name = "quotas", .type = KMG_AT_U32, .max = UINT32_MAX },
+	[KMAGLEV_A_CONFIG_DSCP_MAP] = { .name = "dscp-map", .type = KMG_AT_BINARY, .len = 64 },
+	[KMAGLEV_A_CONFIG_SHED_CLASS] = { .name = "shed-class", .type = KMG_AT_U32,
+		.max = UINT32_MAX, .enm = &kmg_enum_criticality },
+	[KMAGLEV_A_CONFIG_SHED_CONN_FILL] = { .name = "shed-conn-fill", .type = KMG_AT_U32,
+		.max = 100 },
+	[KMAGLEV_A_CONFIG_SHED_NEW_RATE] = { .name = "shed-new-rate", .type = KMG_AT_U32,
+		.max = UINT32_MAX },
+	[KMAGLEV_A_CONFIG_SHED_LOAD_HIGH] = { .name = "shed-load-high", .type = KMG_AT_U32,
+		.max = 1000 },
+	[KMAGLEV_A_CONFIG_SHED_LOAD_LOW] = { .name = "shed-load-low", .type = KMG_AT_U32,
+		.max = 1000 },
+	[KMAGLEV_A_CONFIG_LOAD] = { .name = "load", .type = KMG_AT_U32, .max = UINT32_MAX },
+	[KMAGLEV_A_CONFIG_SHEDDING] = { .name = "shedding", .type = KMG_AT_U32,
+		.max = UINT32_MAX, .enm = &kmg_enum_shed_reason },
+	[KMAGLEV_A_CONFIG_SHED_TRANSITIONS] = { .name = "shed-transitions", .type = KMG_AT_U32,
+		.max = UINT32_MAX },
 };
 
 const struct kmg_attr_set kmg_schema_config = {
@@ -295,6 +345,14 @@ static const struct kmg_attr_desc global_stats_attrs[KMAGLEV_A_GLOBAL_STATS_MAX 
 		.max = UINT64_MAX },
 	[KMAGLEV_A_GLOBAL_STATS_QUOTA_UNTRACKED] = { .name = "quota-untracked",
 		.type = KMG_AT_U64, .max = UINT64_MAX },
+	[KMAGLEV_A_GLOBAL_STATS_SHED_CONN_FILL] = { .name = "shed-conn-fill",
+		.type = KMG_AT_U64, .max = UINT64_MAX },
+	[KMAGLEV_A_GLOBAL_STATS_SHED_NEW_RATE] = { .name = "shed-new-rate", .type = KMG_AT_U64,
+		.max = UINT64_MAX },
+	[KMAGLEV_A_GLOBAL_STATS_SHED_LOAD] = { .name = "shed-load", .type = KMG_AT_U64,
+		.max = UINT64_MAX },
+	[KMAGLEV_A_GLOBAL_STATS_SHED_UTIL] = { .name = "shed-util", .type = KMG_AT_U64,
+		.max = UINT64_MAX },
 };
 
 const struct kmg_attr_set kmg_schema_global_stats = {

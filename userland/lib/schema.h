@@ -28,5 +28,8 @@ extern const struct kmg_enum kmg_enum_hook;
 extern const struct kmg_enum kmg_enum_service_flags;
 extern const struct kmg_enum kmg_enum_quota_scope;
 extern const struct kmg_enum kmg_enum_quota_action;
+extern const struct kmg_enum kmg_enum_criticality;
+extern const struct kmg_enum kmg_enum_overload;
+extern const struct kmg_enum kmg_enum_shed_reason;
 
 #endif

@@ -91,10 +91,33 @@ const char *kmg_fmt_field(const struct kmg_out *o, const struct kmg_object *obj,
 	case KMG_FMT_STRING:
 		snprintf(buf, len, "%s", (const char *)p);
 		return buf;
+	case KMG_FMT_DSCP_MAP:
+		return kmg_fmt_dscp_map(p, buf, len);
 	default:
 		snprintf(buf, len, "%" PRIu64, v);
 		return buf;
 	}
+}
+
+/* A dscp-map as a JSON object of its entries, DSCP (by name where it has one) to class. */
+static void out_dscp_map(struct kmg_out *o, const char *key, const uint8_t *map)
+{
+	char d[8], c[16];
+	const char *cls;
+	unsigned int i;
+
+	kmg_out_open(o, key);
+	for (i = 0; i < KMAGLEV_DSCP_MAP_LEN; i++) {
+		if (!map[i])
+			continue;
+		cls = kmg_dscp_class(map[i]);
+		if (!cls) {
+			snprintf(c, sizeof(c), "%u", map[i] - 1);
+			cls = c;
+		}
+		kmg_out_str(o, kmg_fmt_dscp(i, d, sizeof(d)), cls);
+	}
+	kmg_out_close(o);
 }
 
 static void out_field(struct kmg_out *o, const struct kmg_object *obj, const struct kmg_field *f,
@@ -134,6 +157,14 @@ static void out_field(struct kmg_out *o, const struct kmg_object *obj, const str
 				kmg_out_uint(o, NULL, 1ULL << i);
 		}
 		kmg_out_close_array(o);
+		break;
+	case KMG_FMT_DSCP_MAP:
+		if (!o->json) {
+			kmg_out_str(o, key, txt);
+			break;
+		}
+		/* JSON: {"ef": "critical-plus", ...}, the DSCPs in ascending order */
+		out_dscp_map(o, key, (const uint8_t *)s + f->off);
 		break;
 	default:
 		kmg_out_str(o, key, txt);
@@ -259,7 +290,8 @@ static int global_group(unsigned int t)
 	       (t >= KMAGLEV_A_GLOBAL_STATS_ICMP_PTB_SENT) +
 	       (t >= KMAGLEV_A_GLOBAL_STATS_CONN_NEW) +
 	       (t >= KMAGLEV_A_GLOBAL_STATS_BACKEND_LIMIT) +
-	       (t >= KMAGLEV_A_GLOBAL_STATS_QUOTA_DROP);
+	       (t >= KMAGLEV_A_GLOBAL_STATS_QUOTA_DROP) +
+	       (t >= KMAGLEV_A_GLOBAL_STATS_SHED_CONN_FILL);
 }
 
 void kmg_out_global(struct kmg_out *o, const struct kmg_stats *st,

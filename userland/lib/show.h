@@ -9,6 +9,8 @@
  * - a field whose zero means "not set" (KMG_FF_OMIT0: flags, seed, ramp-time, max-conns,
  *   client-rate, encap-src4/6) is left out when zero;
  * - secrets (the seed) print as "(hidden)" unless --show-secrets;
+ * - a dscp-map prints as its entries, "ef=critical-plus,cs1=sheddable" ("none": empty), in
+ *   JSON as an object of the same entries, {"ef": "critical-plus", "cs1": "sheddable"};
  * - the first key of an object is its kind, with its name as the value ("service
  *   192.0.2.1:80/tcp", "backend 10.0.0.1"); JSON adds only the parts of a service's name:
  *   "address", "port" and "protocol".
@@ -20,6 +22,7 @@
 #include <stdio.h>
 #include <json-c/json.h>
 
+#include "lib/dscp.h"
 #include "lib/msg.h"
 #include "lib/writer.h"
 
@@ -41,9 +44,11 @@ struct kmg_table_row {
 void kmg_out_fields(struct kmg_out *o, const struct kmg_object *obj, const void *s);
 /*
  * One field's value as text ("30s", "echo,defrag", "(hidden)"), as the CLI reads it back.
- * KMG_FIELD_TEXT_LEN holds any field: the longest is ingress-dev's list of names (255 bytes).
+ * KMG_FIELD_TEXT_LEN holds any field: the longest are dscp-map's entries (1281 bytes) and
+ * ingress-dev's list of names (255 bytes).
  */
-#define KMG_FIELD_TEXT_LEN	(KMAGLEV_INGRESS_DEV_LEN_MAX + 1)
+#define KMG_FIELD_TEXT_LEN	(KMG_DSCP_MAP_TEXT_LEN > KMAGLEV_INGRESS_DEV_LEN_MAX + 1 ? \
+				 KMG_DSCP_MAP_TEXT_LEN : KMAGLEV_INGRESS_DEV_LEN_MAX + 1)
 const char *kmg_fmt_field(const struct kmg_out *o, const struct kmg_object *obj,
 			  const struct kmg_field *f, const void *s, char *buf, size_t len);
 

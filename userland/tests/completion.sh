@@ -71,6 +71,8 @@ declare -A SAMPLE=(
 	[hook]=prerouting [ingress-dev]=all [quota-rate]=100 [quota-burst]=0 [quota-prefix4]=24
 	[quota-prefix6]=64 [quota-scope]=service [quota-action]=rst [quota-max]=65536
 	[top]=10
+	[criticality]=sheddable [overload]=on [dscp-map]=ef=critical-plus [shed-class]=sheddable
+	[shed-conn-fill]=90 [shed-new-rate]=1000 [shed-load-high]=850 [shed-load-low]=700
 	[timeout-tcp-syn]=30s [timeout-tcp-est]=30s [timeout-tcp-fin]=30s [timeout-udp]=30s
 	[probe-mark-min]=0 [probe-mark-max]=4294967295 [then]=-
 	[owner]=kmaglevd
@@ -253,13 +255,17 @@ run_cases() {
 	SERVICES=()
 	local SVC=192.0.2.1:80/tcp
 	local SVCKW="table-size hash flags seed ramp ramp-time window max-conns client-rate"
-	SVCKW+=" encap-src encap-src4 encap-src6 owner"
+	SVCKW+=" encap-src encap-src4 encap-src6 owner criticality overload"
+	local CLASSES="critical-plus critical sheddable-plus sheddable"
+	local DSCPS="cs0 le cs1 af11 af12 af13 cs2 af21 af22 af23 cs3 af31 af32 af33 cs4 af41 af42"
+	DSCPS+=" af43 cs5 ef cs6 cs7"
 	local BEKW="weight state encap gre-key max-conns"
 	local TIMEOUTS="timeout-tcp-syn timeout-tcp-est timeout-tcp-fin"
 	local QUOTAKW="quota-rate quota-burst quota-prefix4 quota-prefix6 quota-scope quota-action"
 	QUOTAKW+=" quota-max"
 	local CFGKW="max-services max-backends conn-max $TIMEOUTS timeout-udp flood-rate"
-	CFGKW+=" probe-mark-min probe-mark-max hook ingress-dev $QUOTAKW"
+	local SHEDKW="dscp-map shed-class shed-conn-fill shed-new-rate shed-load-high shed-load-low"
+	CFGKW+=" probe-mark-min probe-mark-max hook ingress-dev $QUOTAKW $SHEDKW"
 	local OPTS="-j --json -p --pretty -b --batch -n --netns -t --timestamp --show-secrets"
 	OPTS+=" -V --version -h --help"
 
@@ -306,15 +312,26 @@ run_cases() {
 	case_ "service add: no value list" "service add $SVC seed " ""
 	case_ "service add: each option once" \
 		"service add $SVC table-size 251 hash src window 1s " \
-		"flags seed ramp ramp-time max-conns client-rate encap-src encap-src4 encap-src6 owner backend"
+		"flags seed ramp ramp-time max-conns client-rate encap-src encap-src4 encap-src6 owner
+		 criticality overload backend"
 	case_ "service add: prefixes count as given" "service add $SVC tab 251 h src " \
 		"flags seed ramp ramp-time window max-conns client-rate encap-src encap-src4 encap-src6 owner
-		 backend"
+		 criticality overload backend"
 	case_ "service add: encap-src IPv4" "service add $SVC encap-src 192.0.2.9 " \
 		"table-size hash flags seed ramp ramp-time window max-conns client-rate encap-src encap-src6
-		 owner backend"
+		 owner criticality overload backend"
 	case_ "service add: encap-src both" "service add $SVC encap-src 192.0.2.9 encap-src6 :: " \
-		"table-size hash flags seed ramp ramp-time window max-conns client-rate owner backend"
+		"table-size hash flags seed ramp ramp-time window max-conns client-rate owner criticality
+		 overload backend"
+	case_ "service add: criticality" "service add $SVC criticality " "$CLASSES"
+	case_ "service add: criticality by prefix" "service add $SVC cr " "$CLASSES"
+	case_ "service add: c is ambiguous" "service add $SVC c 1 " ""
+	case_ "service add: overload" "service add $SVC overload " "on off"
+	case_ "service add: overload by prefix" "service add $SVC ov " "on off"
+	case_ "service add: criticality once" \
+		"service add $SVC criticality sheddable overload on " \
+		"table-size hash flags seed ramp ramp-time window max-conns client-rate encap-src
+		 encap-src4 encap-src6 owner backend"
 	case_ "service add: after an unknown word" "service add $SVC bogus 1 " ""
 	case_ "service add: after an ambiguous word" "service add $SVC r 1 " ""
 	case_ "service add: after a read-only field" "service add $SVC generation 1 " ""
@@ -383,7 +400,7 @@ run_cases() {
 	case_ "config set" "config set " "$CFGKW"
 	case_ "config set: each once" "config set conn-max 1 timeout-u 30s " \
 		"max-services max-backends $TIMEOUTS flood-rate probe-mark-min probe-mark-max hook
-		 ingress-dev $QUOTAKW"
+		 ingress-dev $QUOTAKW $SHEDKW"
 	case_ "config set: timeouts have no ms" "config set timeout-tcp-syn " "30s 5m 1h"
 	case_ "config set: timeout units" "config set timeout-udp 90" "90s 90m 90h"
 	case_ "config set: timeout range" "config set timeout-udp 200" "200s 200m"
@@ -400,9 +417,44 @@ run_cases() {
 	case_ "config set: quota settings once" \
 		"config set quota-rate 10 quota-prefix4 24 quota-a rst " \
 		"max-services max-backends conn-max $TIMEOUTS timeout-udp flood-rate probe-mark-min
-		 probe-mark-max hook ingress-dev quota-burst quota-prefix6 quota-scope quota-max"
+		 probe-mark-max hook ingress-dev quota-burst quota-prefix6 quota-scope quota-max $SHEDKW"
 	case_ "config set: hook" "config set hook " "prerouting ingress"
 	case_ "config set: ingress-dev" "config set hook ingress ingress-dev " "all"
+	case_ "config set: shed keywords" "config set shed-" \
+		"shed-class shed-conn-fill shed-new-rate shed-load-high shed-load-low" novalidate
+	case_ "config set: shed-class" "config set shed-class " "$CLASSES"
+	case_ "config set: shed-class by prefix" "config set shed-cl " "$CLASSES"
+	case_ "config set: shed-conn-fill takes a number" "config set shed-conn-fill " ""
+	case_ "config set: load is read-only" "config set load 1 " ""
+	case_ "config set: shedding is read-only" "config set shedding none " ""
+	case_ "config set: shed-transitions is read-only" "config set shed-transitions 1 " ""
+	local want="none" d
+	for d in $DSCPS; do
+		want+=" $d="
+	done
+	# "ef=" alone does not parse: its class comes next
+	case_ "config set: dscp-map" "config set dscp-map " "$want" novalidate
+	case_ "config set: dscp-map by prefix" "config set dscp " "$want" novalidate
+	case_ "config set: dscp-map DSCP" "config set dscp-map af4" "af41= af42= af43=" novalidate
+	case_ "config set: dscp-map class" "config set dscp-map ef=" \
+		"ef=critical-plus ef=critical ef=sheddable-plus ef=sheddable"
+	case_ "config set: dscp-map class started" "config set dscp-map ef=sh" \
+		"ef=sheddable-plus ef=sheddable"
+	case_ "config set: dscp-map number" "config set dscp-map 10=critical-" "10=critical-plus"
+	want=""
+	for d in $DSCPS; do
+		[[ $d == ef ]] || want+=" ef=critical,$d="
+	done
+	case_ "config set: dscp-map, no DSCP twice, no none" "config set dscp-map ef=critical," \
+		"$want" novalidate
+	case_ "config set: dscp-map second class" "config set dscp-map ef=critical,cs1=" \
+		"ef=critical,cs1=critical-plus ef=critical,cs1=critical ef=critical,cs1=sheddable-plus
+		 ef=critical,cs1=sheddable"
+	case_ "config set: dscp-map, then the others" \
+		"config set dscp-map ef=critical-plus shed-class sheddable " \
+		"max-services max-backends conn-max $TIMEOUTS timeout-udp flood-rate probe-mark-min
+		 probe-mark-max hook ingress-dev $QUOTAKW shed-conn-fill shed-new-rate shed-load-high
+		 shed-load-low"
 	case_ "config show: nothing after" "config show " ""
 	case_ "quota commands" "quota " "show list help" novalidate
 	case_ "quota show" "quota show " "top"
@@ -532,6 +584,29 @@ run_cases() {
 		ok "colon in an earlier word"
 	else
 		notok "colon in an earlier word" "got: ${COMPREPLY[*]}"
+	fi
+	# "=" breaks words as ":" does: bash's word is what follows the last one
+	COMP_LINE="kmaglev config set dscp-map cs1=sheddable,ef=cr"
+	COMP_POINT=${#COMP_LINE}
+	COMP_WORDS=(kmaglev config set dscp-map cs1 = sheddable,ef = cr)
+	COMP_CWORD=8
+	COMPREPLY=()
+	_kmaglev
+	if [[ ${COMPREPLY[*]} == "critical-plus critical" ]]; then
+		ok "equals sign in the word being completed"
+	else
+		notok "equals sign in the word being completed" "got: ${COMPREPLY[*]}"
+	fi
+	COMP_LINE="kmaglev config set dscp-map cs1=sheddable,a"
+	COMP_POINT=${#COMP_LINE}
+	COMP_WORDS=(kmaglev config set dscp-map cs1 = sheddable,a)
+	COMP_CWORD=6
+	COMPREPLY=()
+	_kmaglev
+	if [[ ${COMPREPLY[*]} == "sheddable,af11= sheddable,af12= sheddable,af13= sheddable,af21= sheddable,af22= sheddable,af23= sheddable,af31= sheddable,af32= sheddable,af33= sheddable,af41= sheddable,af42= sheddable,af43=" ]]; then
+		ok "equals sign in an earlier entry"
+	else
+		notok "equals sign in an earlier entry" "got: ${COMPREPLY[*]}"
 	fi
 	unset COMP_LINE COMP_POINT
 	SERVICES=()

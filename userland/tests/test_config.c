@@ -510,6 +510,48 @@ static const struct {
 	  "t.yaml:2:3: config.quota-max: 16777217 is out of range 1..16777216" },
 	{ "config:\n  quotas: 5\n", "t.yaml:2:3: config.quotas: unknown key" },
 	{ "config:\n  quota-prefix: 24\n", "t.yaml:2:3: config.quota-prefix: unknown key" },
+	/* load shedding: a mapping's errors at the entry, a text's at the key */
+	{ "config:\n  dscp-map: { ef: critical, xx: sheddable }\n",
+	  "t.yaml:2:29: config.dscp-map: unknown DSCP \"xx\" (0..63, cs0..cs7, af11..af43, ef or "
+	  "le)" },
+	{ "config:\n  dscp-map: { ef: critical, 46: sheddable }\n",
+	  "t.yaml:2:29: config.dscp-map: DSCP 46 (ef) listed twice" },
+	{ "config:\n  dscp-map: { 64: critical }\n",
+	  "t.yaml:2:15: config.dscp-map: unknown DSCP \"64\" (0..63, cs0..cs7, af11..af43, ef or "
+	  "le)" },
+	{ "config:\n  dscp-map:\n    cs1: bulk\n",
+	  "t.yaml:3:10: config.dscp-map: unknown class \"bulk\" for DSCP cs1 (critical-plus, "
+	  "critical, sheddable-plus or sheddable)" },
+	{ "config:\n  dscp-map: { ef: [critical] }\n",
+	  "t.yaml:2:19: config.dscp-map: DSCP ef: expected a class, not a list" },
+	{ "config:\n  dscp-map: { ef: { class: critical } }\n",
+	  "t.yaml:2:19: config.dscp-map: DSCP ef: expected a class, not a mapping" },
+	{ "config:\n  dscp-map: [ef, critical]\n",
+	  "t.yaml:2:3: config.dscp-map: expected a mapping (DSCP: CLASS) or DSCP=CLASS[,...], not "
+	  "a list" },
+	{ "config:\n  dscp-map: \"ef=critical,cs1=critical,8=sheddable\"\n",
+	  "t.yaml:2:3: config.dscp-map: DSCP 8 (cs1) listed twice" },
+	{ "config:\n  dscp-map: ef\n", "t.yaml:2:3: config.dscp-map: \"ef\" is not DSCP=CLASS" },
+	{ "config:\n  dscp-map:\n",
+	  "t.yaml:2:3: config.dscp-map: expected DSCP=CLASS[,DSCP=CLASS...] or none" },
+	{ "config:\n  shed-class: best-effort\n",
+	  "t.yaml:2:3: config.shed-class: \"best-effort\" is not one of critical-plus, critical, "
+	  "sheddable-plus or sheddable" },
+	{ "config:\n  shed-conn-fill: 101\n",
+	  "t.yaml:2:3: config.shed-conn-fill: 101 is out of range 0..100" },
+	{ "config:\n  shed-new-rate: -1\n",
+	  "t.yaml:2:3: config.shed-new-rate: \"-1\" is not a number" },
+	{ "config:\n  shed-load-high: 1001\n",
+	  "t.yaml:2:3: config.shed-load-high: 1001 is out of range 0..1000" },
+	{ "config:\n  shed-load-low: 85%\n",
+	  "t.yaml:2:3: config.shed-load-low: \"85%\" is not a number" },
+	{ "config:\n  shed-load-high: 700\n  shed-load-low: 700\n",
+	  "t.yaml:3:3: config.shed-load-low: 700 is not below shed-load-high (700)" },
+	{ "config:\n  shed-load-low: 900\n  shed-load-high: 850\n",
+	  "t.yaml:2:3: config.shed-load-low: 900 is not below shed-load-high (850)" },
+	{ "config:\n  load: 5\n", "t.yaml:2:3: config.load: unknown key" },
+	{ "config:\n  shedding: [load]\n", "t.yaml:2:3: config.shedding: unknown key" },
+	{ "config:\n  shed-transitions: 0\n", "t.yaml:2:3: config.shed-transitions: unknown key" },
 	/* seed */
 	{ "seed: 0102\n", "t.yaml:1:1: seed: \"0102\" is not 32 hexadecimal digits" },
 	/* daemon */
@@ -588,6 +630,20 @@ static const struct {
 	  "t.yaml:5:20: services[0].utilization.min-weight: 0 is out of range 1..100" },
 	{ AGENT "    utilization: { target: high }\n",
 	  "t.yaml:5:20: services[0].utilization.target: \"high\" is not a number" },
+	{ AGENT "    utilization: { shed-above: 0 }\n",
+	  "t.yaml:5:20: services[0].utilization.shed-above: 0 is out of range 1..100" },
+	{ AGENT "    utilization: { shed-above: 101 }\n",
+	  "t.yaml:5:20: services[0].utilization.shed-above: 101 is out of range 1..100" },
+	{ AGENT "    utilization: { shed-above: 90% }\n",
+	  "t.yaml:5:20: services[0].utilization.shed-above: \"90%\" is not a number" },
+	{ SVC "    utilization: { shed-above: 90 }\n",
+	  "t.yaml:4:5: services[0].utilization: no agent check of the service or its backends "
+	  "reports a utilization (util:N)" },
+	{ SVC "    criticality: high\n",
+	  "t.yaml:4:5: services[0].criticality: \"high\" is not one of critical-plus, critical, "
+	  "sheddable-plus or sheddable" },
+	/* the daemon sets a service's overload itself */
+	{ SVC "    overload: on\n", "t.yaml:4:5: services[0].overload: unknown key" },
 	{ SVC "    quorum: { action: panic }\n",
 	  "t.yaml:4:15: services[0].quorum.action: \"panic\" is not one of serve, fail-open or withdraw" },
 	{ SVC "  - vip: 10.0.0.1\n    port: 80\n    proto: tcp\n",
@@ -809,6 +865,84 @@ static void test_bad(void **state)
 	assert_int_equal(failed, 0);
 }
 
+/* Load shedding: dscp-map as a mapping or as text, the shed settings, a service's class. */
+static void test_shed_settings(void **state)
+{
+	struct kmd_config *cfg;
+	const struct kmd_service *s;
+	unsigned int i;
+
+	load_ok("config:\n"
+		"  dscp-map: { EF: critical-plus, cs1: sheddable, 10: sheddable-plus, 0x3f: critical }\n"
+		"  shed-class: sheddable-plus\n"
+		"  shed-conn-fill: 90\n"
+		"  shed-new-rate: 100000\n"
+		"  shed-load-high: 850\n"
+		"  shed-load-low: 700\n", &cfg);
+	for (i = 0; i < KMAGLEV_DSCP_MAP_LEN; i++)
+		assert_int_equal(cfg->kcfg.dscp_map[i],
+				 i == 46 ? 1 + KMAGLEV_CRITICALITY_CRITICAL_PLUS :
+				 i == 8 ? 1 + KMAGLEV_CRITICALITY_SHEDDABLE :
+				 i == 10 ? 1 + KMAGLEV_CRITICALITY_SHEDDABLE_PLUS :
+				 i == 63 ? 1 + KMAGLEV_CRITICALITY_CRITICAL : 0);
+	assert_int_equal(cfg->kcfg.shed_class, KMAGLEV_CRITICALITY_SHEDDABLE_PLUS);
+	assert_int_equal(cfg->kcfg.shed_conn_fill, 90);
+	assert_int_equal(cfg->kcfg.shed_new_rate, 100000);
+	assert_int_equal(cfg->kcfg.shed_load_high, 850);
+	assert_int_equal(cfg->kcfg.shed_load_low, 700);
+	assert_int_equal(cfg->kcfg.present, KMG_BIT(KMAGLEV_A_CONFIG_DSCP_MAP) |
+			 KMG_BIT(KMAGLEV_A_CONFIG_SHED_CLASS) |
+			 KMG_BIT(KMAGLEV_A_CONFIG_SHED_CONN_FILL) |
+			 KMG_BIT(KMAGLEV_A_CONFIG_SHED_NEW_RATE) |
+			 KMG_BIT(KMAGLEV_A_CONFIG_SHED_LOAD_HIGH) |
+			 KMG_BIT(KMAGLEV_A_CONFIG_SHED_LOAD_LOW));
+	kmd_config_free(cfg);
+
+	/* the CLI's text, the same map */
+	load_ok("config:\n  dscp-map: \"cs1=sheddable,ef=critical-plus\"\n", &cfg);
+	assert_int_equal(cfg->kcfg.dscp_map[46], 1 + KMAGLEV_CRITICALITY_CRITICAL_PLUS);
+	assert_int_equal(cfg->kcfg.dscp_map[8], 1 + KMAGLEV_CRITICALITY_SHEDDABLE);
+	assert_int_equal(cfg->kcfg.present, KMG_BIT(KMAGLEV_A_CONFIG_DSCP_MAP));
+	kmd_config_free(cfg);
+	/* none and {} are the empty map, set (it clears the kernel's) */
+	load_ok("config: { dscp-map: none }\n", &cfg);
+	assert_true(KMG_HAS(&cfg->kcfg, KMAGLEV_A_CONFIG_DSCP_MAP));
+	assert_int_equal(cfg->kcfg.dscp_map[46], 0);
+	kmd_config_free(cfg);
+	load_ok("config: { dscp-map: {}, shed-load-high: 0, shed-load-low: 500 }\n", &cfg);
+	assert_true(KMG_HAS(&cfg->kcfg, KMAGLEV_A_CONFIG_DSCP_MAP));
+	for (i = 0; i < KMAGLEV_DSCP_MAP_LEN; i++)
+		assert_int_equal(cfg->kcfg.dscp_map[i], 0);
+	kmd_config_free(cfg);
+	/* not given: not set, the kernel's stays */
+	load_ok("config: { conn-max: 10 }\n", &cfg);
+	assert_false(KMG_HAS(&cfg->kcfg, KMAGLEV_A_CONFIG_DSCP_MAP));
+	kmd_config_free(cfg);
+
+	/* a service's class, and shed-above; the defaults: critical, overload off, no shed-above */
+	load_ok(AGENT "    criticality: sheddable\n"
+		"    utilization: { shed-above: 90 }\n"
+		"  - vip: 10.0.0.2\n    port: 80\n", &cfg);
+	s = &cfg->services[0];
+	assert_int_equal(s->svc.criticality, KMAGLEV_CRITICALITY_SHEDDABLE);
+	assert_true(KMG_HAS(&s->svc, KMAGLEV_A_SERVICE_CRITICALITY));
+	assert_true(s->util.on);
+	assert_int_equal(s->util.shed_above, 90);
+	assert_int_equal(s->util.target, 70);
+	assert_int_equal(s->util.min_weight, 50);
+	s = &cfg->services[1];
+	assert_int_equal(s->svc.criticality, KMAGLEV_CRITICALITY_CRITICAL);
+	assert_true(KMG_HAS(&s->svc, KMAGLEV_A_SERVICE_CRITICALITY));
+	assert_int_equal(s->svc.overload, KMAGLEV_OVERLOAD_OFF);
+	assert_true(KMG_HAS(&s->svc, KMAGLEV_A_SERVICE_OVERLOAD));
+	assert_false(s->util.on);
+	assert_int_equal(s->util.shed_above, 0);
+	kmd_config_free(cfg);
+	load_ok(AGENT "    utilization: { target: 60 }\n", &cfg);
+	assert_int_equal(cfg->services[0].util.shed_above, 0);
+	kmd_config_free(cfg);
+}
+
 /* Every error of a file, not just the first; the shape pass stops before values are read. */
 static void test_many(void **state)
 {
@@ -974,7 +1108,8 @@ static void same_fields(const struct kmg_object *obj, const void *want, const vo
 		const struct kmg_field *f = &obj->fields[i];
 		const struct kmg_attr_desc *d = kmg_field_desc(obj, f);
 
-		if (f->flags & (KMG_FF_RO | KMG_FF_KEY) || !((present >> f->attr) & 1))
+		if (f->flags & (KMG_FF_RO | KMG_FF_KEY | KMG_FF_STATE) ||
+		    !((present >> f->attr) & 1))
 			continue;
 		if (!((*(const uint64_t *)got >> f->attr) & 1))
 			fail_msg("%s.%s: not present after loading", obj->name,
@@ -1019,7 +1154,20 @@ static void test_save_roundtrip(void **state)
 	kc.quota_action = KMAGLEV_QUOTA_ACTION_DROP;
 	kc.quota_max = 4096;
 	kc.quotas = 77;
-	kc.present = KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_RATE) | KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_BURST) |
+	kc.dscp_map[46] = 1 + KMAGLEV_CRITICALITY_CRITICAL_PLUS;
+	kc.dscp_map[5] = 1 + KMAGLEV_CRITICALITY_SHEDDABLE;
+	kc.shed_class = KMAGLEV_CRITICALITY_CRITICAL;
+	kc.shed_conn_fill = 95;
+	kc.shed_load_high = 900;
+	kc.shed_load_low = 600;
+	kc.load = 420;
+	kc.shedding = KMAGLEV_SHED_REASON_LOAD;
+	kc.present |= KMG_BIT(KMAGLEV_A_CONFIG_DSCP_MAP) | KMG_BIT(KMAGLEV_A_CONFIG_SHED_CLASS) |
+		      KMG_BIT(KMAGLEV_A_CONFIG_SHED_CONN_FILL) |
+		      KMG_BIT(KMAGLEV_A_CONFIG_SHED_LOAD_HIGH) |
+		      KMG_BIT(KMAGLEV_A_CONFIG_SHED_LOAD_LOW) | KMG_BIT(KMAGLEV_A_CONFIG_LOAD) |
+		      KMG_BIT(KMAGLEV_A_CONFIG_SHEDDING);
+	kc.present |= KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_RATE) | KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_BURST) |
 		     KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_PREFIX4) |
 		     KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_PREFIX6) |
 		     KMG_BIT(KMAGLEV_A_CONFIG_QUOTA_SCOPE) |
@@ -1047,6 +1195,8 @@ static void test_save_roundtrip(void **state)
 	svcs[0].window_ms = 120000;
 	svcs[0].max_conns = 9;
 	svcs[0].client_rate = 3;
+	svcs[0].criticality = KMAGLEV_CRITICALITY_SHEDDABLE_PLUS;
+	svcs[0].overload = KMAGLEV_OVERLOAD_ON;	/* the daemon's to set: not saved */
 	inet_pton(AF_INET, "192.0.2.7", &svcs[0].encap_src4);
 	inet_pton(AF_INET6, "2001:db8::7", &svcs[0].encap_src6);
 	svcs[0].id = 4;
@@ -1094,6 +1244,11 @@ static void test_save_roundtrip(void **state)
 	assert_null(strstr(o.buf, "conns: 5"));
 	assert_null(strstr(o.buf, "quotas"));
 	assert_non_null(strstr(o.buf, "  quota-scope: service\n  quota-action: drop\n"));
+	assert_non_null(strstr(o.buf, "  dscp-map: {5: sheddable, ef: critical-plus}\n"));
+	assert_null(strstr(o.buf, "load:"));
+	assert_null(strstr(o.buf, "shedding"));
+	assert_non_null(strstr(o.buf, "    criticality: sheddable-plus\n"));
+	assert_null(strstr(o.buf, "overload"));
 	assert_null(strstr(o.buf, "generation"));
 	assert_null(strstr(o.buf, "slots"));
 	assert_non_null(strstr(o.buf, "flags: [defrag, resched]\n"));
@@ -1106,7 +1261,9 @@ static void test_save_roundtrip(void **state)
 		fail_msg("the saved file does not load:\n%s\n%s", o.buf, errs);
 	free(errs);
 	assert_int_equal(cfg->kcfg.present, kc.present & ~(KMG_BIT(KMAGLEV_A_CONFIG_CONNS) |
-							   KMG_BIT(KMAGLEV_A_CONFIG_QUOTAS)));
+							   KMG_BIT(KMAGLEV_A_CONFIG_QUOTAS) |
+							   KMG_BIT(KMAGLEV_A_CONFIG_LOAD) |
+							   KMG_BIT(KMAGLEV_A_CONFIG_SHEDDING)));
 	same_fields(&kmg_obj_config, &kc, &cfg->kcfg);
 	assert_int_equal(cfg->nservices, 2);
 	for (i = 0; i < 2; i++) {
@@ -1256,8 +1413,9 @@ static int doc_file(const char *path, const struct stat *st, int type, struct FT
 }
 
 /*
- * Documentation/examples/kmaglev.yaml shows every settable key of config:, the quota settings
- * commented out at their defaults: uncommented they load, as exactly the kernel's defaults.
+ * Documentation/examples/kmaglev.yaml shows every settable key of config:, the quota and load
+ * shedding settings commented out at their defaults: uncommented they load, as exactly the
+ * kernel's defaults.
  */
 static void test_example_quota(void **state)
 {
@@ -1281,11 +1439,12 @@ static void test_example_quota(void **state)
 					 kmg_field_key(&kmg_obj_config, fd));
 		}
 	}
-	/* "  # quota-...: V  # comment" -> "  quota-...: V  # comment" */
+	/* "  # quota-...: V  # comment" -> "  quota-...: V  # comment"; shed-..., dscp-map too */
 	out = calloc(1, len + 1);
 	assert_non_null(out);
 	for (p = text, q = out; *p; ) {
-		if (!strncmp(p, "  # quota-", 10)) {
+		if (!strncmp(p, "  # quota-", 10) || !strncmp(p, "  # shed-", 9) ||
+		    !strncmp(p, "  # dscp-map: ", 14)) {
 			memcpy(q, "  ", 2);
 			q += 2;
 			p += 4;
@@ -1296,7 +1455,7 @@ static void test_example_quota(void **state)
 		q += i;
 		p += i;
 	}
-	assert_int_equal(n, 7);
+	assert_int_equal(n, 13);
 	load_ok(out, &cfg);
 	assert_int_equal(cfg->kcfg.quota_rate, 0);
 	assert_int_equal(cfg->kcfg.quota_burst, 0);
@@ -1306,6 +1465,15 @@ static void test_example_quota(void **state)
 	assert_int_equal(cfg->kcfg.quota_action, KMAGLEV_QUOTA_ACTION_DROP);
 	assert_int_equal(cfg->kcfg.quota_max, 65536);
 	assert_true(KMG_HAS(&cfg->kcfg, KMAGLEV_A_CONFIG_QUOTA_MAX));
+	assert_true(KMG_HAS(&cfg->kcfg, KMAGLEV_A_CONFIG_DSCP_MAP));
+	for (i = 0; i < KMAGLEV_DSCP_MAP_LEN; i++)
+		assert_int_equal(cfg->kcfg.dscp_map[i], 0);
+	assert_int_equal(cfg->kcfg.shed_class, KMAGLEV_CRITICALITY_SHEDDABLE);
+	assert_int_equal(cfg->kcfg.shed_conn_fill, 0);
+	assert_int_equal(cfg->kcfg.shed_new_rate, 0);
+	assert_int_equal(cfg->kcfg.shed_load_high, 0);
+	assert_int_equal(cfg->kcfg.shed_load_low, 0);
+	assert_true(KMG_HAS(&cfg->kcfg, KMAGLEV_A_CONFIG_SHED_LOAD_LOW));
 	kmd_config_free(cfg);
 	free(out);
 	free(text);
@@ -1326,6 +1494,7 @@ int main(void)
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_quota_settings),
+		cmocka_unit_test(test_shed_settings),
 		cmocka_unit_test(test_alias),
 		cmocka_unit_test(test_bgp_routes_mode),
 		cmocka_unit_test(test_bad),

@@ -318,7 +318,8 @@ static void test_too_long(void **state)
 static const char *status_reply =
 	"{\"ok\": true, \"config\": \"/etc/kmaglev/kmaglev.yaml\", \"draining\": false,"
 	" \"uptime-s\": 3725, \"services\": ["
-	" {\"service\": \"192.0.2.1:80/tcp\", \"id\": 3, \"healthy\": true, \"backends\": ["
+	" {\"service\": \"192.0.2.1:80/tcp\", \"id\": 3, \"healthy\": true, \"overload\": \"on\","
+	"  \"backends\": ["
 	"  {\"address\": \"10.1.0.1\", \"configured\": {\"weight\": 100, \"state\": \"up\"},"
 	"   \"health\": \"up\", \"utilization\": 85,"
 	"   \"kernel\": {\"id\": 4, \"weight\": 100, \"state\": \"up\"},"
@@ -330,7 +331,8 @@ static const char *status_reply =
 	"   \"health\": \"down\", \"kernel\": {\"id\": 5, \"weight\": 1, \"state\": \"down\"},"
 	"   \"checks\": [{\"name\": \"http\", \"state\": \"down\", \"result\": \"status 503\","
 	"                 \"latency-ms\": 12.5, \"transitions\": 1}]}]},"
-	" {\"service\": \"[2001:db8::80]:53/udp\", \"id\": 0, \"healthy\": false, \"backends\": ["
+	" {\"service\": \"[2001:db8::80]:53/udp\", \"id\": 0, \"healthy\": false,"
+	"  \"overload\": \"off\", \"backends\": ["
 	"  {\"address\": \"10.2.0.1\", \"configured\": {\"weight\": 5, \"state\": \"drain\"},"
 	"   \"health\": \"unknown\", \"kernel\": null, \"checks\": []}]}]}";
 
@@ -339,7 +341,7 @@ static void test_status_text(void **state)
 	const char *want =
 		"daemon config /etc/kmaglev/kmaglev.yaml uptime 1h2m5s\n"
 		"  BACKEND        CONFIGURED  HEALTH        KERNEL  CHECK        RESULT      LATENCY\n"
-		"service 192.0.2.1:80/tcp id 3 healthy\n"
+		"service 192.0.2.1:80/tcp id 3 healthy overloaded\n"
 		"  10.1.0.1       100 up      up, util 85%  100 up  http up      ok          1.25ms\n"
 		"                                                   tcp-8080 up  ok          0.30ms\n"
 		"  2001:db8::1:2  1 up        down          1 down  http down    status 503  12.50ms\n"
@@ -365,6 +367,46 @@ static void test_status_text(void **state)
 	assert_int_equal(strchr(tout_text(&o), '\n') - tout_text(&o), strlen(tout_text(&o)) - 1);
 	tout_close(&o);
 	json_object_put(reply);
+}
+
+/* The daemon's status of an overloaded service: "overload": "on", and "overloaded" in text. */
+static void test_status_overload(void **state)
+{
+	struct kmd_service conf[2] = { 0 };
+	struct kmd_svc svc[2] = { 0 };
+	struct json_object *reply, *s;
+	struct kmd d = { 0 };
+	struct kmg_ctx ctx = { 0 };
+	struct tout o;
+	int i;
+
+	d.loop = ev_loop_new(EVFLAG_AUTO);
+	assert_non_null(d.loop);
+	d.started = ev_now(d.loop);
+	d.cfg_path = "/etc/kmaglev/kmaglev.yaml";
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(kmg_parse_addr("192.0.2.1", &conf[i].svc.key.addr), 0);
+		conf[i].svc.key.port = 80 + i;
+		conf[i].svc.key.proto = IPPROTO_TCP;
+		svc[i].conf = &conf[i];
+		svc[i].healthy = true;
+	}
+	svc[1].overloaded = true;
+	d.svc = svc;
+	d.nsvc = 2;
+	reply = kmd_status_json(&d);
+	s = json_object_array_get_idx(json_object_object_get(reply, "services"), 0);
+	assert_string_equal(json_object_get_string(json_object_object_get(s, "overload")), "off");
+	s = json_object_array_get_idx(json_object_object_get(reply, "services"), 1);
+	assert_string_equal(json_object_get_string(json_object_object_get(s, "overload")), "on");
+	tout_open(&o);
+	ctx.out = o.f;
+	kmg_print_status(&ctx, reply);
+	assert_non_null(strstr(tout_text(&o), "\nservice 192.0.2.1:80/tcp healthy\n"
+			       "service 192.0.2.1:81/tcp healthy overloaded\n"));
+	tout_close(&o);
+	json_object_put(reply);
+	ev_loop_destroy(d.loop);
 }
 
 /* Option words of status and reload, and where the socket comes from. */
@@ -401,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_stale),
 		cmocka_unit_test(test_too_long),
 		cmocka_unit_test(test_status_text),
+		cmocka_unit_test(test_status_overload),
 		cmocka_unit_test(test_status_args),
 	};
 

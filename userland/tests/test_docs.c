@@ -639,6 +639,7 @@ struct gen {
 	int nw;
 	int pending;			/* glue of the next word: -1 its own */
 	int naddr;
+	int ndscp;
 	int depth;
 	const char *err;
 };
@@ -658,6 +659,7 @@ static const char *sample(const char *name, struct gen *g, char *buf, size_t len
 		{ "DEV", "eth0" },
 		{ "PRIME", "251" },
 		{ "PERCENT", "50" },
+		{ "PERMILLE", "500" },
 		{ "HEX32", "00112233445566778899aabbccddeeff" },
 		{ "NETNS", "kmaglev-test" },
 		{ "NAME", "kmaglevd" },
@@ -670,6 +672,12 @@ static const char *sample(const char *name, struct gen *g, char *buf, size_t len
 	if (!strcmp(name, "ADDR")) {
 		snprintf(buf, len, "10.0.0.%d", ++g->naddr);
 		return buf;
+	}
+	/* DSCPs: another each time, so that no map lists one twice; by name and by number */
+	if (!strcmp(name, "DSCP")) {
+		static const char *const dscps[] = { "ef", "cs1", "AF41", "10", "le", "63" };
+
+		return dscps[g->ndscp++ % KMG_ARRAY_SIZE(dscps)];
 	}
 	if (!strcmp(name, "FILE"))
 		return batch_path;
@@ -1178,6 +1186,9 @@ static void test_values_documented(void **state)
 		{ &kmg_enum_hook, "config" },
 		{ &kmg_enum_quota_scope, "config" },
 		{ &kmg_enum_quota_action, "config" },
+		{ &kmg_enum_criticality, "service" },
+		{ &kmg_enum_criticality, "config" },
+		{ &kmg_enum_overload, "service" },
 	};
 	static const uint8_t events[] = {
 		KMAGLEV_CMD_SERVICE_NEW_NTF, KMAGLEV_CMD_SERVICE_DEL_NTF,
@@ -1194,6 +1205,11 @@ static void test_values_documented(void **state)
 			if (!literal_in(enums[i].object, enums[i].e->names[k]))
 				fail_msg("value \"%s\" is in no usage line of \"%s\"",
 					 enums[i].e->names[k], enums[i].object);
+	/* read-only flags: their names in the page */
+	for (k = 0; k < kmg_enum_shed_reason.n; k++)
+		if (!has_word(fulltext, kmg_enum_shed_reason.names[k]))
+			fail_msg("shedding reason \"%s\" is not in kmaglev.8",
+				 kmg_enum_shed_reason.names[k]);
 	for (i = 0; i < KMG_ARRAY_SIZE(events); i++)
 		if (!has_word(fulltext, kmg_cmd_name(events[i])))
 			fail_msg("event \"%s\" is not in kmaglev.8", kmg_cmd_name(events[i]));

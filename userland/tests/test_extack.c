@@ -418,6 +418,46 @@ static void test_config_quota_path(void **state)
 	free(rq);
 }
 
+/*
+ * Load-shedding settings the kernel refuses against the values it has (a low mark not below
+ * its high one, a dscp-map byte it does not know): the path names the attribute.
+ */
+static void test_config_shed_path(void **state)
+{
+	char rp[4096];
+	struct targv t = targv("shed-load-low 900 dscp-map ef=critical");
+	void *rq = kmg_req_buf(NULL);
+	const struct nlattr *a;
+	struct kmg_config c;
+	struct nlmsghdr *req, *err;
+	struct kmg_nl nl = { 0 };
+
+	assert_int_equal(kmg_config_parse(t.argc, t.argv, &c), 0);
+	targv_free(&t);
+	kmg_config_req(rq, KMAGLEV_CMD_CONFIG_SET, &c, &req);
+	req->nlmsg_seq = SEQ;
+	a = nest_attr(top_attr(req, KMAGLEV_A_CONFIG), KMAGLEV_A_CONFIG_SHED_LOAD_LOW);
+	assert_non_null(a);
+	err = error_start(rp, req, -EINVAL, true);
+	mnl_attr_put_strz(err, NLMSGERR_ATTR_MSG, "config shed-load-low must be below shed-load-high");
+	mnl_attr_put_u32(err, NLMSGERR_ATTR_OFFS, (const char *)a - (const char *)req);
+	kmg_nl_reset_err(&nl);
+	assert_int_equal(kmg_nl_process(&nl, rp, err->nlmsg_len, SEQ, 0, NULL, NULL), -EINVAL);
+	assert_string_equal(errstr(&nl, req, -EINVAL),
+			    "Error: config shed-load-low must be below shed-load-high (attribute: config.shed-load-low)");
+
+	a = nest_attr(top_attr(req, KMAGLEV_A_CONFIG), KMAGLEV_A_CONFIG_DSCP_MAP);
+	assert_non_null(a);
+	err = error_start(rp, req, -EINVAL, true);
+	mnl_attr_put_strz(err, NLMSGERR_ATTR_MSG, "config dscp-map: a byte is above 4 (1 + sheddable)");
+	mnl_attr_put_u32(err, NLMSGERR_ATTR_OFFS, (const char *)a - (const char *)req);
+	kmg_nl_reset_err(&nl);
+	assert_int_equal(kmg_nl_process(&nl, rp, err->nlmsg_len, SEQ, 0, NULL, NULL), -EINVAL);
+	assert_string_equal(errstr(&nl, req, -EINVAL),
+			    "Error: config dscp-map: a byte is above 4 (1 + sheddable) (attribute: config.dscp-map)");
+	free(rq);
+}
+
 /* A dump part flagged NLM_F_DUMP_INTR: the flag is taken off so that the dump is read on. */
 static void test_dump_intr(void **state)
 {
@@ -450,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_big_request_refused),
 		cmocka_unit_test(test_config_path),
 		cmocka_unit_test(test_config_quota_path),
+		cmocka_unit_test(test_config_shed_path),
 	};
 
 	return cmocka_run_group_tests_name("extack", tests, NULL, NULL);

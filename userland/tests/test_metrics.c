@@ -307,6 +307,7 @@ static void test_promtool(void **state)
 	}
 	kernel_msgs(&l, be);
 	fake_init(&f, NULL);
+	f.svc.overloaded = true;
 	kmd_prom_init(&p);
 	assert_int_equal(kmd_metrics_render_kernel(&p, &l, &l.m[0].global), 0);
 	assert_int_equal(kmd_metrics_render_daemon(&f.d, &p), 0);
@@ -470,6 +471,90 @@ static void test_quota_counters(void **state)
 	kmd_prom_free(&p);
 }
 
+/* --- load shedding --------------------------------------------------------------------- */
+
+/* The netns' load, its signals by reason and their transitions; the shed- counters. */
+static void test_shed(void **state)
+{
+	struct kmg_global_stats g = { 0 };
+	struct kmg_msgs l = { 0 };
+	struct kmg_config c = { 0 };
+	struct kmd_prom p;
+	unsigned int t;
+
+	c.load = 417;
+	c.shedding = KMAGLEV_SHED_REASON_CONN_FILL | KMAGLEV_SHED_REASON_LOAD;
+	c.shed_transitions = 9;
+	c.present = KMG_BIT(KMAGLEV_A_CONFIG_LOAD) | KMG_BIT(KMAGLEV_A_CONFIG_SHEDDING) |
+		    KMG_BIT(KMAGLEV_A_CONFIG_SHED_TRANSITIONS);
+	kmd_prom_init(&p);
+	assert_int_equal(kmd_metrics_render_shed(&p, &c), 0);
+	assert_string_equal(p.buf,
+		"# HELP kmaglev_load The host's softirq load, smoothed, 0..1 (kernel; measured "
+		"while shed-load-high is set).\n"
+		"# TYPE kmaglev_load gauge\n"
+		"kmaglev_load 0.417\n"
+		"# HELP kmaglev_shedding Whether an overload signal of the network namespace is on "
+		"(1): its new flows of shed-class and below are shed (kernel).\n"
+		"# TYPE kmaglev_shedding gauge\n"
+		"kmaglev_shedding{reason=\"conn_fill\"} 1\n"
+		"kmaglev_shedding{reason=\"new_rate\"} 0\n"
+		"kmaglev_shedding{reason=\"load\"} 1\n"
+		"# HELP kmaglev_shed_transitions_total Times load shedding started or stopped "
+		"(kernel).\n"
+		"# TYPE kmaglev_shed_transitions_total counter\n"
+		"kmaglev_shed_transitions_total 9\n");
+	if (have_promtool())
+		promtool(p.buf);
+	kmd_prom_free(&p);
+
+	/* a kernel without load shedding reports none of it: nothing */
+	c.present = KMG_BIT(KMAGLEV_A_CONFIG_QUOTAS);
+	kmd_prom_init(&p);
+	assert_int_equal(kmd_metrics_render_shed(&p, &c), 0);
+	assert_true(!p.buf || !p.buf[0]);
+	kmd_prom_free(&p);
+
+	/* the shed- counters: netns-wide counters like every other, not drop reasons */
+	for (t = KMAGLEV_A_GLOBAL_STATS_SHED_CONN_FILL; t <= KMAGLEV_A_GLOBAL_STATS_SHED_UTIL;
+	     t++) {
+		KMG_SET(&g, t);
+		g.v[t] = 100 + t - KMAGLEV_A_GLOBAL_STATS_SHED_CONN_FILL;
+	}
+	kmd_prom_init(&p);
+	assert_int_equal(kmd_metrics_render_kernel(&p, &l, &g), 0);
+	must_have(p.buf, "# TYPE kmaglev_shed_conn_fill_total counter\n"
+		  "kmaglev_shed_conn_fill_total 100\n");
+	must_have(p.buf, "# TYPE kmaglev_shed_new_rate_total counter\n"
+		  "kmaglev_shed_new_rate_total 101\n");
+	must_have(p.buf, "# TYPE kmaglev_shed_load_total counter\nkmaglev_shed_load_total 102\n");
+	must_have(p.buf, "# TYPE kmaglev_shed_util_total counter\nkmaglev_shed_util_total 103\n");
+	assert_null(strstr(p.buf, "reason="));
+	if (have_promtool())
+		promtool(p.buf);
+	kmd_prom_free(&p);
+}
+
+/* A service the daemon has overloaded (utilization shed-above): 1, with the service's labels. */
+static void test_service_overloaded(void **state)
+{
+	struct kmd_prom p;
+	struct fake f;
+
+	fake_init(&f, NULL);
+	kmd_prom_init(&p);
+	assert_int_equal(kmd_metrics_render_daemon(&f.d, &p), 0);
+	must_have(p.buf, "# TYPE kmaglev_service_overloaded gauge\n"
+		  "kmaglev_service_overloaded{vip=\"192.0.2.1\",port=\"80\",proto=\"tcp\"} 0\n");
+	kmd_prom_free(&p);
+	f.svc.overloaded = true;
+	kmd_prom_init(&p);
+	assert_int_equal(kmd_metrics_render_daemon(&f.d, &p), 0);
+	must_have(p.buf, "kmaglev_service_overloaded{vip=\"192.0.2.1\",port=\"80\","
+		  "proto=\"tcp\"} 1\n");
+	kmd_prom_free(&p);
+}
+
 /* --- the HTTP server --------------------------------------------------------------------- */
 
 struct client {
@@ -617,6 +702,8 @@ int main(void)
 		cmocka_unit_test(test_daemon),
 		cmocka_unit_test(test_daemon_duplicate_check),
 		cmocka_unit_test(test_promtool),
+		cmocka_unit_test(test_shed),
+		cmocka_unit_test(test_service_overloaded),
 		cmocka_unit_test(test_http),
 	};
 

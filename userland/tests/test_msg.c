@@ -356,6 +356,126 @@ static void test_req_config_quota(void **state)
 	free(buf);
 }
 
+/* The load-shedding settings: dscp-map as its 64 bytes, the rest u32; read-only ones not sent. */
+static void test_req_config_shed(void **state)
+{
+	struct targv t = targv("dscp-map ef=critical-plus,cs1=sheddable,10=sheddable-plus "
+			       "shed-class sheddable-plus shed-conn-fill 90 shed-new-rate 50000 "
+			       "shed-load-high 850 shed-load-low 700");
+	uint8_t want[KMAGLEV_DSCP_MAP_LEN] = { 0 };
+	const struct nlattr *c, *a;
+	struct kmg_config cfg;
+	struct nlmsghdr *nlh;
+	void *buf = kmg_req_buf(NULL);
+	unsigned int n = 0;
+
+	assert_int_equal(kmg_config_parse(t.argc, t.argv, &cfg), 0);
+	targv_free(&t);
+	kmg_config_req(buf, KMAGLEV_CMD_CONFIG_SET, &cfg, &nlh);
+	c = top_attr(nlh, KMAGLEV_A_CONFIG);
+	assert_non_null(c);
+	mnl_attr_for_each_nested(a, c)
+		n++;
+	assert_int_equal(n, 6);
+	a = nest_attr(c, KMAGLEV_A_CONFIG_DSCP_MAP);
+	assert_non_null(a);
+	assert_int_equal(mnl_attr_get_payload_len(a), KMAGLEV_DSCP_MAP_LEN);
+	want[46] = 1 + KMAGLEV_CRITICALITY_CRITICAL_PLUS;
+	want[8] = 1 + KMAGLEV_CRITICALITY_SHEDDABLE;
+	want[10] = 1 + KMAGLEV_CRITICALITY_SHEDDABLE_PLUS;
+	assert_memory_equal(mnl_attr_get_payload(a), want, sizeof(want));
+	assert_int_equal(mnl_attr_get_u32(nest_attr(c, KMAGLEV_A_CONFIG_SHED_CLASS)),
+			 KMAGLEV_CRITICALITY_SHEDDABLE_PLUS);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(c, KMAGLEV_A_CONFIG_SHED_CONN_FILL)), 90);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(c, KMAGLEV_A_CONFIG_SHED_NEW_RATE)), 50000);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(c, KMAGLEV_A_CONFIG_SHED_LOAD_HIGH)), 850);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(c, KMAGLEV_A_CONFIG_SHED_LOAD_LOW)), 700);
+	assert_null(nest_attr(c, KMAGLEV_A_CONFIG_LOAD));
+	assert_null(nest_attr(c, KMAGLEV_A_CONFIG_SHEDDING));
+	assert_null(nest_attr(c, KMAGLEV_A_CONFIG_SHED_TRANSITIONS));
+	assert_true(mnl_nlmsg_ok(nlh, nlh->nlmsg_len));
+
+	/* "none" is 64 zero bytes, sent: it clears the kernel's map */
+	t = targv("dscp-map none");
+	assert_int_equal(kmg_config_parse(t.argc, t.argv, &cfg), 0);
+	targv_free(&t);
+	kmg_config_req(buf, KMAGLEV_CMD_CONFIG_SET, &cfg, &nlh);
+	a = nest_attr(top_attr(nlh, KMAGLEV_A_CONFIG), KMAGLEV_A_CONFIG_DSCP_MAP);
+	assert_non_null(a);
+	memset(want, 0, sizeof(want));
+	assert_int_equal(mnl_attr_get_payload_len(a), KMAGLEV_DSCP_MAP_LEN);
+	assert_memory_equal(mnl_attr_get_payload(a), want, sizeof(want));
+	free(buf);
+}
+
+/* service add: criticality and overload as u32 enums; only when given. */
+static void test_req_service_shed(void **state)
+{
+	const struct nlattr *svc;
+	struct kmg_service s;
+	struct nlmsghdr *nlh;
+	void *buf;
+
+	nlh = build_service("192.0.2.10:80 criticality sheddable-plus overload on", false,
+			    KMAGLEV_CMD_SERVICE_NEW, &buf, &s);
+	svc = top_attr(nlh, KMAGLEV_A_SERVICE);
+	assert_int_equal(mnl_attr_get_payload_len(nest_attr(svc, KMAGLEV_A_SERVICE_CRITICALITY)),
+			 4);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(svc, KMAGLEV_A_SERVICE_CRITICALITY)),
+			 KMAGLEV_CRITICALITY_SHEDDABLE_PLUS);
+	assert_int_equal(mnl_attr_get_u32(nest_attr(svc, KMAGLEV_A_SERVICE_OVERLOAD)),
+			 KMAGLEV_OVERLOAD_ON);
+	kmg_service_free(&s);
+	free(buf);
+	/* critical-plus is 0, and still sent; overload left out when not given */
+	nlh = build_service("id 3 criticality critical-plus", true, KMAGLEV_CMD_SERVICE_SET, &buf,
+			    &s);
+	svc = top_attr(nlh, KMAGLEV_A_SERVICE);
+	assert_non_null(nest_attr(svc, KMAGLEV_A_SERVICE_CRITICALITY));
+	assert_int_equal(mnl_attr_get_u32(nest_attr(svc, KMAGLEV_A_SERVICE_CRITICALITY)),
+			 KMAGLEV_CRITICALITY_CRITICAL_PLUS);
+	assert_null(nest_attr(svc, KMAGLEV_A_SERVICE_OVERLOAD));
+	kmg_service_free(&s);
+	free(buf);
+}
+
+/* A CONFIG_GET reply with the load-shedding state; a dscp-map of the wrong length is refused. */
+static void test_parse_config_shed(void **state)
+{
+	uint8_t map[KMAGLEV_DSCP_MAP_LEN] = { [46] = 1, [63] = 4 };
+	struct nlmsghdr *nlh;
+	struct nlattr *n;
+	struct kmg_msg m;
+	char buf[1024];
+
+	nlh = kmg_req_start(buf, KMAGLEV_CMD_CONFIG_GET, 0);
+	n = mnl_attr_nest_start(nlh, KMAGLEV_A_CONFIG);
+	mnl_attr_put(nlh, KMAGLEV_A_CONFIG_DSCP_MAP, sizeof(map), map);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_SHED_CLASS, KMAGLEV_CRITICALITY_SHEDDABLE);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_LOAD, 417);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_SHEDDING, KMAGLEV_SHED_REASON_CONN_FILL |
+			 KMAGLEV_SHED_REASON_LOAD);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_SHED_TRANSITIONS, 12);
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(kmg_msg_parse(nlh, &m), 0);
+	assert_true(KMG_HAS(&m.config, KMAGLEV_A_CONFIG_DSCP_MAP));
+	assert_memory_equal(m.config.dscp_map, map, sizeof(map));
+	assert_int_equal(m.config.shed_class, KMAGLEV_CRITICALITY_SHEDDABLE);
+	assert_int_equal(m.config.load, 417);
+	assert_int_equal(m.config.shedding, KMAGLEV_SHED_REASON_CONN_FILL |
+			 KMAGLEV_SHED_REASON_LOAD);
+	assert_int_equal(m.config.shed_transitions, 12);
+	assert_false(KMG_HAS(&m.config, KMAGLEV_A_CONFIG_SHED_LOAD_HIGH));
+	kmg_msg_free(&m);
+
+	nlh = kmg_req_start(buf, KMAGLEV_CMD_CONFIG_GET, 0);
+	n = mnl_attr_nest_start(nlh, KMAGLEV_A_CONFIG);
+	mnl_attr_put(nlh, KMAGLEV_A_CONFIG_DSCP_MAP, 32, map);
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(kmg_msg_parse(nlh, &m), -EBADMSG);
+	assert_string_equal(kmg_errmsg(), "malformed config.dscp-map attribute in kernel message");
+}
+
 /* A QUOTA_GET dump message: one bucket, its prefix by family, read-only counters. */
 static struct nlmsghdr *quota_msg(void *buf, const char *addr, uint8_t plen, int64_t svc,
 				  uint64_t accepted, uint64_t rejected)
@@ -661,6 +781,9 @@ int main(void)
 		cmocka_unit_test(test_req_config),
 		cmocka_unit_test(test_req_config_conn),
 		cmocka_unit_test(test_req_config_quota),
+		cmocka_unit_test(test_req_config_shed),
+		cmocka_unit_test(test_req_service_shed),
+		cmocka_unit_test(test_parse_config_shed),
 		cmocka_unit_test(test_parse_quota),
 		cmocka_unit_test(test_parse_global),
 		cmocka_unit_test(test_req_big),

@@ -6,6 +6,7 @@
  */
 #include "helpers.h"
 #include "lib/args.h"
+#include "lib/dscp.h"
 
 static int parse_service(const char *line, bool is_set, struct kmg_service *s)
 {
@@ -454,6 +455,256 @@ static void test_config_quota(void **state)
 		  "duplicate keyword \"quota-scope\"");
 }
 
+/* --- load shedding ----------------------------------------------------------------------- */
+
+/* Every DSCP prints as the map prints it and reads back as itself; names in any case. */
+static void test_dscp_names(void **state)
+{
+	static const struct {
+		const char *name;
+		int dscp;
+	} std[] = {
+		{ "cs0", 0 }, { "cs1", 8 }, { "cs2", 16 }, { "cs3", 24 }, { "cs4", 32 },
+		{ "cs5", 40 }, { "cs6", 48 }, { "cs7", 56 }, { "af11", 10 }, { "af12", 12 },
+		{ "af13", 14 }, { "af21", 18 }, { "af22", 20 }, { "af23", 22 }, { "af31", 26 },
+		{ "af32", 28 }, { "af33", 30 }, { "af41", 34 }, { "af42", 36 }, { "af43", 38 },
+		{ "ef", 46 }, { "le", 1 },
+	};
+	unsigned int i, named = 0;
+	char buf[8];
+
+	for (i = 0; i < KMG_ARRAY_SIZE(std); i++) {
+		assert_int_equal(kmg_dscp_value(std[i].name), std[i].dscp);
+		assert_string_equal(kmg_dscp_name(std[i].dscp), std[i].name);
+	}
+	for (i = 0; i < KMAGLEV_DSCP_MAP_LEN; i++) {
+		kmg_fmt_dscp(i, buf, sizeof(buf));
+		assert_int_equal(kmg_dscp_value(buf), i);
+		named += kmg_dscp_name(i) != NULL;
+		snprintf(buf, sizeof(buf), "%u", i);
+		assert_int_equal(kmg_dscp_value(buf), i);
+	}
+	assert_int_equal(named, KMG_ARRAY_SIZE(std));
+	assert_string_equal(kmg_fmt_dscp(5, buf, sizeof(buf)), "5");
+	assert_int_equal(kmg_dscp_value("EF"), 46);
+	assert_int_equal(kmg_dscp_value("Af41"), 34);
+	assert_int_equal(kmg_dscp_value("0x2e"), 46);
+	assert_int_equal(kmg_dscp_value("64"), -1);
+	assert_int_equal(kmg_dscp_value("-1"), -1);
+	assert_int_equal(kmg_dscp_value("af14"), -1);
+	assert_int_equal(kmg_dscp_value("cs8"), -1);
+	assert_int_equal(kmg_dscp_value(""), -1);
+	assert_null(kmg_dscp_class(0));
+	assert_string_equal(kmg_dscp_class(1), "critical-plus");
+	assert_string_equal(kmg_dscp_class(4), "sheddable");
+	assert_null(kmg_dscp_class(5));
+}
+
+/* The text form: parsed into the kernel's bytes, printed back sorted and by name. */
+static void test_dscp_map_text(void **state)
+{
+	uint8_t map[KMAGLEV_DSCP_MAP_LEN], back[KMAGLEV_DSCP_MAP_LEN];
+	char why[160], text[KMG_DSCP_MAP_TEXT_LEN];
+	unsigned int i;
+
+	assert_int_equal(kmg_parse_dscp_map("ef=critical-plus,cs1=sheddable,10=sheddable-plus",
+					    map, why, sizeof(why)), 0);
+	for (i = 0; i < KMAGLEV_DSCP_MAP_LEN; i++)
+		assert_int_equal(map[i], i == 46 ? 1 + KMAGLEV_CRITICALITY_CRITICAL_PLUS :
+				 i == 8 ? 1 + KMAGLEV_CRITICALITY_SHEDDABLE :
+				 i == 10 ? 1 + KMAGLEV_CRITICALITY_SHEDDABLE_PLUS : 0);
+	/* ascending DSCP, the standard name where there is one */
+	assert_string_equal(kmg_fmt_dscp_map(map, text, sizeof(text)),
+			    "cs1=sheddable,af11=sheddable-plus,ef=critical-plus");
+	assert_int_equal(kmg_parse_dscp_map(text, back, why, sizeof(why)), 0);
+	assert_memory_equal(map, back, sizeof(map));
+
+	/* none, and the empty map printed */
+	assert_int_equal(kmg_parse_dscp_map("none", map, why, sizeof(why)), 0);
+	for (i = 0; i < KMAGLEV_DSCP_MAP_LEN; i++)
+		assert_int_equal(map[i], 0);
+	assert_string_equal(kmg_fmt_dscp_map(map, text, sizeof(text)), "none");
+
+	/* every DSCP, every class: the longest text fits and reads back */
+	for (i = 0; i < KMAGLEV_DSCP_MAP_LEN; i++)
+		map[i] = 1 + (i * 7 + 3) % 4;
+	map[10] = 1 + KMAGLEV_CRITICALITY_SHEDDABLE_PLUS;
+	kmg_fmt_dscp_map(map, text, sizeof(text));
+	assert_true(strlen(text) < sizeof(text) - 1);
+	assert_non_null(strstr(text, "cs0="));
+	assert_non_null(strstr(text, ",63="));
+	assert_int_equal(kmg_parse_dscp_map(text, back, why, sizeof(why)), 0);
+	assert_memory_equal(map, back, sizeof(map));
+	/* a class this program does not know prints as its number */
+	map[0] = 9;
+	assert_non_null(strstr(kmg_fmt_dscp_map(map, text, sizeof(text)), "cs0=8,"));
+
+	/* errors name the entry; the map is left as it was */
+	memset(map, 0, sizeof(map));
+	assert_int_equal(kmg_parse_dscp_map("ef=critical,xx=sheddable", map, why, sizeof(why)),
+			 -EINVAL);
+	assert_string_equal(why, "unknown DSCP \"xx\" (0..63, cs0..cs7, af11..af43, ef or le)");
+	assert_int_equal(map[46], 0);
+	assert_int_equal(kmg_parse_dscp_map("ef=critical,46=sheddable", map, why, sizeof(why)),
+			 -EINVAL);
+	assert_string_equal(why, "DSCP 46 (ef) listed twice");
+	assert_int_equal(kmg_parse_dscp_map("5=critical,0x5=sheddable", map, why, sizeof(why)),
+			 -EINVAL);
+	assert_string_equal(why, "DSCP 5 listed twice");
+	assert_int_equal(kmg_parse_dscp_map("ef=low", map, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "unknown class \"low\" for DSCP ef (critical-plus, critical, "
+			    "sheddable-plus or sheddable)");
+	assert_int_equal(kmg_parse_dscp_map("ef=", map, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "unknown class \"\" for DSCP ef (critical-plus, critical, "
+			    "sheddable-plus or sheddable)");
+	assert_int_equal(kmg_parse_dscp_map("ef", map, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "\"ef\" is not DSCP=CLASS");
+	assert_int_equal(kmg_parse_dscp_map("=critical", map, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "unknown DSCP \"\" (0..63, cs0..cs7, af11..af43, ef or le)");
+	assert_int_equal(kmg_parse_dscp_map("ef=critical,", map, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "an empty entry (expected DSCP=CLASS[,DSCP=CLASS...])");
+	assert_int_equal(kmg_parse_dscp_map("", map, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "expected DSCP=CLASS[,DSCP=CLASS...] or none");
+	assert_int_equal(kmg_parse_dscp_map("none,ef=critical", map, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "\"none\" is not DSCP=CLASS");
+	for (i = 0; i < KMAGLEV_DSCP_MAP_LEN; i++)
+		assert_int_equal(map[i], 0);
+}
+
+/* config set: the load-shedding settings, their ranges, the two load marks in order. */
+static void test_config_shed(void **state)
+{
+	struct kmg_config c;
+	struct targv t = targv("dscp-map EF=critical-plus,cs1=sheddable shed-class sheddable-plus "
+			       "shed-conn-fill 100 shed-new-rate 4294967295 shed-load-high 1000 "
+			       "shed-load-low 999");
+
+	assert_int_equal(kmg_config_parse(t.argc, t.argv, &c), 0);
+	targv_free(&t);
+	assert_int_equal(c.dscp_map[46], 1 + KMAGLEV_CRITICALITY_CRITICAL_PLUS);
+	assert_int_equal(c.dscp_map[8], 1 + KMAGLEV_CRITICALITY_SHEDDABLE);
+	assert_int_equal(c.dscp_map[0], 0);
+	assert_int_equal(c.shed_class, KMAGLEV_CRITICALITY_SHEDDABLE_PLUS);
+	assert_int_equal(c.shed_conn_fill, 100);
+	assert_int_equal(c.shed_new_rate, UINT32_MAX);
+	assert_int_equal(c.shed_load_high, 1000);
+	assert_int_equal(c.shed_load_low, 999);
+	assert_int_equal(c.present, KMG_BIT(KMAGLEV_A_CONFIG_DSCP_MAP) |
+			 KMG_BIT(KMAGLEV_A_CONFIG_SHED_CLASS) |
+			 KMG_BIT(KMAGLEV_A_CONFIG_SHED_CONN_FILL) |
+			 KMG_BIT(KMAGLEV_A_CONFIG_SHED_NEW_RATE) |
+			 KMG_BIT(KMAGLEV_A_CONFIG_SHED_LOAD_HIGH) |
+			 KMG_BIT(KMAGLEV_A_CONFIG_SHED_LOAD_LOW));
+
+	/* the other ends: none, every signal off; a low mark with the high one off is fine */
+	t = targv("dscp-map none shed-class critical-plus shed-conn-fill 0 shed-new-rate 0 "
+		  "shed-load-high 0 shed-load-low 1000");
+	assert_int_equal(kmg_config_parse(t.argc, t.argv, &c), 0);
+	targv_free(&t);
+	assert_true(KMG_HAS(&c, KMAGLEV_A_CONFIG_DSCP_MAP));
+	assert_int_equal(c.dscp_map[46], 0);
+	assert_int_equal(c.shed_class, KMAGLEV_CRITICALITY_CRITICAL_PLUS);
+	assert_int_equal(c.shed_load_low, 1000);
+	/* each mark alone: the kernel compares with the other it has */
+	t = targv("shed-load-low 900");
+	assert_int_equal(kmg_config_parse(t.argc, t.argv, &c), 0);
+	targv_free(&t);
+	t = targv("shed-load-high 800 shed-load-low 0");
+	assert_int_equal(kmg_config_parse(t.argc, t.argv, &c), 0);
+	targv_free(&t);
+
+	/* unique prefixes */
+	t = targv("dscp ef=sheddable shed-cl sheddable shed-co 5 shed-n 6 shed-load-h 7");
+	assert_int_equal(kmg_config_parse(t.argc, t.argv, &c), 0);
+	targv_free(&t);
+	assert_int_equal(c.dscp_map[46], 1 + KMAGLEV_CRITICALITY_SHEDDABLE);
+	assert_int_equal(c.shed_conn_fill, 5);
+	assert_int_equal(c.shed_new_rate, 6);
+	assert_int_equal(c.shed_load_high, 7);
+
+	run_fails("config set dscp-map xx=critical", KMG_EUSAGE,
+		  "invalid dscp-map: unknown DSCP \"xx\" (0..63, cs0..cs7, af11..af43, ef or le)");
+	run_fails("config set dscp-map ef=critical,46=sheddable", KMG_EUSAGE,
+		  "invalid dscp-map: DSCP 46 (ef) listed twice");
+	run_fails("config set dscp-map 64=critical", KMG_EUSAGE,
+		  "invalid dscp-map: unknown DSCP \"64\" (0..63, cs0..cs7, af11..af43, ef or le)");
+	run_fails("config set dscp-map ef=important", KMG_EUSAGE,
+		  "invalid dscp-map: unknown class \"important\" for DSCP ef (critical-plus, "
+		  "critical, sheddable-plus or sheddable)");
+	run_fails("config set dscp-map ef:critical", KMG_EUSAGE,
+		  "invalid dscp-map: \"ef:critical\" is not DSCP=CLASS");
+	run_fails("config set dscp-map", KMG_EUSAGE, "missing value after \"dscp-map\"");
+	run_fails("config set dscp-map none dscp-map none", KMG_EUSAGE,
+		  "duplicate keyword \"dscp-map\"");
+	run_fails("config set shed-class best-effort", KMG_EUSAGE,
+		  "invalid shed-class \"best-effort\": must be critical-plus, critical, "
+		  "sheddable-plus or sheddable");
+	run_fails("config set shed-class 3", KMG_EUSAGE,
+		  "invalid shed-class \"3\": must be critical-plus, critical, sheddable-plus or "
+		  "sheddable");
+	run_fails("config set shed-conn-fill 101", KMG_EUSAGE,
+		  "invalid shed-conn-fill \"101\": must be 0..100");
+	run_fails("config set shed-new-rate 4294967296", KMG_EUSAGE,
+		  "invalid shed-new-rate \"4294967296\": must be 0..4294967295");
+	run_fails("config set shed-load-high 1001", KMG_EUSAGE,
+		  "invalid shed-load-high \"1001\": must be 0..1000");
+	run_fails("config set shed-load-low 85%", KMG_EUSAGE,
+		  "invalid shed-load-low \"85%\": must be 0..1000");
+	run_fails("config set shed-load-high 800 shed-load-low 800", KMG_EUSAGE,
+		  "invalid shed-load-low \"800\": must be below shed-load-high (800)");
+	run_fails("config set shed-load-low 900 shed-load-high 850", KMG_EUSAGE,
+		  "invalid shed-load-low \"900\": must be below shed-load-high (850)");
+	run_fails("config set load 5", KMG_EUSAGE,
+		  "load is read-only (shown by \"kmaglev config show\")");
+	run_fails("config set shedding none", KMG_EUSAGE,
+		  "shedding is read-only (shown by \"kmaglev config show\")");
+	run_fails("config set shed-transitions 0", KMG_EUSAGE,
+		  "shed-transitions is read-only (shown by \"kmaglev config show\")");
+	run_fails("config set shed 1", KMG_EUSAGE, "ambiguous keyword \"shed\" in config set");
+	run_fails("config set shed-load 1", KMG_EUSAGE,
+		  "ambiguous keyword \"shed-load\" in config set");
+}
+
+/* service add/set: criticality and overload by name; c and o are no longer unique. */
+static void test_service_shed(void **state)
+{
+	struct kmg_service s;
+
+	assert_int_equal(parse_service("192.0.2.10:80 criticality sheddable overload on", false,
+				       &s), 0);
+	assert_true(KMG_HAS(&s, KMAGLEV_A_SERVICE_CRITICALITY));
+	assert_int_equal(s.criticality, KMAGLEV_CRITICALITY_SHEDDABLE);
+	assert_true(KMG_HAS(&s, KMAGLEV_A_SERVICE_OVERLOAD));
+	assert_int_equal(s.overload, KMAGLEV_OVERLOAD_ON);
+	kmg_service_free(&s);
+	/* set: one of them is a change; prefixes */
+	assert_int_equal(parse_service("192.0.2.10:80 ov off", true, &s), 0);
+	assert_int_equal(s.overload, KMAGLEV_OVERLOAD_OFF);
+	assert_false(KMG_HAS(&s, KMAGLEV_A_SERVICE_CRITICALITY));
+	kmg_service_free(&s);
+	assert_int_equal(parse_service("id 4 cr critical-plus", true, &s), 0);
+	assert_int_equal(s.criticality, KMAGLEV_CRITICALITY_CRITICAL_PLUS);
+	assert_false(KMG_HAS(&s, KMAGLEV_A_SERVICE_OVERLOAD));
+	kmg_service_free(&s);
+
+	run_fails("service add 192.0.2.10:80 criticality high", KMG_EUSAGE,
+		  "invalid criticality \"high\": must be critical-plus, critical, sheddable-plus "
+		  "or sheddable");
+	run_fails("service add 192.0.2.10:80 criticality 1", KMG_EUSAGE,
+		  "invalid criticality \"1\": must be critical-plus, critical, sheddable-plus or "
+		  "sheddable");
+	run_fails("service set 192.0.2.10:80 overload yes", KMG_EUSAGE,
+		  "invalid overload \"yes\": must be off or on");
+	run_fails("service set 192.0.2.10:80 overload", KMG_EUSAGE,
+		  "missing value after \"overload\"");
+	run_fails("service set 192.0.2.10:80 overload on overload off", KMG_EUSAGE,
+		  "duplicate keyword \"overload\"");
+	run_fails("service set 192.0.2.10:80 c 5", KMG_EUSAGE,
+		  "ambiguous keyword \"c\" in service set");
+	run_fails("service set 192.0.2.10:80 o x", KMG_EUSAGE,
+		  "ambiguous keyword \"o\" in service set");
+}
+
 /* "quota show [top N]": top in full, once, 1 or more; nothing else. */
 static void test_quota_args(void **state)
 {
@@ -568,6 +819,10 @@ int main(void)
 		cmocka_unit_test(test_config_conn),
 		cmocka_unit_test(test_config_quota),
 		cmocka_unit_test(test_quota_args),
+		cmocka_unit_test(test_dscp_names),
+		cmocka_unit_test(test_dscp_map_text),
+		cmocka_unit_test(test_config_shed),
+		cmocka_unit_test(test_service_shed),
 		cmocka_unit_test(test_seconds),
 		cmocka_unit_test(test_other_objects),
 		cmocka_unit_test(test_help),

@@ -538,6 +538,253 @@ static void test_config_quota(void **state)
 	kmd_plan_free(&p);
 }
 
+/* --- overload from utilization (shed-above) ------------------------------------------------ */
+
+/* On at shed-above (every backend there), off below shed-above - KMD_SHED_HYST; never without. */
+static void test_util_overloaded(void **state)
+{
+	struct kmd_util u = { .on = true, .target = 70, .min_weight = 50, .shed_above = 90 };
+	static const struct {
+		bool was;
+		int min;
+		bool now;
+	} cases[] = {
+		{ false, -1, false }, { false, 0, false }, { false, 89, false }, { false, 90, true },
+		{ false, 100, true }, { true, 100, true }, { true, 90, true }, { true, 86, true },
+		{ true, 85, true }, { true, 84, false }, { true, 0, false }, { true, -1, false },
+	};
+	unsigned int i;
+
+	for (i = 0; i < KMG_ARRAY_SIZE(cases); i++)
+		if (kmd_util_overloaded(&u, cases[i].was, cases[i].min) != cases[i].now)
+			fail_msg("was %d, lowest %d%%: want %d", cases[i].was, cases[i].min,
+				 cases[i].now);
+	/* 100 and 1..5: the hysteresis stops at the ends */
+	u.shed_above = 100;
+	assert_false(kmd_util_overloaded(&u, false, 99));
+	assert_true(kmd_util_overloaded(&u, false, 100));
+	assert_true(kmd_util_overloaded(&u, true, 95));
+	assert_false(kmd_util_overloaded(&u, true, 94));
+	u.shed_above = 3;
+	assert_true(kmd_util_overloaded(&u, false, 3));
+	assert_true(kmd_util_overloaded(&u, true, 0));
+	/* without shed-above, or without the block: never */
+	u.shed_above = 0;
+	assert_false(kmd_util_overloaded(&u, false, 100));
+	assert_false(kmd_util_overloaded(&u, true, 100));
+	u.shed_above = 90;
+	u.on = false;
+	assert_false(kmd_util_overloaded(&u, true, 100));
+}
+
+static void set_utils(struct world *w, int a, int b, int c)
+{
+	w->sv[0].be[0].util = a;
+	w->sv[0].be[1].util = b;
+	w->sv[0].be[2].util = c;
+}
+
+/*
+ * The service's overload from its backends: the lowest utilization among those that serve,
+ * with hysteresis; drained, down and silent backends do not count; nothing moves while an
+ * agent has not answered.
+ */
+static void test_svc_overload(void **state)
+{
+	struct kmd_svc *s;
+	struct world w;
+
+	mk_world(&w, 1);
+	s = &w.sv[0];
+	w.cs[0].util = (struct kmd_util){ .on = true, .target = 70, .min_weight = 50,
+					  .shed_above = 90 };
+	set_utils(&w, 95, 92, 89);
+	assert_false(kmd_svc_overload_update(s));		/* one has room */
+	assert_false(s->overloaded);
+	set_utils(&w, 95, 92, 90);
+	assert_true(kmd_svc_overload_update(s));		/* every one at 90 or more */
+	assert_true(s->overloaded);
+	assert_false(kmd_svc_overload_update(s));		/* a change only once */
+	set_utils(&w, 95, 85, 99);
+	assert_false(kmd_svc_overload_update(s));		/* 85: within the hysteresis */
+	assert_true(s->overloaded);
+	set_utils(&w, 95, 84, 99);
+	assert_true(kmd_svc_overload_update(s));		/* below 85: off */
+	assert_false(s->overloaded);
+	set_utils(&w, 88, 88, 88);
+	assert_false(kmd_svc_overload_update(s));		/* off stays off until 90 */
+
+	/* those that do not serve do not count: drained (by the file or the agent), down */
+	set_utils(&w, 95, 10, 20);
+	w.sv[0].be[1].admin = KMAGLEV_BACKEND_STATE_DRAIN;
+	w.sv[0].be[2].health = KMD_HEALTH_DOWN;
+	assert_true(kmd_svc_overload_update(s));
+	assert_true(s->overloaded);
+	w.sv[0].be[1].admin = -1;
+	w.cs[0].backends[1].be.state = KMAGLEV_BACKEND_STATE_DRAIN;
+	assert_false(kmd_svc_overload_update(s));
+	w.cs[0].backends[1].be.state = KMAGLEV_BACKEND_STATE_UP;
+	assert_true(kmd_svc_overload_update(s));		/* b2 serves again, at 10% */
+	assert_false(s->overloaded);
+	/* a backend without a report does not count; none left: off */
+	w.sv[0].be[2].health = KMD_HEALTH_UP;
+	set_utils(&w, 95, -1, 91);
+	assert_true(kmd_svc_overload_update(s));
+	assert_true(s->overloaded);
+	w.sv[0].be[0].health = KMD_HEALTH_UNKNOWN;
+	w.sv[0].be[2].util = -1;
+	assert_true(kmd_svc_overload_update(s));
+	assert_false(s->overloaded);
+	w.sv[0].be[0].health = KMD_HEALTH_UP;
+
+	/* an agent not heard yet: the state stands, whichever it is */
+	set_utils(&w, 95, 95, 95);
+	w.sv[0].be[2].util_pending = true;
+	assert_false(kmd_svc_overload_update(s));
+	assert_false(s->overloaded);
+	s->overloaded = true;
+	set_utils(&w, 10, 10, -1);
+	assert_false(kmd_svc_overload_update(s));
+	assert_true(s->overloaded);
+	/* ... unless that backend does not serve */
+	w.sv[0].be[2].health = KMD_HEALTH_DOWN;
+	assert_true(kmd_svc_overload_update(s));
+	assert_false(s->overloaded);
+	w.sv[0].be[2].util_pending = false;
+	w.sv[0].be[2].health = KMD_HEALTH_UP;
+
+	/* without shed-above: never, and an overload goes */
+	set_utils(&w, 100, 100, 100);
+	w.cs[0].util.shed_above = 0;
+	assert_false(kmd_svc_overload_update(s));
+	s->overloaded = true;
+	assert_true(kmd_svc_overload_update(s));
+	assert_false(s->overloaded);
+	free_world(&w);
+}
+
+/*
+ * The kernel's overload: wanted as the daemon decides, off without shed-above; a change is one
+ * service-set with the attribute changed, no change is nothing.
+ */
+static void test_overload_plan(void **state)
+{
+	struct kmg_service want;
+	struct kmg_msgs k;
+	struct kmd_plan p;
+	struct world w;
+
+	mk_world(&w, 2);
+	assert_int_equal(kmd_want_service(&w.sv[0], &w.cfg, &want), 0);
+	assert_true(KMG_HAS(&want, KMAGLEV_A_SERVICE_OVERLOAD));
+	assert_int_equal(want.overload, KMAGLEV_OVERLOAD_OFF);
+	free(want.be);
+	settled(&w, &k);
+	assert_int_equal(plan_of(&w, &k, &p), 0);
+
+	w.sv[1].overloaded = true;
+	assert_int_equal(plan_of(&w, &k, &p), 1);
+	assert_int_equal(p.ops[0].cmd, KMAGLEV_CMD_SERVICE_SET);
+	assert_int_equal(p.ops[0].svc.key.port, 81);
+	assert_string_equal(p.ops[0].why, "overload changed");
+	assert_true(KMG_HAS(&p.ops[0].svc, KMAGLEV_A_SERVICE_OVERLOAD));
+	assert_int_equal(p.ops[0].svc.overload, KMAGLEV_OVERLOAD_ON);
+	assert_int_equal(p.ops[0].svc.nbe, 3);		/* the backends as they were */
+	kmd_plan_free(&p);
+	free_kernel(&k);
+	settled(&w, &k);
+	assert_int_equal(k.m[1].svc.overload, KMAGLEV_OVERLOAD_ON);
+	assert_int_equal(plan_of(&w, &k, &p), 0);
+
+	/* someone turns it on by hand where the daemon wants it off: put back */
+	k.m[0].svc.overload = KMAGLEV_OVERLOAD_ON;
+	assert_int_equal(plan_of(&w, &k, &p), 1);
+	assert_int_equal(p.ops[0].svc.key.port, 80);
+	assert_int_equal(p.ops[0].svc.overload, KMAGLEV_OVERLOAD_OFF);
+	assert_string_equal(p.ops[0].why, "overload changed");
+	kmd_plan_free(&p);
+	free_kernel(&k);
+	free_world(&w);
+}
+
+/* Start: the kernel's overload, with shed-above only; reload: the previous state's. */
+static void test_overload_adopt(void **state)
+{
+	struct kmd_svc *sv, *sv2;
+	unsigned int n, n2;
+	struct kmg_msgs k;
+	struct world w;
+
+	mk_world(&w, 2);
+	w.sv[0].overloaded = w.sv[1].overloaded = true;
+	settled(&w, &k);
+	w.cs[0].util = (struct kmd_util){ .on = true, .target = 70, .min_weight = 50,
+					  .shed_above = 90 };
+	assert_int_equal(kmd_state_build(&w.d, &w.cfg, &k, NULL, 0, &sv, &n), 0);
+	assert_true(sv[0].overloaded);
+	assert_false(sv[1].overloaded);			/* no shed-above: off */
+	/* a reload: the previous state's, not the kernel's */
+	sv[0].overloaded = false;
+	assert_int_equal(kmd_state_build(&w.d, &w.cfg, &k, sv, n, &sv2, &n2), 0);
+	assert_false(sv2[0].overloaded);
+	kmd_state_free(sv2, n2);
+	sv[0].overloaded = true;
+	k.m[0].svc.overload = KMAGLEV_OVERLOAD_OFF;
+	assert_int_equal(kmd_state_build(&w.d, &w.cfg, &k, sv, n, &sv2, &n2), 0);
+	assert_true(sv2[0].overloaded);
+	kmd_state_free(sv2, n2);
+	/* shed-above taken out by the reload: off */
+	w.cs[0].util.shed_above = 0;
+	assert_int_equal(kmd_state_build(&w.d, &w.cfg, &k, sv, n, &sv2, &n2), 0);
+	assert_false(sv2[0].overloaded);
+	kmd_state_free(sv2, n2);
+	kmd_state_free(sv, n);
+	free_kernel(&k);
+	free_world(&w);
+}
+
+/*
+ * The load-shedding settings: a dscp-map compared byte by byte, set only when one the config
+ * names differs; the kernel's load, shedding and transitions never cause a set.
+ */
+static void test_config_shed(void **state)
+{
+	struct kmg_config want = { 0 }, have;
+	struct kmg_msgs k = { 0 };
+	struct kmd_plan p = { 0 };
+
+	want.dscp_map[46] = 1 + KMAGLEV_CRITICALITY_CRITICAL_PLUS;
+	want.shed_class = KMAGLEV_CRITICALITY_SHEDDABLE_PLUS;
+	want.present = KMG_BIT(KMAGLEV_A_CONFIG_DSCP_MAP) | KMG_BIT(KMAGLEV_A_CONFIG_SHED_CLASS);
+	have = want;
+	have.load = 900;
+	have.shedding = KMAGLEV_SHED_REASON_LOAD;
+	have.shed_transitions = 3;
+	have.shed_load_high = 800;
+	have.present |= KMG_BIT(KMAGLEV_A_CONFIG_LOAD) | KMG_BIT(KMAGLEV_A_CONFIG_SHEDDING) |
+			KMG_BIT(KMAGLEV_A_CONFIG_SHED_TRANSITIONS) |
+			KMG_BIT(KMAGLEV_A_CONFIG_SHED_LOAD_HIGH);
+	assert_int_equal(kmd_plan(NULL, 0, NULL, &want, &k, &have, OWNER, &p), 0);
+	assert_int_equal(p.n, 0);
+	/* one byte of the map */
+	have.dscp_map[8] = 1 + KMAGLEV_CRITICALITY_SHEDDABLE;
+	assert_int_equal(kmd_plan(NULL, 0, NULL, &want, &k, &have, OWNER, &p), 0);
+	assert_int_equal(p.n, 1);
+	assert_int_equal(p.ops[0].cmd, KMAGLEV_CMD_CONFIG_SET);
+	assert_string_equal(p.ops[0].why, "dscp-map changed");
+	assert_int_equal(p.ops[0].cfg.present, want.present);
+	assert_int_equal(p.ops[0].cfg.dscp_map[8], 0);
+	kmd_plan_free(&p);
+	/* an empty map wanted, the kernel's not: set */
+	memset(want.dscp_map, 0, sizeof(want.dscp_map));
+	memset(have.dscp_map, 0, sizeof(have.dscp_map));
+	have.shed_class = KMAGLEV_CRITICALITY_SHEDDABLE;
+	assert_int_equal(kmd_plan(NULL, 0, NULL, &want, &k, &have, OWNER, &p), 0);
+	assert_int_equal(p.n, 1);
+	assert_string_equal(p.ops[0].why, "shed-class changed");
+	kmd_plan_free(&p);
+}
+
 /* Start: health from what the kernel does; reload: from the previous state. */
 static void test_adopt(void **state)
 {
@@ -689,6 +936,11 @@ int main(void)
 		cmocka_unit_test(test_ownership),
 		cmocka_unit_test(test_config_named_settings_only),
 		cmocka_unit_test(test_config_quota),
+		cmocka_unit_test(test_config_shed),
+		cmocka_unit_test(test_util_overloaded),
+		cmocka_unit_test(test_svc_overload),
+		cmocka_unit_test(test_overload_plan),
+		cmocka_unit_test(test_overload_adopt),
 		cmocka_unit_test(test_adopt),
 		cmocka_unit_test(test_order_keep_gre),
 	};

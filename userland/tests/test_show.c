@@ -51,6 +51,8 @@ static struct nlmsghdr *service_reply(void *buf, uint8_t cmd)
 	mnl_attr_put_u32(nlh, KMAGLEV_A_SERVICE_WINDOW_MS, 30000);
 	mnl_attr_put_u32(nlh, KMAGLEV_A_SERVICE_MAX_CONNS, 0);
 	mnl_attr_put_u32(nlh, KMAGLEV_A_SERVICE_CLIENT_RATE, 0);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_SERVICE_CRITICALITY, KMAGLEV_CRITICALITY_CRITICAL);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_SERVICE_OVERLOAD, KMAGLEV_OVERLOAD_OFF);
 	mnl_attr_put_u32(nlh, KMAGLEV_A_SERVICE_GENERATION, 3);
 	mnl_attr_put_u32(nlh, KMAGLEV_A_SERVICE_BACKENDS, 3);
 	mnl_attr_put_u64(nlh, KMAGLEV_A_SERVICE_TABLE_BYTES, 131074);
@@ -125,15 +127,19 @@ static struct nlmsghdr *table_reply(void *buf, uint8_t cmd)
 	return nlh;
 }
 
-/* CONFIG_GET reply with every attribute. */
+/* CONFIG_GET reply with every attribute: 100 + its type, a dscp-map of ef and cs1. */
 static struct nlmsghdr *config_reply(void *buf)
 {
 	struct nlmsghdr *nlh = kmg_req_start(buf, KMAGLEV_CMD_CONFIG_GET, 0);
 	struct nlattr *n = mnl_attr_nest_start(nlh, KMAGLEV_A_CONFIG);
+	uint8_t map[KMAGLEV_DSCP_MAP_LEN] = { [46] = 1, [8] = 4 };
 	uint16_t t;
 
 	for (t = 1; t <= KMAGLEV_A_CONFIG_MAX; t++)
-		mnl_attr_put_u32(nlh, t, 100 + t);
+		if (t == KMAGLEV_A_CONFIG_DSCP_MAP)
+			mnl_attr_put(nlh, t, sizeof(map), map);
+		else
+			mnl_attr_put_u32(nlh, t, 100 + t);
 	mnl_attr_nest_end(nlh, n);
 	return nlh;
 }
@@ -212,6 +218,20 @@ static void text_keys(const char *text, struct keys *ks)
 	free(copy);
 }
 
+/* Is JSON member @k a field whose value is an array or an object (flags, dscp-map)? */
+static bool value_container(const char *k)
+{
+	static const struct kmg_object *const objs[] = { &kmg_obj_service, &kmg_obj_config };
+	unsigned int i, f;
+
+	for (i = 0; i < KMG_ARRAY_SIZE(objs); i++)
+		for (f = 0; f < objs[i]->n; f++)
+			if (!strcmp(k, kmg_field_key(objs[i], &objs[i]->fields[f])))
+				return objs[i]->fields[f].fmt == KMG_FMT_FLAGS ||
+				       objs[i]->fields[f].fmt == KMG_FMT_DSCP_MAP;
+	return false;
+}
+
 /* JSON: the names of members holding values; containers of objects count by their name. */
 static void json_keys(json_object *o, struct keys *ks)
 {
@@ -234,6 +254,9 @@ static void json_keys(json_object *o, struct keys *ks)
 		/* JSON's only extras: the parts of a service's name */
 		if (!strcmp(k, "address") || !strcmp(k, "port") || !strcmp(k, "protocol"))
 			continue;
+		/* a flags array and a dscp-map's object are one field's value, empty or not */
+		if (value_container(k))
+			container = false;
 		if (container) {
 			json_keys(v, ks);
 		} else {
@@ -385,7 +408,7 @@ static void test_service_show(void **state)
 	arr = both(print_services, &sl, &text);
 	/* zeros whose meaning is "not set" are left out (max-conns, client-rate, ramp-time) */
 	assert_string_equal(text,
-			    "service 192.0.2.10:80/tcp id 1 table-size 65537 hash five-tuple flags echo,resched seed 30313233343536373839616263646566 ramp 100 window 30s generation 3 backend-count 3 table-bytes 131074 prev-generation 2 ramp-now 40 window-left 12s\n"
+			    "service 192.0.2.10:80/tcp id 1 table-size 65537 hash five-tuple flags echo,resched seed 30313233343536373839616263646566 ramp 100 window 30s criticality critical overload off generation 3 backend-count 3 table-bytes 131074 prev-generation 2 ramp-now 40 window-left 12s\n"
 			    "  backend 10.0.0.11 id 4 weight 3 state up encap gre gre-key 9 slots 100 packets 10 bytes 1000 new-flows 2 conns 1\n"
 			    "  backend 2001:db8::12 id 4 weight 1 state down encap gre gre-key 9 slots 0 packets 10 bytes 1000 new-flows 2 conns 1\n");
 	free(text);
@@ -400,6 +423,8 @@ static void test_service_show(void **state)
 	assert_string_equal(json_object_get_string(json_object_array_get_idx(jget(s, "flags"), 1)),
 			    "resched");
 	assert_false(json_object_object_get_ex(s, "max-conns", NULL));
+	assert_string_equal(jstr(s, "criticality"), "critical");
+	assert_string_equal(jstr(s, "overload"), "off");
 	b = json_object_array_get_idx(jget(s, "backends"), 1);
 	assert_string_equal(jstr(b, "backend"), "2001:db8::12");
 	assert_string_equal(jstr(b, "state"), "down");
@@ -789,6 +814,204 @@ static void test_quota_config_stats(void **state)
 	kmg_msgs_free(&gl);
 }
 
+/* A CONFIG_GET reply with the load-shedding settings and state only. */
+static struct nlmsghdr *shed_reply(void *buf, const uint8_t *map, uint32_t shedding)
+{
+	struct nlmsghdr *nlh = kmg_req_start(buf, KMAGLEV_CMD_CONFIG_GET, 0);
+	struct nlattr *n = mnl_attr_nest_start(nlh, KMAGLEV_A_CONFIG);
+
+	mnl_attr_put(nlh, KMAGLEV_A_CONFIG_DSCP_MAP, KMAGLEV_DSCP_MAP_LEN, map);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_SHED_CLASS, KMAGLEV_CRITICALITY_SHEDDABLE_PLUS);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_SHED_CONN_FILL, 90);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_SHED_NEW_RATE, 0);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_SHED_LOAD_HIGH, 850);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_SHED_LOAD_LOW, 700);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_LOAD, 417);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_SHEDDING, shedding);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_SHED_TRANSITIONS, 6);
+	mnl_attr_nest_end(nlh, n);
+	return nlh;
+}
+
+/* config show, save and save --yaml of the load-shedding settings; stats' shed- counters. */
+static void test_shed_config(void **state)
+{
+	uint8_t map[KMAGLEV_DSCP_MAP_LEN] = { [46] = 1 + KMAGLEV_CRITICALITY_CRITICAL_PLUS,
+					      [8] = 1 + KMAGLEV_CRITICALITY_SHEDDABLE,
+					      [10] = 1 + KMAGLEV_CRITICALITY_SHEDDABLE_PLUS,
+					      [5] = 1 + KMAGLEV_CRITICALITY_CRITICAL };
+	struct kmg_msgs l = { 0 }, gl = { 0 };
+	char buf[1024], b2[2048], *text, *line;
+	json_object *o, *dm, *sh;
+	struct kmg_config c;
+	struct targv t;
+	struct tout out;
+
+	kmg_collect_cb(shed_reply(buf, map, KMAGLEV_SHED_REASON_CONN_FILL |
+				  KMAGLEV_SHED_REASON_LOAD), &l);
+	o = both(print_config, &l, &text);
+	assert_string_equal(text, "config dscp-map 5=critical,cs1=sheddable,af11=sheddable-plus,"
+			    "ef=critical-plus shed-class sheddable-plus shed-conn-fill 90 "
+			    "shed-new-rate 0 shed-load-high 850 shed-load-low 700 load 417 "
+			    "shedding conn-fill,load shed-transitions 6\n");
+	free(text);
+	/* JSON: the map an object in DSCP order, shedding an array, load per mille */
+	dm = jget(o, "dscp-map");
+	assert_true(json_object_is_type(dm, json_type_object));
+	assert_string_equal(json_object_to_json_string_ext(dm, JSON_C_TO_STRING_PLAIN),
+			    "{\"5\":\"critical\",\"cs1\":\"sheddable\",\"af11\":"
+			    "\"sheddable-plus\",\"ef\":\"critical-plus\"}");
+	sh = jget(o, "shedding");
+	assert_int_equal(json_object_array_length(sh), 2);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(sh, 0)), "conn-fill");
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(sh, 1)), "load");
+	assert_int_equal(jint(o, "load"), 417);
+	assert_string_equal(jstr(o, "shed-class"), "sheddable-plus");
+	assert_int_equal(jint(o, "shed-transitions"), 6);
+	json_object_put(o);
+
+	/* save: the settings, not the state, and they parse back to the same values */
+	tout_open(&out);
+	kmg_save(out.f, &l.m[0].config, &(struct kmg_msgs){ 0 });
+	line = strstr(tout_text(&out), "\nconfig set ");
+	assert_non_null(line);
+	line = strdup(line + strlen("\nconfig set "));
+	line[strcspn(line, "\n")] = '\0';
+	assert_string_equal(line, "dscp-map 5=critical,cs1=sheddable,af11=sheddable-plus,"
+			    "ef=critical-plus shed-class sheddable-plus shed-conn-fill 90 "
+			    "shed-new-rate 0 shed-load-high 850 shed-load-low 700");
+	t = targv(line);
+	free(line);
+	assert_int_equal(kmg_config_parse(t.argc, t.argv, &c), 0);
+	targv_free(&t);
+	assert_int_equal(c.present, l.m[0].config.present & ~(KMG_BIT(KMAGLEV_A_CONFIG_LOAD) |
+			 KMG_BIT(KMAGLEV_A_CONFIG_SHEDDING) |
+			 KMG_BIT(KMAGLEV_A_CONFIG_SHED_TRANSITIONS)));
+	assert_memory_equal(c.dscp_map, map, sizeof(map));
+	assert_int_equal(c.shed_class, KMAGLEV_CRITICALITY_SHEDDABLE_PLUS);
+	assert_int_equal(c.shed_load_low, 700);
+	tout_close(&out);
+
+	/* save --yaml: the map as a flow mapping */
+	tout_open(&out);
+	assert_int_equal(kmd_config_save_yaml(out.f, &l.m[0].config, NULL, 0), 0);
+	assert_non_null(strstr(tout_text(&out), "config:\n  dscp-map: {5: critical, "
+			       "cs1: sheddable, af11: sheddable-plus, ef: critical-plus}\n"
+			       "  shed-class: sheddable-plus\n  shed-conn-fill: 90\n"
+			       "  shed-new-rate: 0\n  shed-load-high: 850\n  shed-load-low: 700\n"));
+	assert_null(strstr(tout_text(&out), "load:"));
+	assert_null(strstr(tout_text(&out), "shedding"));
+	assert_null(strstr(tout_text(&out), "transitions"));
+	tout_close(&out);
+	kmg_msgs_free(&l);
+
+	/* an empty map: none, {} in JSON and YAML; no signal on: shedding none, [] */
+	memset(map, 0, sizeof(map));
+	kmg_collect_cb(shed_reply(buf, map, 0), &l);
+	o = both(print_config, &l, &text);
+	assert_non_null(strstr(text, "config dscp-map none shed-class "));
+	assert_non_null(strstr(text, " shedding none "));
+	free(text);
+	assert_int_equal(json_object_object_length(jget(o, "dscp-map")), 0);
+	assert_int_equal(json_object_array_length(jget(o, "shedding")), 0);
+	json_object_put(o);
+	tout_open(&out);
+	kmg_save(out.f, &l.m[0].config, &(struct kmg_msgs){ 0 });
+	assert_non_null(strstr(tout_text(&out), "\nconfig set dscp-map none shed-class "));
+	tout_close(&out);
+	tout_open(&out);
+	assert_int_equal(kmd_config_save_yaml(out.f, &l.m[0].config, NULL, 0), 0);
+	assert_non_null(strstr(tout_text(&out), "config:\n  dscp-map: {}\n"));
+	tout_close(&out);
+	kmg_msgs_free(&l);
+
+	/* stats: the shed- counters on a line of their own, after the quota ones */
+	kmg_collect_cb(global_reply(b2), &gl);
+	o = both(kmg_print_stats_msgs, &gl, &text);
+	assert_non_null(strstr(text, " quota-untracked 37\n  shed-conn-fill 38 shed-new-rate 39 "
+				      "shed-load 40 shed-util 41\n"));
+	free(text);
+	assert_int_equal(jint(jget(o, "global"), "shed-util"), 41);
+	json_object_put(o);
+	kmg_msgs_free(&gl);
+}
+
+/* A service reply with a criticality and an overload state. */
+static struct nlmsghdr *shed_service_reply(void *buf, uint32_t criticality, uint32_t overload)
+{
+	struct nlmsghdr *nlh = kmg_req_start(buf, KMAGLEV_CMD_SERVICE_GET, 0);
+	struct nlattr *n = mnl_attr_nest_start(nlh, KMAGLEV_A_SERVICE);
+
+	put_svc_key(nlh, 2, "192.0.2.30", 443);
+	mnl_attr_put(nlh, KMAGLEV_A_SERVICE_SEED, 16, "0123456789abcdef");
+	mnl_attr_put_u32(nlh, KMAGLEV_A_SERVICE_WINDOW_MS, 30000);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_SERVICE_CRITICALITY, criticality);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_SERVICE_OVERLOAD, overload);
+	mnl_attr_nest_end(nlh, n);
+	return nlh;
+}
+
+/* service show, save and save --yaml of criticality and overload. */
+static void test_shed_service(void **state)
+{
+	struct kmg_msgs sl = { 0 };
+	struct kmg_service s;
+	char b1[512], *copy, *line;
+	json_object *arr, *o;
+	struct targv t;
+	struct tout out;
+	char *text;
+
+	kmg_collect_cb(shed_service_reply(b1, KMAGLEV_CRITICALITY_SHEDDABLE_PLUS,
+					  KMAGLEV_OVERLOAD_ON), &sl);
+	arr = both(print_services, &sl, &text);
+	assert_string_equal(text, "service 192.0.2.30:443/tcp id 2 seed 30313233343536373839616263"
+			    "646566 window 30s criticality sheddable-plus overload on\n");
+	free(text);
+	o = json_object_array_get_idx(arr, 0);
+	assert_string_equal(jstr(o, "criticality"), "sheddable-plus");
+	assert_string_equal(jstr(o, "overload"), "on");
+	json_object_put(arr);
+
+	/* save: both, as service add reads them back */
+	tout_open(&out);
+	kmg_save(out.f, NULL, &sl);
+	line = strstr(tout_text(&out), "\nservice add ");
+	assert_non_null(line);
+	copy = strdup(line + strlen("\nservice add "));
+	copy[strcspn(copy, "\n")] = '\0';
+	assert_non_null(strstr(copy, " criticality sheddable-plus overload on"));
+	t = targv(copy);
+	free(copy);
+	assert_int_equal(kmg_service_parse(t.argc, t.argv, false, &s), 0);
+	targv_free(&t);
+	assert_int_equal(s.criticality, KMAGLEV_CRITICALITY_SHEDDABLE_PLUS);
+	assert_int_equal(s.overload, KMAGLEV_OVERLOAD_ON);
+	kmg_service_free(&s);
+	tout_close(&out);
+
+	/* save --yaml: the criticality; not the overload, which the daemon sets */
+	tout_open(&out);
+	assert_int_equal(kmd_config_save_yaml(out.f, NULL, &sl.m[0].svc, 1), 0);
+	assert_non_null(strstr(tout_text(&out), "    criticality: sheddable-plus\n"));
+	assert_null(strstr(tout_text(&out), "overload"));
+	tout_close(&out);
+	kmg_msgs_free(&sl);
+
+	/* the default criticality is left out of save --yaml, not of save */
+	kmg_collect_cb(shed_service_reply(b1, KMAGLEV_CRITICALITY_CRITICAL, KMAGLEV_OVERLOAD_OFF),
+		       &sl);
+	tout_open(&out);
+	assert_int_equal(kmd_config_save_yaml(out.f, NULL, &sl.m[0].svc, 1), 0);
+	assert_null(strstr(tout_text(&out), "criticality"));
+	tout_close(&out);
+	tout_open(&out);
+	kmg_save(out.f, NULL, &sl);
+	assert_non_null(strstr(tout_text(&out), " criticality critical overload off\n"));
+	tout_close(&out);
+	kmg_msgs_free(&sl);
+}
+
 /* --- quota show ------------------------------------------------------------------------ */
 
 /* A QUOTA_GET dump message of one bucket (@svc < 0: scope netns, no service id). */
@@ -1027,6 +1250,8 @@ int main(void)
 		cmocka_unit_test(test_save),
 		cmocka_unit_test(test_owner),
 		cmocka_unit_test(test_quota_config_stats),
+		cmocka_unit_test(test_shed_config),
+		cmocka_unit_test(test_shed_service),
 		cmocka_unit_test(test_quota_show),
 		cmocka_unit_test(test_quota_netns_top),
 		cmocka_unit_test(test_quota_empty),
