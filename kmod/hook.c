@@ -24,6 +24,7 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter_ipv4.h>
 #include <linux/netfilter_ipv6.h>
+#include <net/dsfield.h>
 #include <net/ip.h>
 #include <net/ipv6_frag.h>
 #include <net/netfilter/ipv6/nf_defrag_ipv6.h>
@@ -232,6 +233,9 @@ unsigned int kmg_rcv(struct kmg_net *kn, struct sk_buff *skb, const struct nf_ho
 		}
 		kmg_count(kn, KMG_C_PROBE);
 	} else {
+		/* read here, not by the parser: established flows never need it */
+		p.dscp = (family == AF_INET ? ipv4_get_dsfield(ip_hdr(skb)) :
+					      ipv6_get_dsfield(ipv6_hdr(skb))) >> 2;
 		be = kmg_flow_decide(kn, &f, svc, &p);
 	}
 	if (!be) {

@@ -12,7 +12,9 @@
  * max-backends, conn-max, quota-max and a service's table-size may not exceed the module
  * parameters below, and their defaults are clamped to them. The host's root sets the
  * parameters (also at run time, through /sys/module/kmaglev/parameters); a change applies to
- * later requests and new netns. The initial user namespace is not capped.
+ * later requests and new netns. The initial user namespace is not capped. One thing no cap
+ * covers: any netns may start the module's load sampling (ten cheap samples a second while
+ * some netns sets shed-load-high, see shed.c).
  */
 #include <linux/kmaglev.h>
 #include <linux/minmax.h>

@@ -17,7 +17,6 @@
 #include <linux/string.h>
 #include <linux/tcp.h>
 #include <linux/udp.h>
-#include <net/dsfield.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/tcp.h>
@@ -121,7 +120,6 @@ kmg_parse4_flow(struct sk_buff *skb, const struct iphdr *iph, struct kmg_pkt *p)
 	p->saddr.v4 = iph->saddr;
 	p->daddr.v4 = iph->daddr;
 	p->proto = iph->protocol;
-	p->dscp = iph->tos >> 2;
 	if (ip_is_fragment(iph)) {
 		p->frag = true;
 		return KMG_PARSE_OK;
@@ -226,7 +224,6 @@ enum kmg_parse kmg_parse6(struct sk_buff *skb, struct kmg_pkt *p)
 		return KMG_PARSE_DROP;
 	p->saddr.v6 = ip6h->saddr;
 	p->daddr.v6 = ip6h->daddr;
-	p->dscp = ipv6_get_dsfield(ip6h) >> 2;
 	/* Walks the extension headers, refusing broken chains. */
 	proto = ipv6_find_hdr(skb, &off, -1, NULL, &fflags);
 	if (fflags & IP6_FH_F_FRAG) {

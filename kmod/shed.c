@@ -16,9 +16,14 @@
  *
  * The load is the share of CPU time the host spends in softirq (where the packet path runs),
  * over every online CPU, from the kernel's own CPU time accounting (kcpustat), sampled every
- * 100 ms and averaged exponentially (a quarter of each sample: a time constant of about
- * 0.35 s). The kernel accounts softirq time per tick unless it has IRQ_TIME_ACCOUNTING: a
- * sample is then a count of ticks, and the average smooths that out.
+ * 100 ms and averaged exponentially (an eighth of each sample: a time constant of about
+ * 0.75 s, so that a scheduling stall of a few hundred ms does not cross a hysteresis band).
+ * The kernel accounts softirq time per tick unless it has IRQ_TIME_ACCOUNTING: a sample is
+ * then a count of ticks, and the average smooths that out. What it cannot see: softirq work
+ * on nohz_full CPUs (accounted as system time there) and threaded NAPI (a kthread with bottom
+ * halves off, also system time); it does count every softirq, not only the network's.
+ * An unprivileged netns may start the work (10 samples a second, a walk of the CPUs and of
+ * the netns that use it); the signal is the host's, which every netns' traffic moves.
  */
 #include <linux/jiffies.h>
 #include <linux/kernel_stat.h>
@@ -52,7 +57,7 @@ static u64 kmg_shed_prev_busy, kmg_shed_prev_time;
 
 u32 kmg_shed_smooth(u32 avg, u32 sample)
 {
-	return avg - avg / 4 + (min(sample, 1000U) << 8) / 4;
+	return avg - avg / 8 + (min(sample, 1000U) << 8) / 8;
 }
 EXPORT_SYMBOL_IF_KUNIT(kmg_shed_smooth);
 
@@ -68,7 +73,7 @@ static u64 kmg_shed_softirq_ns(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += kcpustat_cpu(cpu).cpustat[CPUTIME_SOFTIRQ];
+		sum += READ_ONCE(kcpustat_cpu(cpu).cpustat[CPUTIME_SOFTIRQ]);
 	return sum;
 }
 
@@ -107,10 +112,10 @@ static void kmg_shed_load_work(struct work_struct *work)
 	kmg_shed_prev_busy = busy;
 	load = kmg_shed_load();
 	/* load_on is only written here, one sample at a time: no flip is lost or doubled */
-	spin_lock_bh(&kmg_shed_list_lock);
+	spin_lock(&kmg_shed_list_lock);
 	list_for_each_entry(sh, &kmg_shed_load_list, load_node)
 		kmg_shed_load_eval(sh, load);
-	spin_unlock_bh(&kmg_shed_list_lock);
+	spin_unlock(&kmg_shed_list_lock);
 	queue_delayed_work(kmg_wq, to_delayed_work(work), KMG_SHED_LOAD_PERIOD);
 }
 
@@ -125,19 +130,22 @@ static void kmg_shed_load_get(struct kmg_shed *sh)
 		WRITE_ONCE(kmg_shed_load_avg, 0);
 		queue_delayed_work(kmg_wq, &kmg_shed_load_dwork, 0);
 	}
-	spin_lock_bh(&kmg_shed_list_lock);
+	spin_lock(&kmg_shed_list_lock);
 	list_add(&sh->load_node, &kmg_shed_load_list);
-	spin_unlock_bh(&kmg_shed_list_lock);
+	spin_unlock(&kmg_shed_list_lock);
 	mutex_unlock(&kmg_shed_load_lock);
 }
 
-/* ... and clears it, or goes: off its list; the last user stops the work. */
+/*
+ * ... and clears it, or goes: off its list, its state off (not a transition: the signal is
+ * gone, not crossed); the last user stops the work.
+ */
 static void kmg_shed_load_put(struct kmg_shed *sh)
 {
 	mutex_lock(&kmg_shed_load_lock);
-	spin_lock_bh(&kmg_shed_list_lock);
+	spin_lock(&kmg_shed_list_lock);
 	list_del_init(&sh->load_node);
-	spin_unlock_bh(&kmg_shed_list_lock);
+	spin_unlock(&kmg_shed_list_lock);
 	WRITE_ONCE(sh->load_on, 0);
 	if (!--kmg_shed_load_users) {
 		/* the work takes no mutex: it cannot wait for this one */
@@ -150,31 +158,31 @@ static void kmg_shed_load_put(struct kmg_shed *sh)
 /* Module exit, after every netns: nothing uses the work any more. */
 void kmg_shed_module_exit(void)
 {
+	WARN_ON(kmg_shed_load_users);
 	cancel_delayed_work_sync(&kmg_shed_load_dwork);
 }
 
 /* New flows in the current and the last one-second window (counted while new_rate is set). */
 static void kmg_shed_count(struct kmg_shed *sh, unsigned long second)
 {
-	unsigned long was = READ_ONCE(sh->rate_second);
+	unsigned long was = READ_ONCE(sh->rate.second);
 
-	if (was != second) {
-		/* a few flows of another CPU at the boundary may land in either window */
-		u32 n = atomic_xchg(&sh->rate_count, 0);
+	/* one CPU moves the window; a few flows of others at the boundary land in either */
+	if (was != second && cmpxchg(&sh->rate.second, was, second) == was) {
+		u32 n = atomic_xchg(&sh->rate.count, 0);
 
-		WRITE_ONCE(sh->rate_prev, was + 1 == second ? n : 0);
-		WRITE_ONCE(sh->rate_second, second);
+		WRITE_ONCE(sh->rate.prev, was + 1 == second ? n : 0);
 	}
-	atomic_inc(&sh->rate_count);
+	atomic_inc(&sh->rate.count);
 }
 
 static bool kmg_shed_rate_over(struct kmg_shed *sh, u32 rate, unsigned long second)
 {
-	unsigned long was = READ_ONCE(sh->rate_second);
-	u32 cur = atomic_read(&sh->rate_count);
+	unsigned long was = READ_ONCE(sh->rate.second);
+	u32 cur = atomic_read(&sh->rate.count);
 
 	if (was == second)
-		return cur > rate || READ_ONCE(sh->rate_prev) > rate;
+		return cur > rate || READ_ONCE(sh->rate.prev) > rate;
 	return was + 1 == second && cur > rate;
 }
 
@@ -274,8 +282,11 @@ void kmg_shed_apply(struct kmg_net *kn, const struct kmg_shed_set *set)
 	WRITE_ONCE(sh->set.shed_class, set->shed_class);
 	WRITE_ONCE(sh->set.conn_fill, set->conn_fill);
 	WRITE_ONCE(sh->set.new_rate, set->new_rate);
+	/* the pair the work compares, changed between two of its samples, never half */
+	spin_lock(&kmg_shed_list_lock);
 	WRITE_ONCE(sh->set.load_low, set->load_low);
 	WRITE_ONCE(sh->set.load_high, set->load_high);
+	spin_unlock(&kmg_shed_list_lock);
 	WRITE_ONCE(sh->armed, set->conn_fill || set->new_rate || set->load_high);
 	if (!was && now)
 		kmg_shed_load_get(sh);

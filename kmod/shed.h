@@ -14,8 +14,9 @@
  *   time every 100 ms while some netns has shed-load-high set, and publishes a smoothed
  *   share with WRITE_ONCE(). After each sample it moves each such netns' on/off state
  *   (load_on, with hysteresis; every flip counted) for the packet path to read. Those netns
- *   are on a list under a spinlock, which netns exit leaves before struct kmg_net goes; the
- *   work's own start and stop are under a mutex the work never takes.
+ *   are on a list under a spinlock (process context only), which netns exit leaves before
+ *   struct kmg_net goes, and under which load_high and load_low change together; the work's
+ *   own start and stop are under a mutex the work never takes.
  * - The new-flow rate is counted per netns in one-second windows (atomic), while
  *   shed-new-rate is set.
  */
@@ -23,6 +24,7 @@
 #define _KMAGLEV_SHED_H
 
 #include <linux/atomic.h>
+#include <linux/cache.h>
 #include <linux/list.h>
 #include <linux/kmaglev.h>
 #include <linux/types.h>
@@ -53,9 +55,15 @@ struct kmg_shed {
 	unsigned int load_on;		/* load shedding is on (hysteresis state) */
 	atomic_t transitions;		/* load_on flips */
 	struct list_head load_node;	/* on the load work's list while load_high is set */
-	unsigned long rate_second;	/* the new-flow rate's window (jiffies / HZ) */
-	atomic_t rate_count;		/* new flows in it */
-	u32 rate_prev;			/* in the window before */
+	/*
+	 * The new-flow rate, written by every new flow while new_rate is set: a line of its
+	 * own, away from what every packet reads (the settings above, kn->stats).
+	 */
+	struct {
+		unsigned long second;	/* the window (jiffies / HZ) */
+		atomic_t count;		/* new flows in it */
+		u32 prev;		/* in the window before */
+	} rate ____cacheline_aligned_in_smp;
 };
 
 void kmg_shed_init(struct kmg_net *kn);

@@ -157,8 +157,8 @@ enum kmaglev_overload {
  * enum kmaglev_shed_reason - Why a netns is overloaded.
  * @KMAGLEV_SHED_REASON_CONN_FILL: The connection table is above shed-conn-fill
  *   percent of conn-max.
- * @KMAGLEV_SHED_REASON_NEW_RATE: New flows in the last second are above
- *   shed-new-rate.
+ * @KMAGLEV_SHED_REASON_NEW_RATE: New flows in the current or the last second
+ *   are above shed-new-rate.
  * @KMAGLEV_SHED_REASON_LOAD: The host's softirq load is above shed-load-high
  *   (until it falls to shed-load-low).
  */

@@ -9,8 +9,7 @@
  *
  * Checks: the result, and every field of struct kmg_pkt for results other than a drop, are
  * those of a plain reading of the packet's bytes written here (ref4(), ref6()): addresses,
- * ports and flags come from the bytes at the offsets the headers give, the DSCP from the outer
- * header's TOS or traffic class (an ICMP error's too), every offset is within
+ * ports and flags come from the bytes at the offsets the headers give, every offset is within
  * the packet, an ICMP error's quoted tuple comes from within the quote; and they are the same
  * as with the whole packet linear. For IPv4 packets whose header mode ingress would pass,
  * kmg_parse4_checked() (the header not checked again) must agree with kmg_parse4(). ASan
@@ -97,7 +96,6 @@ static enum kmg_parse ref4(const u8 *b, unsigned int len, struct kmg_pkt *p)
 	memcpy(&p->saddr.v4, b + 12, 4);
 	memcpy(&p->daddr.v4, b + 16, 4);
 	p->proto = b[9];
-	p->dscp = b[1] >> 2;
 	if (be16at(b, 6) & 0x3fff) {		/* MF or an offset */
 		p->frag = true;
 		return KMG_PARSE_OK;
@@ -140,12 +138,6 @@ static unsigned int ext_len(const u8 *b, u8 t, unsigned int at)
 	return t == 51 ? (b[at + 1] + 2) * 4 : (b[at + 1] + 1) * 8;
 }
 
-/* The DSCP of an IPv6 header: the traffic class's upper 6 bits, across its first 2 bytes. */
-static u8 dscp6(const u8 *b)
-{
-	return (b[0] & 15) << 2 | b[1] >> 6;
-}
-
 static enum kmg_parse ref6(const u8 *b, unsigned int len, struct kmg_pkt *p)
 {
 	unsigned int at = 40, q, skip, fat = 0;
@@ -160,7 +152,6 @@ static enum kmg_parse ref6(const u8 *b, unsigned int len, struct kmg_pkt *p)
 		return KMG_PARSE_DROP;
 	memcpy(&p->saddr.v6, b + 8, 16);
 	memcpy(&p->daddr.v6, b + 24, 16);
-	p->dscp = dscp6(b);
 	/* the outer chain, as ipv6_find_hdr(): an error wins only before a fragment header */
 	t = b[6];
 	l4 = -1;
@@ -195,7 +186,6 @@ static enum kmg_parse ref6(const u8 *b, unsigned int len, struct kmg_pkt *p)
 		p->family = AF_INET6;
 		memcpy(&p->saddr.v6, b + 8, 16);
 		memcpy(&p->daddr.v6, b + 24, 16);
-		p->dscp = dscp6(b);
 		p->frag = true;
 		return KMG_PARSE_OK;
 	}
