@@ -374,9 +374,10 @@ unit_host_results() {
 #   namespace's root and as the host's (userns: every op, the dumps and events, the caps and
 #   their extack errors; module_load), `kmaglev daemon` with its health checks (daemon), the
 #   BGP speaker against BIRD (bgp) and ECMP failover over two LBs in the built-in mode
-#   (bgp_ecmp); one VM with the data plane, dp_basic in both hook modes and dp_quota (per-source
-#   quotas) in mode prerouting. control_plane.sh runs once, on the debug kernel: on 6.1 it is in
-#   the full tier (Documentation/testing.rst, "Paying once").
+#   (bgp_ecmp); one VM with the data plane, dp_basic in both hook modes, dp_quota (per-source
+#   quotas) in mode prerouting and dp_shed (load shedding) in mode ingress. control_plane.sh
+#   runs once, on the debug kernel: on 6.1 it is in the full tier (Documentation/testing.rst,
+#   "Paying once").
 # - debug kernel (6.12 with KASAN, KMEMLEAK, UBSAN, lockdep, full preemption, fault
 #   injection; a process costs three to four times what it does on stock): KUnit, control_plane
 #   and teardown, at reduced sizes, two vCPUs; the netlink fuzzer and the packet fuzzer (10,000
@@ -410,7 +411,7 @@ DEB612_A="dp_basic dp_badpkt dp_acl dp_conntable soak_churn"
 DEB612_B=$(tr ' ' '\n' <<<"$DP_ALL" | grep -vxE "${DEB612_A// /|}" | tr '\n' ' ')
 # The quick tier's sets
 QUICK_CTL="userns module_load daemon bgp bgp_ecmp"
-QUICK_DP="dp_basic@$HOOK_STOCK dp_basic@$HOOK_TEST dp_quota@$HOOK_STOCK"
+QUICK_DP="dp_basic@$HOOK_STOCK dp_basic@$HOOK_TEST dp_quota@$HOOK_STOCK dp_shed@$HOOK_TEST"
 QUICK_DEBUG="control_plane teardown"
 
 declare -a J_NAME J_DESC
