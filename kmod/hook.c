@@ -234,7 +234,7 @@ unsigned int kmg_rcv(struct kmg_net *kn, struct sk_buff *skb, const struct nf_ho
 		kmg_count(kn, KMG_C_PROBE);
 	} else {
 		/* read here, not by the parser: established flows never need it */
-		p.dscp = (family == AF_INET ? ipv4_get_dsfield(ip_hdr(skb)) :
+		f.dscp = (family == AF_INET ? ipv4_get_dsfield(ip_hdr(skb)) :
 					      ipv6_get_dsfield(ipv6_hdr(skb))) >> 2;
 		be = kmg_flow_decide(kn, &f, svc, &p);
 	}

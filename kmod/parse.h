@@ -22,7 +22,6 @@ struct kmg_pkt {
 	u8 family;
 	u8 proto;		/* of the flow; for ICMP errors, of the quoted packet */
 	u8 tcp_flags;
-	u8 dscp;		/* set for kmg_flow_decide() only (a new flow's class, shed.c) */
 	bool frag;		/* a fragment, not reassembled */
 	bool echo;		/* an echo request */
 	bool icmp_err;		/* an ICMP error; the flow is the quoted one, reversed */

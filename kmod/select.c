@@ -123,13 +123,13 @@ static __always_inline bool kmg_quota_check(struct kmg_net *kn,
  * flow pays two loads while nothing is set.
  */
 static __always_inline bool kmg_shed_check(struct kmg_net *kn,
-					   const struct kmg_service *svc,
-					   const struct kmg_pkt *p, enum kmg_counter *why)
+					   const struct kmg_service *svc, u8 dscp,
+					   enum kmg_counter *why)
 {
 	if (likely(!READ_ONCE(kn->shed.armed) &&
 		   READ_ONCE(svc->cfg.overload) != KMAGLEV_OVERLOAD_ON))
 		return false;
-	return kmg_shed_over(kn, svc, p, why);
+	return kmg_shed_over(kn, svc, dscp, why);
 }
 
 static bool kmg_new_flow(const struct kmg_pkt *p)
@@ -283,7 +283,7 @@ struct kmg_backend *kmg_flow_decide(struct kmg_net *kn, struct kmg_flow *f,
 	be = kmg_choose(kn, svc, p, new_flow, &f->why);
 	if (!be)
 		return NULL;
-	if (new_flow && (kmg_shed_check(kn, svc, p, &f->why) ||
+	if (new_flow && (kmg_shed_check(kn, svc, f->dscp, &f->why) ||
 			 kmg_quota_check(kn, svc, p, &f->why)))
 		return NULL;
 	if (new_flow && kmg_client_over(svc, p)) {

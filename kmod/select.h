@@ -22,6 +22,7 @@ struct kmg_flow {
 	struct kmg_conn *c;	/* the flow's entry, once looked up */
 	bool looked_up;
 	bool is_new;		/* the packet started a flow */
+	u8 dscp;		/* for kmg_flow_decide(): a new flow's class (shed.c) */
 	enum kmg_counter why;	/* no backend: the drop counter */
 };
 

@@ -39,7 +39,6 @@
 #include "conn.h"
 #include "kmaglev.h"
 #include "netns.h"
-#include "parse.h"
 #include "service.h"
 #include "shed.h"
 
@@ -212,8 +211,8 @@ u32 kmg_shed_transitions(struct kmg_net *kn)
 	return atomic_read(&kn->shed.transitions);
 }
 
-bool kmg_shed_over(struct kmg_net *kn, const struct kmg_service *svc,
-		   const struct kmg_pkt *p, enum kmg_counter *why)
+bool kmg_shed_over(struct kmg_net *kn, const struct kmg_service *svc, u8 dscp,
+		   enum kmg_counter *why)
 {
 	struct kmg_shed *sh = &kn->shed;
 	u32 rate = READ_ONCE(sh->set.new_rate), pct, class;
@@ -223,7 +222,7 @@ bool kmg_shed_over(struct kmg_net *kn, const struct kmg_service *svc,
 	/* every new flow counts toward the rate, whatever its class */
 	if (rate)
 		kmg_shed_count(sh, second);
-	m = READ_ONCE(sh->set.map[p->dscp]);
+	m = READ_ONCE(sh->set.map[dscp & (KMAGLEV_DSCP_MAP_LEN - 1)]);
 	class = m ? m - 1 : READ_ONCE(svc->cfg.criticality);
 	if (class < READ_ONCE(sh->set.shed_class))
 		return false;

@@ -32,7 +32,6 @@
 #include "stats.h"
 
 struct kmg_net;
-struct kmg_pkt;
 struct kmg_service;
 struct netlink_ext_ack;
 struct nlattr;
@@ -75,8 +74,8 @@ void kmg_shed_apply(struct kmg_net *kn, const struct kmg_shed_set *set);
 u32 kmg_shed_load(void);
 u32 kmg_shed_reasons(struct kmg_net *kn);
 u32 kmg_shed_transitions(struct kmg_net *kn);
-bool kmg_shed_over(struct kmg_net *kn, const struct kmg_service *svc,
-		   const struct kmg_pkt *p, enum kmg_counter *why);
+bool kmg_shed_over(struct kmg_net *kn, const struct kmg_service *svc, u8 dscp,
+		   enum kmg_counter *why);
 
 /* For KUnit: the new smoothed load (per mille << 8) after a sample (per mille)... */
 u32 kmg_shed_smooth(u32 avg, u32 sample);

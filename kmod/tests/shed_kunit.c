@@ -5,12 +5,9 @@
  * the service's criticality, against shed-class), for each overload signal.
  */
 #include <kunit/test.h>
-#include <linux/in.h>
 #include <linux/kmaglev.h>
-#include <linux/socket.h>
 
 #include "../netns.h"
-#include "../parse.h"
 #include "../service.h"
 #include "../shed.h"
 
@@ -85,13 +82,7 @@ static int kmg_test_shed_init(struct kunit *test)
 static noinline bool kmg_test_shed(struct kmg_net *kn, const struct kmg_service *svc, u8 dscp,
 				   enum kmg_counter *why)
 {
-	struct kmg_pkt p;
-
-	memset(&p, 0, sizeof(p));
-	p.family = AF_INET;
-	p.proto = IPPROTO_TCP;
-	p.dscp = dscp;
-	return kmg_shed_over(kn, svc, &p, why);
+	return kmg_shed_over(kn, svc, dscp, why);
 }
 
 static void kmg_test_classes(struct kunit *test)
