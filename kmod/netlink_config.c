@@ -197,7 +197,8 @@ int kmaglev_nl_config_set_doit(struct sk_buff *skb, struct genl_info *info)
 		mutex_unlock(&kn->lock);
 		return err;
 	}
-	err = kmg_quota_prepare(&qset, &qcfg, tb[KMAGLEV_A_CONFIG_QUOTA_ACTION], info->extack);
+	err = kmg_quota_prepare(kn, &qset, &qcfg, tb[KMAGLEV_A_CONFIG_QUOTA_ACTION],
+				info->extack);
 	if (err) {
 		mutex_unlock(&kn->lock);
 		return err;

@@ -372,8 +372,9 @@ void kmg_quota_stop(struct kmg_net *kn)
  * off). Nothing changes yet: config-set is all or nothing, and its hook change may still
  * fail after this.
  */
-int kmg_quota_prepare(const struct kmg_quota_set *set, struct kmg_quota_cfg **cfgp,
-		      const struct nlattr *aaction, struct netlink_ext_ack *extack)
+int kmg_quota_prepare(struct kmg_net *kn, const struct kmg_quota_set *set,
+		      struct kmg_quota_cfg **cfgp, const struct nlattr *aaction,
+		      struct netlink_ext_ack *extack)
 {
 	struct kmg_quota_cfg *cfg;
 
@@ -383,11 +384,14 @@ int kmg_quota_prepare(const struct kmg_quota_set *set, struct kmg_quota_cfg **cf
 				    "quota-action rst needs nf_reject_ipv4 and nf_reject_ipv6 (CONFIG_NF_REJECT_IPV4, CONFIG_NF_REJECT_IPV6), which this kernel lacks");
 		return -EOPNOTSUPP;
 	}
-	if (!set->rate)
+	/* off, or unchanged (kmg_quota_commit() then keeps what it has) */
+	if (!set->rate || !memcmp(set, &kn->quotas.set, sizeof(*set)))
 		return 0;
 	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL_ACCOUNT);
-	if (!cfg)
+	if (!cfg) {
+		NL_SET_ERR_MSG(extack, "out of memory for the quota settings");
 		return -ENOMEM;
+	}
 	cfg->set = *set;
 	cfg->interval_ns = div_u64(NSEC_PER_SEC, set->rate);
 	/*

@@ -95,8 +95,9 @@ void kmg_quotas_exit(struct kmg_net *kn);
 void kmg_quota_start(struct kmg_net *kn);
 void kmg_quota_stop(struct kmg_net *kn);
 u32 kmg_quota_count(struct kmg_net *kn);
-int kmg_quota_prepare(const struct kmg_quota_set *set, struct kmg_quota_cfg **cfgp,
-		      const struct nlattr *aaction, struct netlink_ext_ack *extack);
+int kmg_quota_prepare(struct kmg_net *kn, const struct kmg_quota_set *set,
+		      struct kmg_quota_cfg **cfgp, const struct nlattr *aaction,
+		      struct netlink_ext_ack *extack);
 void kmg_quota_commit(struct kmg_net *kn, const struct kmg_quota_set *set,
 		      struct kmg_quota_cfg *cfg);
 /*

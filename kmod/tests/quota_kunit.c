@@ -158,7 +158,7 @@ static int kmg_test_set(struct kmg_net *kn, const struct kmg_quota_set *set)
 	int err;
 
 	mutex_lock(&kn->lock);
-	err = kmg_quota_prepare(set, &cfg, NULL, NULL);
+	err = kmg_quota_prepare(kn, set, &cfg, NULL, NULL);
 	if (!err)
 		kmg_quota_commit(kn, set, cfg);
 	mutex_unlock(&kn->lock);

@@ -359,7 +359,8 @@ enum { STRICT, LOOSE };
 static bool masked(const char *set, const char *name, int level)
 {
 	static const char *const always[] = {
-		"service.window-left-ms", "service.ramp-now", NULL,
+		"service.window-left-ms", "service.ramp-now", "config.quotas", "config.load",
+		"config.shedding", "config.shed-transitions", NULL,
 	};
 	/* a configuration rebuilt from scratch: new service ids, new connection entries */
 	static const char *const loose[] = {
@@ -672,6 +673,12 @@ static void config_base(const char *hook_devs)
 	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_HOOK,
 			 hook_devs ? KMAGLEV_HOOK_INGRESS : KMAGLEV_HOOK_PREROUTING);
 	mnl_attr_put_strz(nlh, KMAGLEV_A_CONFIG_INGRESS_DEV, hook_devs ?: "all");
+	/* quotas and shedding off, as a new netns has them */
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_QUOTA_RATE, 0);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_SHED_CONN_FILL, 0);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_SHED_NEW_RATE, 0);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_SHED_LOAD_HIGH, 0);
+	mnl_attr_put_u32(nlh, KMAGLEV_A_CONFIG_SHED_LOAD_LOW, 0);
 	mnl_attr_nest_end(nlh, n);
 	must(nlh, "config set (baseline)");
 }
@@ -1038,9 +1045,27 @@ static struct nlmsghdr *b_config(void)
 	KNOB("probe-mark-max", KMAGLEV_A_CONFIG_PROBE_MARK_MAX, 0x30000);
 	KNOB("max-services", KMAGLEV_A_CONFIG_MAX_SERVICES, 10);
 	KNOB("max-backends", KMAGLEV_A_CONFIG_MAX_BACKENDS, 5000);
+	KNOB("quota-rate", KMAGLEV_A_CONFIG_QUOTA_RATE, 100);
+	KNOB("quota-burst", KMAGLEV_A_CONFIG_QUOTA_BURST, 50);
+	KNOB("quota-prefix4", KMAGLEV_A_CONFIG_QUOTA_PREFIX4, 24);
+	KNOB("quota-prefix6", KMAGLEV_A_CONFIG_QUOTA_PREFIX6, 56);
+	KNOB("quota-scope", KMAGLEV_A_CONFIG_QUOTA_SCOPE, KMAGLEV_QUOTA_SCOPE_SERVICE);
+	/* (drop: rst needs nf_reject, which the debug kernel lacks) */
+	KNOB("quota-action", KMAGLEV_A_CONFIG_QUOTA_ACTION, KMAGLEV_QUOTA_ACTION_DROP);
+	KNOB("quota-max", KMAGLEV_A_CONFIG_QUOTA_MAX, 1000);
+	KNOB("shed-class", KMAGLEV_A_CONFIG_SHED_CLASS, KMAGLEV_CRITICALITY_SHEDDABLE_PLUS);
+	KNOB("shed-conn-fill", KMAGLEV_A_CONFIG_SHED_CONN_FILL, 90);
+	KNOB("shed-new-rate", KMAGLEV_A_CONFIG_SHED_NEW_RATE, 10000);
+	KNOB("shed-load-high", KMAGLEV_A_CONFIG_SHED_LOAD_HIGH, 800);
+	KNOB("shed-load-low", KMAGLEV_A_CONFIG_SHED_LOAD_LOW, 600);
 	KNOB("hook=ingress", KMAGLEV_A_CONFIG_HOOK, KMAGLEV_HOOK_INGRESS);
 	KNOB("hook=prerouting", KMAGLEV_A_CONFIG_HOOK, KMAGLEV_HOOK_PREROUTING);
 #undef KNOB
+	if (strstr(k, " dscp-map ")) {
+		uint8_t map[KMAGLEV_DSCP_MAP_LEN] = { [46] = 1, [8] = 4, [10] = 3 };
+
+		mnl_attr_put(nlh, KMAGLEV_A_CONFIG_DSCP_MAP, sizeof(map), map);
+	}
 	if (strstr(k, " ingress-dev=all "))
 		mnl_attr_put_strz(nlh, KMAGLEV_A_CONFIG_INGRESS_DEV, "all");
 	if (strstr(k, " ingress-dev=list "))
@@ -1085,10 +1110,17 @@ static const struct scen scens[] = {
 	{ "config-set/ingress-dev-change", "config-set", " ingress-dev=list ", ST_INGRESS,
 	  b_config },
 	{ "config-set/hook-prerouting", "config-set", " hook=prerouting ", ST_INGRESS, b_config },
+	{ "config-set/quotas", "config-set",
+	  " quota-rate quota-burst quota-prefix4 quota-prefix6 quota-scope quota-action quota-max ",
+	  ST_BASE, b_config },
+	{ "config-set/shed", "config-set",
+	  " dscp-map shed-class shed-conn-fill shed-new-rate shed-load-high shed-load-low ",
+	  ST_BASE, b_config },
 	{ "config-set/everything", "config-set",
 	  " conn-max timeout-tcp-syn timeout-tcp-est timeout-tcp-fin timeout-udp flood-rate "
 	  "probe-mark-min probe-mark-max max-services max-backends hook=ingress "
-	  "ingress-dev=list ", ST_BASE, b_config },
+	  "ingress-dev=list quota-rate quota-burst quota-prefix4 quota-max dscp-map shed-class "
+	  "shed-conn-fill shed-load-high shed-load-low ", ST_BASE, b_config },
 };
 
 #define NSCENS (sizeof(scens) / sizeof(scens[0]))
@@ -1097,7 +1129,8 @@ static const struct scen scens[] = {
 static int check_knobs(void)
 {
 	const struct kmg_attr_set *cs = &kmg_schema_config;
-	static const char *const ro[] = { "services", "backends", "conns", NULL };
+	static const char *const ro[] = { "services", "backends", "conns", "quotas", "load",
+					  "shedding", "shed-transitions", NULL };
 	int missing = 0;
 
 	for (unsigned int t = 1; t <= cs->max; t++) {
