@@ -34,20 +34,15 @@ static void put_scalar(FILE *f, const char *s)
 static void put_dscp_map(FILE *f, const uint8_t *map)
 {
 	char d[8], c[16];
-	const char *cls;
 	unsigned int i, n = 0;
 
 	fputc('{', f);
 	for (i = 0; i < KMAGLEV_DSCP_MAP_LEN; i++) {
 		if (!map[i])
 			continue;
-		cls = kmg_dscp_class(map[i]);
-		if (!cls) {
-			/* not a class this program knows: written as it is, refused on load */
-			snprintf(c, sizeof(c), "%u", map[i] - 1);
-			cls = c;
-		}
-		fprintf(f, "%s%s: %s", n++ ? ", " : "", kmg_fmt_dscp(i, d, sizeof(d)), cls);
+		/* a class this program does not know is written as it is, refused on load */
+		fprintf(f, "%s%s: %s", n++ ? ", " : "", kmg_fmt_dscp(i, d, sizeof(d)),
+			kmg_fmt_dscp_class(map[i], c, sizeof(c)));
 	}
 	fputs("}\n", f);
 }

@@ -137,7 +137,8 @@ static void p_util(struct ctx *c, const struct raw_util *r, const struct kmd_yno
 	if (cfg_val(map, "min-weight", r->min_weight, &v) && p_u32(c, &v, 1, 100, &x))
 		s->util.min_weight = x;
 	/* overload: every backend that serves at or above it; off below it - KMD_SHED_HYST */
-	if (cfg_val(map, "shed-above", r->shed_above, &v) && p_u32(c, &v, 1, 100, &x))
+	if (cfg_val(map, "shed-above", r->shed_above, &v) &&
+	    p_u32(c, &v, KMD_SHED_HYST + 1, 100, &x))
 		s->util.shed_above = x;
 	path_pop(c, mark);
 }

@@ -428,21 +428,43 @@ static int render_svc(struct kmd *d, struct kmd_prom *p, enum svc_metric what)
 
 int kmd_metrics_render_daemon(struct kmd *d, struct kmd_prom *p)
 {
+	/*
+	 * The services' families (no @sample: render_svc(), enum svc_metric), then the backends'
+	 * (enum be_metric) and their checks' (enum chk_metric), through render_backends().
+	 */
 	static const struct {
 		const char *name, *help;
-		enum chk_metric what;
+		int what;
 		enum kmd_prom_type type;
-	} chk_fams[] = {
+		int (*sample)(struct kmd_prom *p, struct labels *x, const struct kmd_be *b,
+			      int what);
+	} fams[] = {
+		{ "kmaglev_service_healthy",
+		  "Whether a configured service meets its quorum (1) or not (0).", SVC_HEALTHY,
+		  KMD_PROM_GAUGE, NULL },
+		{ "kmaglev_service_below_quorum",
+		  "Whether a configured service has fewer healthy backends than its quorum.",
+		  SVC_BELOW_QUORUM, KMD_PROM_GAUGE, NULL },
+		{ "kmaglev_service_overloaded",
+		  "Whether the daemon has a configured service overloaded (1): its backends' "
+		  "utilization is at shed-above.", SVC_OVERLOADED, KMD_PROM_GAUGE, NULL },
+		{ "kmaglev_backend_up", "Whether every health check of a backend finds it up.",
+		  BE_UP, KMD_PROM_GAUGE, be_sample },
+		{ "kmaglev_backend_health_transitions_total", "Health changes of a backend.",
+		  BE_TRANSITIONS, KMD_PROM_COUNTER, be_sample },
+		{ "kmaglev_backend_utilization",
+		  "A backend's utilization as its agent reports it (util:N), smoothed, 0..1.",
+		  BE_UTIL, KMD_PROM_GAUGE, be_sample },
 		{ "kmaglev_check_up", "Whether a health check finds its backend up (1) or not (0).",
-		  CHK_UP, KMD_PROM_GAUGE },
+		  CHK_UP, KMD_PROM_GAUGE, checks_sample },
 		{ "kmaglev_check_runs_total", "Runs of a health check.", CHK_RUNS,
-		  KMD_PROM_COUNTER },
+		  KMD_PROM_COUNTER, checks_sample },
 		{ "kmaglev_check_failures_total", "Failed runs of a health check.", CHK_FAILURES,
-		  KMD_PROM_COUNTER },
+		  KMD_PROM_COUNTER, checks_sample },
 		{ "kmaglev_check_transitions_total", "Up/down changes of a health check.",
-		  CHK_TRANSITIONS, KMD_PROM_COUNTER },
+		  CHK_TRANSITIONS, KMD_PROM_COUNTER, checks_sample },
 		{ "kmaglev_check_latency_seconds", "How long a health check's runs took.",
-		  CHK_LATENCY, KMD_PROM_HISTOGRAM },
+		  CHK_LATENCY, KMD_PROM_HISTOGRAM, checks_sample },
 	};
 	/* the daemon's own counters, struct kmd_counters */
 	static const struct {
@@ -467,44 +489,13 @@ int kmd_metrics_render_daemon(struct kmd *d, struct kmd_prom *p)
 	};
 	const struct kmd_counters *n = &d->n;
 	unsigned int i;
-	int ret;
+	int ret = 0;
 
-	ret = kmd_prom_family(p, "kmaglev_service_healthy", KMD_PROM_GAUGE,
-			      "Whether a configured service meets its quorum (1) or not (0).");
-	if (!ret)
-		ret = render_svc(d, p, SVC_HEALTHY);
-	if (!ret)
-		ret = kmd_prom_family(p, "kmaglev_service_below_quorum", KMD_PROM_GAUGE,
-				      "Whether a configured service has fewer healthy backends "
-				      "than its quorum.");
-	if (!ret)
-		ret = render_svc(d, p, SVC_BELOW_QUORUM);
-	if (!ret)
-		ret = kmd_prom_family(p, "kmaglev_service_overloaded", KMD_PROM_GAUGE,
-				      "Whether the daemon has a configured service overloaded (1): "
-				      "its backends' utilization is at shed-above.");
-	if (!ret)
-		ret = render_svc(d, p, SVC_OVERLOADED);
-	if (!ret)
-		ret = kmd_prom_family(p, "kmaglev_backend_up", KMD_PROM_GAUGE,
-				      "Whether every health check of a backend finds it up.");
-	if (!ret)
-		ret = render_backends(d, p, BE_UP, be_sample);
-	if (!ret)
-		ret = kmd_prom_family(p, "kmaglev_backend_health_transitions_total",
-				      KMD_PROM_COUNTER, "Health changes of a backend.");
-	if (!ret)
-		ret = render_backends(d, p, BE_TRANSITIONS, be_sample);
-	if (!ret)
-		ret = kmd_prom_family(p, "kmaglev_backend_utilization", KMD_PROM_GAUGE,
-				      "A backend's utilization as its agent reports it (util:N), "
-				      "smoothed, 0..1.");
-	if (!ret)
-		ret = render_backends(d, p, BE_UTIL, be_sample);
-	for (i = 0; i < KMG_ARRAY_SIZE(chk_fams) && !ret; i++) {
-		ret = kmd_prom_family(p, chk_fams[i].name, chk_fams[i].type, chk_fams[i].help);
+	for (i = 0; i < KMG_ARRAY_SIZE(fams) && !ret; i++) {
+		ret = kmd_prom_family(p, fams[i].name, fams[i].type, fams[i].help);
 		if (!ret)
-			ret = render_backends(d, p, chk_fams[i].what, checks_sample);
+			ret = fams[i].sample ? render_backends(d, p, fams[i].what, fams[i].sample) :
+					       render_svc(d, p, fams[i].what);
 	}
 	for (i = 0; i < KMG_ARRAY_SIZE(counters) && !ret; i++)
 		ret = one_counter(p, counters[i].name, counters[i].help,

@@ -104,10 +104,15 @@ static bool be_fold(struct kmd_be *b)
 }
 
 /* Does @b take new flows: healthy, and neither drained nor down (configured, or by its agent)? */
+/*
+ * Takes new flows: healthy, up in the file and by its agent, and with a weight (a backend
+ * at weight 0 takes no traffic, so its low utilization says nothing about the others').
+ */
 static bool be_serves(const struct kmd_be *b)
 {
 	return b->health == KMD_HEALTH_UP && b->conf->be.state == KMAGLEV_BACKEND_STATE_UP &&
-	       b->admin != KMAGLEV_BACKEND_STATE_DRAIN && b->admin != KMAGLEV_BACKEND_STATE_DOWN;
+	       b->admin != KMAGLEV_BACKEND_STATE_DRAIN && b->admin != KMAGLEV_BACKEND_STATE_DOWN &&
+	       b->conf->be.weight && b->weight_pct && b->weight;
 }
 
 bool kmd_svc_overload_update(struct kmd_svc *s)

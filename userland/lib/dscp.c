@@ -64,6 +64,16 @@ const char *kmg_dscp_class(uint8_t v)
 	return v && v <= kmg_enum_criticality.n ? kmg_enum_criticality.names[v - 1] : NULL;
 }
 
+const char *kmg_fmt_dscp_class(uint8_t v, char *buf, size_t len)
+{
+	const char *cls = kmg_dscp_class(v);
+
+	if (cls)
+		return cls;
+	snprintf(buf, len, "%u", v - 1);
+	return buf;
+}
+
 /* "critical-plus, critical, sheddable-plus or sheddable" */
 static const char *class_choices(char *buf, size_t len)
 {
@@ -155,7 +165,6 @@ int kmg_parse_dscp_map(const char *s, uint8_t map[KMAGLEV_DSCP_MAP_LEN], char *w
 const char *kmg_fmt_dscp_map(const uint8_t map[KMAGLEV_DSCP_MAP_LEN], char *buf, size_t len)
 {
 	char d[8], c[16];
-	const char *cls;
 	size_t n = 0;
 	unsigned int i;
 
@@ -163,14 +172,9 @@ const char *kmg_fmt_dscp_map(const uint8_t map[KMAGLEV_DSCP_MAP_LEN], char *buf,
 	for (i = 0; i < KMAGLEV_DSCP_MAP_LEN && n < len; i++) {
 		if (!map[i])
 			continue;
-		cls = kmg_dscp_class(map[i]);
-		/* a value this program does not know: its number, as the kernel has it */
-		if (!cls) {
-			snprintf(c, sizeof(c), "%u", map[i] - 1);
-			cls = c;
-		}
 		n += snprintf(buf + n, len - n, "%s%s=%s", n ? "," : "",
-			      kmg_fmt_dscp(i, d, sizeof(d)), cls);
+			      kmg_fmt_dscp(i, d, sizeof(d)),
+			      kmg_fmt_dscp_class(map[i], c, sizeof(c)));
 	}
 	if (!n)
 		snprintf(buf, len, "none");

@@ -29,6 +29,11 @@ const char *kmg_dscp_name(unsigned int dscp);
 const char *kmg_fmt_dscp(unsigned int dscp, char *buf, size_t len);
 /* The class name of map byte @v (1 + a criticality), or NULL for 0 and unknown values. */
 const char *kmg_dscp_class(uint8_t v);
+/*
+ * Map byte @v as a map prints it: its class name, else (a value this program does not know)
+ * its number as the kernel has it, @v - 1, in @buf.
+ */
+const char *kmg_fmt_dscp_class(uint8_t v, char *buf, size_t len);
 
 /*
  * One entry: DSCP word @dscp gets class name @cls in @map. @seen has a bit per DSCP given so

@@ -592,6 +592,9 @@ static int parse_quota(const struct nlattr *nest, struct kmg_quota *q)
 	if (ret)
 		return ret;
 	memset(q, 0, sizeof(*q));
+	/* a bucket is one prefix of one family, its length within the family's */
+	if (!tb[KMAGLEV_A_QUOTA_ADDR4] == !tb[KMAGLEV_A_QUOTA_ADDR6])
+		return kmg_err(-EBADMSG, "kernel quota bucket: not exactly one of addr4 and addr6");
 	if (tb[KMAGLEV_A_QUOTA_ADDR4] || tb[KMAGLEV_A_QUOTA_ADDR6]) {
 		struct kmg_addr a;
 
@@ -599,6 +602,9 @@ static int parse_quota(const struct nlattr *nest, struct kmg_quota *q)
 		kmg_quota_set_addr(q, &a);
 	}
 	get_fields(tb, &kmg_obj_quota, q);
+	if (!KMG_HAS(q, KMAGLEV_A_QUOTA_PREFIX_LEN) ||
+	    q->prefix_len > (tb[KMAGLEV_A_QUOTA_ADDR4] ? 32 : 128))
+		return kmg_err(-EBADMSG, "kernel quota bucket: prefix-len missing or too long");
 	return 0;
 }
 

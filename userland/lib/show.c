@@ -103,20 +103,13 @@ const char *kmg_fmt_field(const struct kmg_out *o, const struct kmg_object *obj,
 static void out_dscp_map(struct kmg_out *o, const char *key, const uint8_t *map)
 {
 	char d[8], c[16];
-	const char *cls;
 	unsigned int i;
 
 	kmg_out_open(o, key);
-	for (i = 0; i < KMAGLEV_DSCP_MAP_LEN; i++) {
-		if (!map[i])
-			continue;
-		cls = kmg_dscp_class(map[i]);
-		if (!cls) {
-			snprintf(c, sizeof(c), "%u", map[i] - 1);
-			cls = c;
-		}
-		kmg_out_str(o, kmg_fmt_dscp(i, d, sizeof(d)), cls);
-	}
+	for (i = 0; i < KMAGLEV_DSCP_MAP_LEN; i++)
+		if (map[i])
+			kmg_out_str(o, kmg_fmt_dscp(i, d, sizeof(d)),
+				    kmg_fmt_dscp_class(map[i], c, sizeof(c)));
 	kmg_out_close(o);
 }
 

@@ -343,78 +343,75 @@ static void test_big_request_refused(void **state)
 	kmg_service_free(&s);
 }
 
-/* A config-set request refused at a connection-table setting: the path names it. */
-static void test_config_path(void **state)
+/* The config-set request for the kmaglev config set arguments @line, in @buf. */
+static struct nlmsghdr *config_request(const char *line, void *buf)
 {
-	char rp[4096];
-	struct targv t = targv("conn-max 64 timeout-tcp-syn 5s flood-rate 10");
-	void *rq = kmg_req_buf(NULL);
-	const struct nlattr *a;
+	struct targv t = targv(line);
 	struct kmg_config c;
-	struct nlmsghdr *req, *err;
-	struct kmg_nl nl = { 0 };
+	struct nlmsghdr *nlh;
 
 	assert_int_equal(kmg_config_parse(t.argc, t.argv, &c), 0);
 	targv_free(&t);
-	kmg_config_req(rq, KMAGLEV_CMD_CONFIG_SET, &c, &req);
-	req->nlmsg_seq = SEQ;
-	a = nest_attr(top_attr(req, KMAGLEV_A_CONFIG), KMAGLEV_A_CONFIG_TIMEOUT_TCP_SYN);
+	kmg_config_req(buf, KMAGLEV_CMD_CONFIG_SET, &c, &nlh);
+	nlh->nlmsg_seq = SEQ;
+	return nlh;
+}
+
+/*
+ * The kernel refuses config-set @req with @error at the config attribute @type, saying @msg
+ * (nothing if NULL) and, when @max is not 0, giving the policy's range @min..@max: the error
+ * reads @want.
+ */
+static void config_refused(const struct nlmsghdr *req, uint16_t type, int error, const char *msg,
+			   uint64_t min, uint64_t max, const char *want)
+{
+	char rp[4096];
+	const struct nlattr *a = nest_attr(top_attr(req, KMAGLEV_A_CONFIG), type);
+	struct nlmsghdr *err;
+	struct kmg_nl nl = { 0 };
+
 	assert_non_null(a);
-	err = error_start(rp, req, -ERANGE, true);
-	mnl_attr_put_strz(err, NLMSGERR_ATTR_MSG, "integer out of range");
+	err = error_start(rp, req, error, true);
+	if (msg)
+		mnl_attr_put_strz(err, NLMSGERR_ATTR_MSG, msg);
 	mnl_attr_put_u32(err, NLMSGERR_ATTR_OFFS, (const char *)a - (const char *)req);
-	put_range_policy(err, 1, KMAGLEV_TIMEOUT_MAX);
+	if (max)
+		put_range_policy(err, min, max);
 	kmg_nl_reset_err(&nl);
-	assert_int_equal(kmg_nl_process(&nl, rp, err->nlmsg_len, SEQ, 0, NULL, NULL), -ERANGE);
-	assert_string_equal(errstr(&nl, req, -ERANGE),
-			    "Error: integer out of range (attribute: config.timeout-tcp-syn, valid range 1..604800)");
+	assert_int_equal(kmg_nl_process(&nl, rp, err->nlmsg_len, SEQ, 0, NULL, NULL), error);
+	assert_string_equal(errstr(&nl, req, error), want);
+}
+
+/* A config-set request refused at a connection-table setting: the path names it. */
+static void test_config_path(void **state)
+{
+	void *rq = kmg_req_buf(NULL);
+	struct nlmsghdr *req = config_request("conn-max 64 timeout-tcp-syn 5s flood-rate 10", rq);
+
+	config_refused(req, KMAGLEV_A_CONFIG_TIMEOUT_TCP_SYN, -ERANGE, "integer out of range",
+		       1, KMAGLEV_TIMEOUT_MAX,
+		       "Error: integer out of range (attribute: config.timeout-tcp-syn, valid range 1..604800)");
 
 	/* another of the new attributes, without a policy */
-	err = error_start(rp, req, -EINVAL, true);
-	mnl_attr_put_u32(err, NLMSGERR_ATTR_OFFS, (const char *)nest_attr(top_attr(req,
-			 KMAGLEV_A_CONFIG), KMAGLEV_A_CONFIG_FLOOD_RATE) - (const char *)req);
-	kmg_nl_reset_err(&nl);
-	assert_int_equal(kmg_nl_process(&nl, rp, err->nlmsg_len, SEQ, 0, NULL, NULL), -EINVAL);
-	assert_string_equal(errstr(&nl, req, -EINVAL),
-			    "Error: Invalid argument (attribute: config.flood-rate)");
+	config_refused(req, KMAGLEV_A_CONFIG_FLOOD_RATE, -EINVAL, NULL, 0, 0,
+		       "Error: Invalid argument (attribute: config.flood-rate)");
 	free(rq);
 }
 
 /* A quota setting the kernel refuses (rst without nf_reject): the path names it. */
 static void test_config_quota_path(void **state)
 {
-	char rp[4096];
-	struct targv t = targv("quota-rate 10 quota-action rst");
 	void *rq = kmg_req_buf(NULL);
-	const struct nlattr *a;
-	struct kmg_config c;
-	struct nlmsghdr *req, *err;
-	struct kmg_nl nl = { 0 };
+	struct nlmsghdr *req = config_request("quota-rate 10 quota-action rst", rq);
 
-	assert_int_equal(kmg_config_parse(t.argc, t.argv, &c), 0);
-	targv_free(&t);
-	kmg_config_req(rq, KMAGLEV_CMD_CONFIG_SET, &c, &req);
-	req->nlmsg_seq = SEQ;
-	a = nest_attr(top_attr(req, KMAGLEV_A_CONFIG), KMAGLEV_A_CONFIG_QUOTA_ACTION);
-	assert_non_null(a);
-	err = error_start(rp, req, -EOPNOTSUPP, true);
-	mnl_attr_put_strz(err, NLMSGERR_ATTR_MSG, "quota-action rst needs CONFIG_NF_REJECT_IPV4/6");
-	mnl_attr_put_u32(err, NLMSGERR_ATTR_OFFS, (const char *)a - (const char *)req);
-	kmg_nl_reset_err(&nl);
-	assert_int_equal(kmg_nl_process(&nl, rp, err->nlmsg_len, SEQ, 0, NULL, NULL), -EOPNOTSUPP);
-	assert_string_equal(errstr(&nl, req, -EOPNOTSUPP),
-			    "Error: quota-action rst needs CONFIG_NF_REJECT_IPV4/6 (attribute: config.quota-action)");
+	config_refused(req, KMAGLEV_A_CONFIG_QUOTA_ACTION, -EOPNOTSUPP,
+		       "quota-action rst needs CONFIG_NF_REJECT_IPV4/6", 0, 0,
+		       "Error: quota-action rst needs CONFIG_NF_REJECT_IPV4/6 (attribute: config.quota-action)");
 
 	/* out of the spec's range, with the policy's bounds */
-	a = nest_attr(top_attr(req, KMAGLEV_A_CONFIG), KMAGLEV_A_CONFIG_QUOTA_RATE);
-	err = error_start(rp, req, -ERANGE, true);
-	mnl_attr_put_strz(err, NLMSGERR_ATTR_MSG, "integer out of range");
-	mnl_attr_put_u32(err, NLMSGERR_ATTR_OFFS, (const char *)a - (const char *)req);
-	put_range_policy(err, 0, KMAGLEV_QUOTA_RATE_MAX);
-	kmg_nl_reset_err(&nl);
-	assert_int_equal(kmg_nl_process(&nl, rp, err->nlmsg_len, SEQ, 0, NULL, NULL), -ERANGE);
-	assert_string_equal(errstr(&nl, req, -ERANGE),
-			    "Error: integer out of range (attribute: config.quota-rate, valid range 0..1000000)");
+	config_refused(req, KMAGLEV_A_CONFIG_QUOTA_RATE, -ERANGE, "integer out of range",
+		       0, KMAGLEV_QUOTA_RATE_MAX,
+		       "Error: integer out of range (attribute: config.quota-rate, valid range 0..1000000)");
 	free(rq);
 }
 
@@ -424,37 +421,15 @@ static void test_config_quota_path(void **state)
  */
 static void test_config_shed_path(void **state)
 {
-	char rp[4096];
-	struct targv t = targv("shed-load-low 900 dscp-map ef=critical");
 	void *rq = kmg_req_buf(NULL);
-	const struct nlattr *a;
-	struct kmg_config c;
-	struct nlmsghdr *req, *err;
-	struct kmg_nl nl = { 0 };
+	struct nlmsghdr *req = config_request("shed-load-low 900 dscp-map ef=critical", rq);
 
-	assert_int_equal(kmg_config_parse(t.argc, t.argv, &c), 0);
-	targv_free(&t);
-	kmg_config_req(rq, KMAGLEV_CMD_CONFIG_SET, &c, &req);
-	req->nlmsg_seq = SEQ;
-	a = nest_attr(top_attr(req, KMAGLEV_A_CONFIG), KMAGLEV_A_CONFIG_SHED_LOAD_LOW);
-	assert_non_null(a);
-	err = error_start(rp, req, -EINVAL, true);
-	mnl_attr_put_strz(err, NLMSGERR_ATTR_MSG, "config shed-load-low must be below shed-load-high");
-	mnl_attr_put_u32(err, NLMSGERR_ATTR_OFFS, (const char *)a - (const char *)req);
-	kmg_nl_reset_err(&nl);
-	assert_int_equal(kmg_nl_process(&nl, rp, err->nlmsg_len, SEQ, 0, NULL, NULL), -EINVAL);
-	assert_string_equal(errstr(&nl, req, -EINVAL),
-			    "Error: config shed-load-low must be below shed-load-high (attribute: config.shed-load-low)");
-
-	a = nest_attr(top_attr(req, KMAGLEV_A_CONFIG), KMAGLEV_A_CONFIG_DSCP_MAP);
-	assert_non_null(a);
-	err = error_start(rp, req, -EINVAL, true);
-	mnl_attr_put_strz(err, NLMSGERR_ATTR_MSG, "config dscp-map: a byte is above 4 (1 + sheddable)");
-	mnl_attr_put_u32(err, NLMSGERR_ATTR_OFFS, (const char *)a - (const char *)req);
-	kmg_nl_reset_err(&nl);
-	assert_int_equal(kmg_nl_process(&nl, rp, err->nlmsg_len, SEQ, 0, NULL, NULL), -EINVAL);
-	assert_string_equal(errstr(&nl, req, -EINVAL),
-			    "Error: config dscp-map: a byte is above 4 (1 + sheddable) (attribute: config.dscp-map)");
+	config_refused(req, KMAGLEV_A_CONFIG_SHED_LOAD_LOW, -EINVAL,
+		       "config shed-load-low must be below shed-load-high", 0, 0,
+		       "Error: config shed-load-low must be below shed-load-high (attribute: config.shed-load-low)");
+	config_refused(req, KMAGLEV_A_CONFIG_DSCP_MAP, -EINVAL,
+		       "config dscp-map: a byte is above 4 (1 + sheddable)", 0, 0,
+		       "Error: config dscp-map: a byte is above 4 (1 + sheddable) (attribute: config.dscp-map)");
 	free(rq);
 }
 

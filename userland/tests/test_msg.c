@@ -34,6 +34,52 @@ static void assert_addr4(const struct nlattr *a, const char *want)
 	assert_memory_equal(mnl_attr_get_payload(a), &v, 4);
 }
 
+/* The config-set request for the config set arguments @line, in @buf: its config nest. */
+static const struct nlattr *config_set(const char *line, void *buf, struct nlmsghdr **nlh)
+{
+	struct targv t = targv(line);
+	const struct nlattr *c;
+	struct kmg_config cfg;
+
+	assert_int_equal(kmg_config_parse(t.argc, t.argv, &cfg), 0);
+	targv_free(&t);
+	kmg_config_req(buf, KMAGLEV_CMD_CONFIG_SET, &cfg, nlh);
+	c = top_attr(*nlh, KMAGLEV_A_CONFIG);
+	assert_non_null(c);
+	return c;
+}
+
+/* How many attributes the nest @c holds, each of them a u32 attribute (4 bytes). */
+static unsigned int count_u32_attrs(const struct nlattr *c)
+{
+	const struct nlattr *a;
+	unsigned int n = 0;
+
+	mnl_attr_for_each_nested(a, c) {
+		assert_int_equal(mnl_attr_get_payload_len(a), 4);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * A @cmd reply in @buf whose @nest holds one attribute, @type with the @len bytes of @data:
+ * it is refused as malformed, the error reading @want. Returns the message.
+ */
+static struct nlmsghdr *assert_malformed(void *buf, uint8_t cmd, uint16_t nest, uint16_t type,
+					 size_t len, const void *data, const char *want)
+{
+	struct nlmsghdr *nlh = kmg_req_start(buf, cmd, 0);
+	struct nlattr *n = mnl_attr_nest_start(nlh, nest);
+	struct kmg_msg m;
+
+	mnl_attr_put(nlh, type, len, data);
+	mnl_attr_nest_end(nlh, n);
+	assert_int_equal(kmg_msg_parse(nlh, &m), -EBADMSG);
+	assert_string_equal(kmg_errmsg(), want);
+	return nlh;
+}
+
 static void test_req_service_new(void **state)
 {
 	struct kmg_service s;
@@ -269,17 +315,12 @@ static void test_req_backend(void **state)
 
 static void test_req_config(void **state)
 {
-	struct targv t = targv("max-backends 70000");
-	const struct nlattr *c;
-	struct kmg_config cfg;
-	struct nlmsghdr *nlh;
 	void *buf = kmg_req_buf(NULL);
+	const struct nlattr *c;
+	struct nlmsghdr *nlh;
 
-	assert_int_equal(kmg_config_parse(t.argc, t.argv, &cfg), 0);
-	targv_free(&t);
-	kmg_config_req(buf, KMAGLEV_CMD_CONFIG_SET, &cfg, &nlh);
+	c = config_set("max-backends 70000", buf, &nlh);
 	assert_int_equal(genl_cmd(nlh), KMAGLEV_CMD_CONFIG_SET);
-	c = top_attr(nlh, KMAGLEV_A_CONFIG);
 	assert_int_equal(mnl_attr_get_u32(nest_attr(c, KMAGLEV_A_CONFIG_MAX_BACKENDS)), 70000);
 	assert_null(nest_attr(c, KMAGLEV_A_CONFIG_MAX_SERVICES));
 	kmg_config_req(buf, KMAGLEV_CMD_CONFIG_GET, NULL, &nlh);
@@ -290,24 +331,13 @@ static void test_req_config(void **state)
 /* Connection-table settings go out as u32 attributes, exactly those given, seconds as is. */
 static void test_req_config_conn(void **state)
 {
-	struct targv t = targv("conn-max 64 timeout-tcp-est 2m timeout-udp 30s flood-rate 1000 "
-			       "probe-mark-min 4096 probe-mark-max 8191");
-	const struct nlattr *c, *a;
-	struct kmg_config cfg;
-	struct nlmsghdr *nlh;
 	void *buf = kmg_req_buf(NULL);
-	unsigned int n = 0;
+	const struct nlattr *c;
+	struct nlmsghdr *nlh;
 
-	assert_int_equal(kmg_config_parse(t.argc, t.argv, &cfg), 0);
-	targv_free(&t);
-	kmg_config_req(buf, KMAGLEV_CMD_CONFIG_SET, &cfg, &nlh);
-	c = top_attr(nlh, KMAGLEV_A_CONFIG);
-	assert_non_null(c);
-	mnl_attr_for_each_nested(a, c) {
-		assert_int_equal(mnl_attr_get_payload_len(a), 4);
-		n++;
-	}
-	assert_int_equal(n, 6);
+	c = config_set("conn-max 64 timeout-tcp-est 2m timeout-udp 30s flood-rate 1000 "
+		       "probe-mark-min 4096 probe-mark-max 8191", buf, &nlh);
+	assert_int_equal(count_u32_attrs(c), 6);
 	assert_int_equal(mnl_attr_get_u32(nest_attr(c, KMAGLEV_A_CONFIG_CONN_MAX)), 64);
 	assert_int_equal(mnl_attr_get_u32(nest_attr(c, KMAGLEV_A_CONFIG_TIMEOUT_TCP_EST)), 120);
 	assert_int_equal(mnl_attr_get_u32(nest_attr(c, KMAGLEV_A_CONFIG_TIMEOUT_UDP)), 30);
@@ -322,24 +352,13 @@ static void test_req_config_conn(void **state)
 /* The quota settings go out as u32 attributes, enums by their value; quotas is read-only. */
 static void test_req_config_quota(void **state)
 {
-	struct targv t = targv("quota-rate 50 quota-burst 0 quota-prefix4 24 quota-prefix6 48 "
-			       "quota-scope service quota-action rst quota-max 1000");
-	const struct nlattr *c, *a;
-	struct kmg_config cfg;
-	struct nlmsghdr *nlh;
 	void *buf = kmg_req_buf(NULL);
-	unsigned int n = 0;
+	const struct nlattr *c;
+	struct nlmsghdr *nlh;
 
-	assert_int_equal(kmg_config_parse(t.argc, t.argv, &cfg), 0);
-	targv_free(&t);
-	kmg_config_req(buf, KMAGLEV_CMD_CONFIG_SET, &cfg, &nlh);
-	c = top_attr(nlh, KMAGLEV_A_CONFIG);
-	assert_non_null(c);
-	mnl_attr_for_each_nested(a, c) {
-		assert_int_equal(mnl_attr_get_payload_len(a), 4);
-		n++;
-	}
-	assert_int_equal(n, 7);
+	c = config_set("quota-rate 50 quota-burst 0 quota-prefix4 24 quota-prefix6 48 "
+		       "quota-scope service quota-action rst quota-max 1000", buf, &nlh);
+	assert_int_equal(count_u32_attrs(c), 7);
 	assert_int_equal(mnl_attr_get_u32(nest_attr(c, KMAGLEV_A_CONFIG_QUOTA_RATE)), 50);
 	/* 0 is a value (one second's worth), sent as any other */
 	assert_non_null(nest_attr(c, KMAGLEV_A_CONFIG_QUOTA_BURST));
@@ -359,21 +378,15 @@ static void test_req_config_quota(void **state)
 /* The load-shedding settings: dscp-map as its 64 bytes, the rest u32; read-only ones not sent. */
 static void test_req_config_shed(void **state)
 {
-	struct targv t = targv("dscp-map ef=critical-plus,cs1=sheddable,10=sheddable-plus "
-			       "shed-class sheddable-plus shed-conn-fill 90 shed-new-rate 50000 "
-			       "shed-load-high 850 shed-load-low 700");
 	uint8_t want[KMAGLEV_DSCP_MAP_LEN] = { 0 };
-	const struct nlattr *c, *a;
-	struct kmg_config cfg;
-	struct nlmsghdr *nlh;
 	void *buf = kmg_req_buf(NULL);
+	const struct nlattr *c, *a;
+	struct nlmsghdr *nlh;
 	unsigned int n = 0;
 
-	assert_int_equal(kmg_config_parse(t.argc, t.argv, &cfg), 0);
-	targv_free(&t);
-	kmg_config_req(buf, KMAGLEV_CMD_CONFIG_SET, &cfg, &nlh);
-	c = top_attr(nlh, KMAGLEV_A_CONFIG);
-	assert_non_null(c);
+	c = config_set("dscp-map ef=critical-plus,cs1=sheddable,10=sheddable-plus "
+		       "shed-class sheddable-plus shed-conn-fill 90 shed-new-rate 50000 "
+		       "shed-load-high 850 shed-load-low 700", buf, &nlh);
 	mnl_attr_for_each_nested(a, c)
 		n++;
 	assert_int_equal(n, 6);
@@ -396,11 +409,7 @@ static void test_req_config_shed(void **state)
 	assert_true(mnl_nlmsg_ok(nlh, nlh->nlmsg_len));
 
 	/* "none" is 64 zero bytes, sent: it clears the kernel's map */
-	t = targv("dscp-map none");
-	assert_int_equal(kmg_config_parse(t.argc, t.argv, &cfg), 0);
-	targv_free(&t);
-	kmg_config_req(buf, KMAGLEV_CMD_CONFIG_SET, &cfg, &nlh);
-	a = nest_attr(top_attr(nlh, KMAGLEV_A_CONFIG), KMAGLEV_A_CONFIG_DSCP_MAP);
+	a = nest_attr(config_set("dscp-map none", buf, &nlh), KMAGLEV_A_CONFIG_DSCP_MAP);
 	assert_non_null(a);
 	memset(want, 0, sizeof(want));
 	assert_int_equal(mnl_attr_get_payload_len(a), KMAGLEV_DSCP_MAP_LEN);
@@ -468,12 +477,8 @@ static void test_parse_config_shed(void **state)
 	assert_false(KMG_HAS(&m.config, KMAGLEV_A_CONFIG_SHED_LOAD_HIGH));
 	kmg_msg_free(&m);
 
-	nlh = kmg_req_start(buf, KMAGLEV_CMD_CONFIG_GET, 0);
-	n = mnl_attr_nest_start(nlh, KMAGLEV_A_CONFIG);
-	mnl_attr_put(nlh, KMAGLEV_A_CONFIG_DSCP_MAP, 32, map);
-	mnl_attr_nest_end(nlh, n);
-	assert_int_equal(kmg_msg_parse(nlh, &m), -EBADMSG);
-	assert_string_equal(kmg_errmsg(), "malformed config.dscp-map attribute in kernel message");
+	assert_malformed(buf, KMAGLEV_CMD_CONFIG_GET, KMAGLEV_A_CONFIG, KMAGLEV_A_CONFIG_DSCP_MAP,
+			 32, map, "malformed config.dscp-map attribute in kernel message");
 }
 
 /* A QUOTA_GET dump message: one bucket, its prefix by family, read-only counters. */
@@ -508,7 +513,7 @@ static void test_parse_quota(void **state)
 	struct kmg_msgs l = { 0 };
 	char buf[512], name[64];
 	struct nlmsghdr *nlh;
-	struct nlattr *n;
+	uint32_t plen = 24;
 	struct kmg_msg m;
 
 	assert_string_equal(kmg_cmd_name(KMAGLEV_CMD_QUOTA_GET), "quota-get");
@@ -551,18 +556,11 @@ static void test_parse_quota(void **state)
 	kmg_quotas_free(&qs);
 
 	/* malformed: a u32 prefix length, a short IPv6 prefix */
-	nlh = kmg_req_start(buf, KMAGLEV_CMD_QUOTA_GET, 0);
-	n = mnl_attr_nest_start(nlh, KMAGLEV_A_QUOTA);
-	mnl_attr_put_u32(nlh, KMAGLEV_A_QUOTA_PREFIX_LEN, 24);
-	mnl_attr_nest_end(nlh, n);
-	assert_int_equal(kmg_msg_parse(nlh, &m), -EBADMSG);
-	assert_string_equal(kmg_errmsg(), "malformed quota.prefix-len attribute in kernel message");
-	nlh = kmg_req_start(buf, KMAGLEV_CMD_QUOTA_GET, 0);
-	n = mnl_attr_nest_start(nlh, KMAGLEV_A_QUOTA);
-	mnl_attr_put(nlh, KMAGLEV_A_QUOTA_ADDR6, 4, "abcd");
-	mnl_attr_nest_end(nlh, n);
-	assert_int_equal(kmg_msg_parse(nlh, &m), -EBADMSG);
-	assert_string_equal(kmg_errmsg(), "malformed quota.addr6 attribute in kernel message");
+	assert_malformed(buf, KMAGLEV_CMD_QUOTA_GET, KMAGLEV_A_QUOTA, KMAGLEV_A_QUOTA_PREFIX_LEN,
+			 sizeof(plen), &plen,
+			 "malformed quota.prefix-len attribute in kernel message");
+	nlh = assert_malformed(buf, KMAGLEV_CMD_QUOTA_GET, KMAGLEV_A_QUOTA, KMAGLEV_A_QUOTA_ADDR6,
+			       4, "abcd", "malformed quota.addr6 attribute in kernel message");
 	assert_int_equal(kmg_quota_cb(nlh, &qs), MNL_CB_ERROR);
 	assert_int_equal(errno, EBADMSG);
 	assert_int_equal(qs.n, 0);

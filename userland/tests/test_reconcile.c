@@ -626,6 +626,24 @@ static void test_svc_overload(void **state)
 	w.cs[0].backends[1].be.state = KMAGLEV_BACKEND_STATE_UP;
 	assert_true(kmd_svc_overload_update(s));		/* b2 serves again, at 10% */
 	assert_false(s->overloaded);
+	/* nor those at weight 0 (the agent's 0% or weight 0, the file's): they take no flows */
+	set_utils(&w, 95, 10, 92);
+	w.sv[0].be[1].weight_pct = 0;
+	assert_true(kmd_svc_overload_update(s));
+	assert_true(s->overloaded);
+	w.sv[0].be[1].weight_pct = -1;
+	assert_true(kmd_svc_overload_update(s));
+	assert_false(s->overloaded);
+	w.sv[0].be[1].weight = 0;
+	assert_true(kmd_svc_overload_update(s));
+	w.sv[0].be[1].weight = -1;
+	assert_true(kmd_svc_overload_update(s));
+	w.cs[0].backends[1].be.weight = 0;
+	assert_true(kmd_svc_overload_update(s));
+	assert_true(s->overloaded);
+	w.cs[0].backends[1].be.weight = 100;
+	assert_true(kmd_svc_overload_update(s));
+	assert_false(s->overloaded);
 	/* a backend without a report does not count; none left: off */
 	w.sv[0].be[2].health = KMD_HEALTH_UP;
 	set_utils(&w, 95, -1, 91);

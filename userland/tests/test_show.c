@@ -738,17 +738,93 @@ static void test_owner(void **state)
 	kmg_msgs_free(&sl);
 }
 
+/* kmg_save() of @cfg and @sl: its first "@cmd ..." line, without @cmd; to be freed. */
+static char *save_line(const struct kmg_config *cfg, const struct kmg_msgs *sl, const char *cmd)
+{
+	const char *p;
+	struct tout out;
+	char key[64];
+	char *line;
+
+	snprintf(key, sizeof(key), "\n%s ", cmd);
+	tout_open(&out);
+	kmg_save(out.f, cfg, sl);
+	p = strstr(tout_text(&out), key);
+	assert_non_null(p);
+	line = strdup(p + strlen(key));
+	assert_non_null(line);
+	line[strcspn(line, "\n")] = '\0';
+	tout_close(&out);
+	return line;
+}
+
+/* kmg_save() of @cfg: its config set line reads @want, and parses back into @c. */
+static void save_config(const struct kmg_config *cfg, const char *want, struct kmg_config *c)
+{
+	char *line = save_line(cfg, &(struct kmg_msgs){ 0 }, "config set");
+	struct targv t;
+
+	assert_string_equal(line, want);
+	t = targv(line);
+	free(line);
+	assert_int_equal(kmg_config_parse(t.argc, t.argv, c), 0);
+	targv_free(&t);
+}
+
+/* What kmd_config_save_yaml() writes of @cfg and the @n services @svcs; to be freed. */
+static char *save_yaml(const struct kmg_config *cfg, const struct kmg_service *svcs,
+		       unsigned int n)
+{
+	struct tout out;
+	char *text;
+
+	tout_open(&out);
+	assert_int_equal(kmd_config_save_yaml(out.f, cfg, svcs, n), 0);
+	text = strdup(tout_text(&out));
+	assert_non_null(text);
+	tout_close(&out);
+	return text;
+}
+
+/* What kmg_save() writes of @cfg and @sl; to be freed. */
+static char *save_text(const struct kmg_config *cfg, const struct kmg_msgs *sl)
+{
+	struct tout out;
+	char *text;
+
+	tout_open(&out);
+	kmg_save(out.f, cfg, sl);
+	text = strdup(tout_text(&out));
+	assert_non_null(text);
+	tout_close(&out);
+	return text;
+}
+
+/* stats of global_reply(): the text holds @want, the JSON's global @key is @val. */
+static void assert_global_stats(const char *want, const char *key, int64_t val)
+{
+	struct kmg_msgs gl = { 0 };
+	char buf[2048], *text;
+	json_object *o;
+
+	kmg_collect_cb(global_reply(buf), &gl);
+	o = both(kmg_print_stats_msgs, &gl, &text);
+	assert_non_null(strstr(text, want));
+	free(text);
+	assert_int_equal(jint(jget(o, "global"), key), val);
+	json_object_put(o);
+	kmg_msgs_free(&gl);
+}
+
 /* The quota settings and counters in config show, stats, save and save --yaml. */
 static void test_quota_config_stats(void **state)
 {
-	struct kmg_msgs l = { 0 }, gl = { 0 };
-	char buf[1024], b2[2048], *text, *line;
+	struct kmg_msgs l = { 0 };
+	char buf[1024], *text;
 	struct nlmsghdr *nlh;
 	struct kmg_config c;
 	struct nlattr *n;
 	json_object *o;
-	struct targv t;
-	struct tout out;
 
 	nlh = kmg_req_start(buf, KMAGLEV_CMD_CONFIG_GET, 0);
 	n = mnl_attr_nest_start(nlh, KMAGLEV_A_CONFIG);
@@ -775,43 +851,25 @@ static void test_quota_config_stats(void **state)
 	json_object_put(o);
 
 	/* save: every setting, not the count, and it parses back to the same values */
-	tout_open(&out);
-	kmg_save(out.f, &l.m[0].config, &(struct kmg_msgs){ 0 });
-	line = strstr(tout_text(&out), "\nconfig set ");
-	assert_non_null(line);
-	line = strdup(line + strlen("\nconfig set "));
-	line[strcspn(line, "\n")] = '\0';
-	assert_string_equal(line, "flood-rate 0 quota-rate 50 quota-burst 0 quota-prefix4 24 "
-			    "quota-prefix6 64 quota-scope service quota-action rst quota-max 65536");
-	t = targv(line);
-	free(line);
-	assert_int_equal(kmg_config_parse(t.argc, t.argv, &c), 0);
-	targv_free(&t);
+	save_config(&l.m[0].config, "flood-rate 0 quota-rate 50 quota-burst 0 quota-prefix4 24 "
+		    "quota-prefix6 64 quota-scope service quota-action rst quota-max 65536", &c);
 	assert_int_equal(c.present, l.m[0].config.present & ~KMG_BIT(KMAGLEV_A_CONFIG_QUOTAS));
 	assert_int_equal(c.quota_scope, KMAGLEV_QUOTA_SCOPE_SERVICE);
 	assert_int_equal(c.quota_action, KMAGLEV_QUOTA_ACTION_RST);
 	assert_int_equal(c.quota_prefix4, 24);
-	tout_close(&out);
 
 	/* save --yaml: the same keys */
-	tout_open(&out);
-	assert_int_equal(kmd_config_save_yaml(out.f, &l.m[0].config, NULL, 0), 0);
-	assert_non_null(strstr(tout_text(&out), "config:\n  flood-rate: 0\n  quota-rate: 50\n"
+	text = save_yaml(&l.m[0].config, NULL, 0);
+	assert_non_null(strstr(text, "config:\n  flood-rate: 0\n  quota-rate: 50\n"
 			       "  quota-burst: 0\n  quota-prefix4: 24\n  quota-prefix6: 64\n"
 			       "  quota-scope: service\n  quota-action: rst\n  quota-max: 65536\n"));
-	assert_null(strstr(tout_text(&out), "quotas"));
-	tout_close(&out);
+	assert_null(strstr(text, "quotas"));
+	free(text);
 	kmg_msgs_free(&l);
 
 	/* stats: the quota counters on a line of their own */
-	kmg_collect_cb(global_reply(b2), &gl);
-	o = both(kmg_print_stats_msgs, &gl, &text);
-	assert_non_null(strstr(text, " frag-queued 34\n  quota-drop 35 quota-rst 36 "
-				      "quota-untracked 37\n"));
-	free(text);
-	assert_int_equal(jint(jget(o, "global"), "quota-untracked"), 37);
-	json_object_put(o);
-	kmg_msgs_free(&gl);
+	assert_global_stats(" frag-queued 34\n  quota-drop 35 quota-rst 36 quota-untracked 37\n",
+			    "quota-untracked", 37);
 }
 
 /* A CONFIG_GET reply with the load-shedding settings and state only. */
@@ -840,12 +898,10 @@ static void test_shed_config(void **state)
 					      [8] = 1 + KMAGLEV_CRITICALITY_SHEDDABLE,
 					      [10] = 1 + KMAGLEV_CRITICALITY_SHEDDABLE_PLUS,
 					      [5] = 1 + KMAGLEV_CRITICALITY_CRITICAL };
-	struct kmg_msgs l = { 0 }, gl = { 0 };
-	char buf[1024], b2[2048], *text, *line;
+	struct kmg_msgs l = { 0 };
+	char buf[1024], *text;
 	json_object *o, *dm, *sh;
 	struct kmg_config c;
-	struct targv t;
-	struct tout out;
 
 	kmg_collect_cb(shed_reply(buf, map, KMAGLEV_SHED_REASON_CONN_FILL |
 				  KMAGLEV_SHED_REASON_LOAD), &l);
@@ -871,38 +927,26 @@ static void test_shed_config(void **state)
 	json_object_put(o);
 
 	/* save: the settings, not the state, and they parse back to the same values */
-	tout_open(&out);
-	kmg_save(out.f, &l.m[0].config, &(struct kmg_msgs){ 0 });
-	line = strstr(tout_text(&out), "\nconfig set ");
-	assert_non_null(line);
-	line = strdup(line + strlen("\nconfig set "));
-	line[strcspn(line, "\n")] = '\0';
-	assert_string_equal(line, "dscp-map 5=critical,cs1=sheddable,af11=sheddable-plus,"
-			    "ef=critical-plus shed-class sheddable-plus shed-conn-fill 90 "
-			    "shed-new-rate 0 shed-load-high 850 shed-load-low 700");
-	t = targv(line);
-	free(line);
-	assert_int_equal(kmg_config_parse(t.argc, t.argv, &c), 0);
-	targv_free(&t);
+	save_config(&l.m[0].config, "dscp-map 5=critical,cs1=sheddable,af11=sheddable-plus,"
+		    "ef=critical-plus shed-class sheddable-plus shed-conn-fill 90 "
+		    "shed-new-rate 0 shed-load-high 850 shed-load-low 700", &c);
 	assert_int_equal(c.present, l.m[0].config.present & ~(KMG_BIT(KMAGLEV_A_CONFIG_LOAD) |
 			 KMG_BIT(KMAGLEV_A_CONFIG_SHEDDING) |
 			 KMG_BIT(KMAGLEV_A_CONFIG_SHED_TRANSITIONS)));
 	assert_memory_equal(c.dscp_map, map, sizeof(map));
 	assert_int_equal(c.shed_class, KMAGLEV_CRITICALITY_SHEDDABLE_PLUS);
 	assert_int_equal(c.shed_load_low, 700);
-	tout_close(&out);
 
 	/* save --yaml: the map as a flow mapping */
-	tout_open(&out);
-	assert_int_equal(kmd_config_save_yaml(out.f, &l.m[0].config, NULL, 0), 0);
-	assert_non_null(strstr(tout_text(&out), "config:\n  dscp-map: {5: critical, "
+	text = save_yaml(&l.m[0].config, NULL, 0);
+	assert_non_null(strstr(text, "config:\n  dscp-map: {5: critical, "
 			       "cs1: sheddable, af11: sheddable-plus, ef: critical-plus}\n"
 			       "  shed-class: sheddable-plus\n  shed-conn-fill: 90\n"
 			       "  shed-new-rate: 0\n  shed-load-high: 850\n  shed-load-low: 700\n"));
-	assert_null(strstr(tout_text(&out), "load:"));
-	assert_null(strstr(tout_text(&out), "shedding"));
-	assert_null(strstr(tout_text(&out), "transitions"));
-	tout_close(&out);
+	assert_null(strstr(text, "load:"));
+	assert_null(strstr(text, "shedding"));
+	assert_null(strstr(text, "transitions"));
+	free(text);
 	kmg_msgs_free(&l);
 
 	/* an empty map: none, {} in JSON and YAML; no signal on: shedding none, [] */
@@ -915,25 +959,17 @@ static void test_shed_config(void **state)
 	assert_int_equal(json_object_object_length(jget(o, "dscp-map")), 0);
 	assert_int_equal(json_object_array_length(jget(o, "shedding")), 0);
 	json_object_put(o);
-	tout_open(&out);
-	kmg_save(out.f, &l.m[0].config, &(struct kmg_msgs){ 0 });
-	assert_non_null(strstr(tout_text(&out), "\nconfig set dscp-map none shed-class "));
-	tout_close(&out);
-	tout_open(&out);
-	assert_int_equal(kmd_config_save_yaml(out.f, &l.m[0].config, NULL, 0), 0);
-	assert_non_null(strstr(tout_text(&out), "config:\n  dscp-map: {}\n"));
-	tout_close(&out);
+	text = save_text(&l.m[0].config, &(struct kmg_msgs){ 0 });
+	assert_non_null(strstr(text, "\nconfig set dscp-map none shed-class "));
+	free(text);
+	text = save_yaml(&l.m[0].config, NULL, 0);
+	assert_non_null(strstr(text, "config:\n  dscp-map: {}\n"));
+	free(text);
 	kmg_msgs_free(&l);
 
 	/* stats: the shed- counters on a line of their own, after the quota ones */
-	kmg_collect_cb(global_reply(b2), &gl);
-	o = both(kmg_print_stats_msgs, &gl, &text);
-	assert_non_null(strstr(text, " quota-untracked 37\n  shed-conn-fill 38 shed-new-rate 39 "
-				      "shed-load 40 shed-util 41\n"));
-	free(text);
-	assert_int_equal(jint(jget(o, "global"), "shed-util"), 41);
-	json_object_put(o);
-	kmg_msgs_free(&gl);
+	assert_global_stats(" quota-untracked 37\n  shed-conn-fill 38 shed-new-rate 39 "
+			    "shed-load 40 shed-util 41\n", "shed-util", 41);
 }
 
 /* A service reply with a criticality and an overload state. */
@@ -956,10 +992,9 @@ static void test_shed_service(void **state)
 {
 	struct kmg_msgs sl = { 0 };
 	struct kmg_service s;
-	char b1[512], *copy, *line;
+	char b1[512], *line;
 	json_object *arr, *o;
 	struct targv t;
-	struct tout out;
 	char *text;
 
 	kmg_collect_cb(shed_service_reply(b1, KMAGLEV_CRITICALITY_SHEDDABLE_PLUS,
@@ -974,41 +1009,32 @@ static void test_shed_service(void **state)
 	json_object_put(arr);
 
 	/* save: both, as service add reads them back */
-	tout_open(&out);
-	kmg_save(out.f, NULL, &sl);
-	line = strstr(tout_text(&out), "\nservice add ");
-	assert_non_null(line);
-	copy = strdup(line + strlen("\nservice add "));
-	copy[strcspn(copy, "\n")] = '\0';
-	assert_non_null(strstr(copy, " criticality sheddable-plus overload on"));
-	t = targv(copy);
-	free(copy);
+	line = save_line(NULL, &sl, "service add");
+	assert_non_null(strstr(line, " criticality sheddable-plus overload on"));
+	t = targv(line);
+	free(line);
 	assert_int_equal(kmg_service_parse(t.argc, t.argv, false, &s), 0);
 	targv_free(&t);
 	assert_int_equal(s.criticality, KMAGLEV_CRITICALITY_SHEDDABLE_PLUS);
 	assert_int_equal(s.overload, KMAGLEV_OVERLOAD_ON);
 	kmg_service_free(&s);
-	tout_close(&out);
 
 	/* save --yaml: the criticality; not the overload, which the daemon sets */
-	tout_open(&out);
-	assert_int_equal(kmd_config_save_yaml(out.f, NULL, &sl.m[0].svc, 1), 0);
-	assert_non_null(strstr(tout_text(&out), "    criticality: sheddable-plus\n"));
-	assert_null(strstr(tout_text(&out), "overload"));
-	tout_close(&out);
+	text = save_yaml(NULL, &sl.m[0].svc, 1);
+	assert_non_null(strstr(text, "    criticality: sheddable-plus\n"));
+	assert_null(strstr(text, "overload"));
+	free(text);
 	kmg_msgs_free(&sl);
 
 	/* the default criticality is left out of save --yaml, not of save */
 	kmg_collect_cb(shed_service_reply(b1, KMAGLEV_CRITICALITY_CRITICAL, KMAGLEV_OVERLOAD_OFF),
 		       &sl);
-	tout_open(&out);
-	assert_int_equal(kmd_config_save_yaml(out.f, NULL, &sl.m[0].svc, 1), 0);
-	assert_null(strstr(tout_text(&out), "criticality"));
-	tout_close(&out);
-	tout_open(&out);
-	kmg_save(out.f, NULL, &sl);
-	assert_non_null(strstr(tout_text(&out), " criticality critical overload off\n"));
-	tout_close(&out);
+	text = save_yaml(NULL, &sl.m[0].svc, 1);
+	assert_null(strstr(text, "criticality"));
+	free(text);
+	text = save_text(NULL, &sl);
+	assert_non_null(strstr(text, " criticality critical overload off\n"));
+	free(text);
 	kmg_msgs_free(&sl);
 }
 
