@@ -314,7 +314,13 @@ static int scrape_config(struct kmd *d, struct kmd_prom *p, const struct kmg_msg
 	ok = !kmg_config_get(&d->ctx, &c, NULL);
 	if (ok)
 		ret = kmd_metrics_render_shed(p, &c);
-	if (ok && KMG_HAS(&c, KMAGLEV_A_CONFIG_QUOTAS) && c.quotas)
+	/*
+	 * Not a table larger than KMD_QUOTA_SCRAPE_MAX: a scrape reads it on the daemon's loop,
+	 * and a full table of millions (a spoofed flood) would stall checks for seconds. Its
+	 * count still shows; "kmaglev quota show top N" reads it on demand.
+	 */
+	if (ok && !ret && KMG_HAS(&c, KMAGLEV_A_CONFIG_QUOTAS) && c.quotas &&
+	    c.quotas <= KMD_QUOTA_SCRAPE_MAX)
 		ok = !kmg_quota_dump(&d->ctx, &qs, NULL);
 	/* said once, not at every scrape */
 	if (!ok && last_ok)

@@ -49,6 +49,8 @@ int kmd_metrics_render_kernel(struct kmd_prom *p, const struct kmg_msgs *svcs,
 			      const struct kmg_global_stats *g);
 /* Quota buckets a scrape shows: a bounded number of series whatever the table holds. */
 #define KMD_QUOTA_TOP	10
+/* Quota tables larger than this are not read at a scrape (only their size is exported). */
+#define KMD_QUOTA_SCRAPE_MAX	65536
 
 /*
  * The quota table: its size (@c, a CONFIG_GET reply; nothing if it reports none, as a kernel
