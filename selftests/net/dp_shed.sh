@@ -7,7 +7,8 @@
 # - Connection table over shed-conn-fill: every CS1 SYN is shed (shed-conn-fill), every EF and
 #   unmarked one is let through; the streams keep every echo (established flows never shed).
 # - A service overloaded (overload on, as the daemon sets it from utilization): CS1 shed
-#   (shed-util), EF not; with criticality sheddable, unmarked flows are shed too.
+#   (shed-util), EF not; with criticality sheddable, unmarked flows are shed too; IPv6 too,
+#   the class from the traffic class.
 # - shed-new-rate: CS1 SYNs over the rate are shed while EF ones at the same time all pass.
 # - The load signal: a pktgen flood raises the host's softirq load; with levels set between
 #   the idle and the flooded load, shedding starts during the flood and stops after it: two
@@ -23,7 +24,7 @@ CMAX=1000
 EF=0xb8 CS1=0x20
 dp_standin && ktap_skip_all "load shedding is kmaglev's own (no stand-in)"
 
-dp_test_start 14 1 2
+dp_test_start 15 1 2
 
 V=$(dp_vip4 0)
 SVC="$V:$DP_HTTP_PORT/tcp"
@@ -104,6 +105,37 @@ syns 0 100.64.11 100
 g2=$(dp_gstats 1) nf2=$(newflows)
 check "overload on, criticality sheddable: 100 unmarked SYNs" "$g1" "$g2" "$nf1" "$nf2" shed-util 100 0
 dp_km 1 service set "$SVC" overload off criticality critical
+
+# IPv6: the class from the traffic class (a client's TCP connects with IPV6_TCLASS set)
+V6=$(dp_vip6 0)
+SVC6="$(dp_hostport "$V6" "$DP_HTTP_PORT")/tcp"
+# connect6 TCLASS: "connected" or "timed out" (2 s: a shed SYN gets no answer)
+connect6() {
+	ip netns exec "$DP_CL" "$DP_PY" -c '
+import socket, sys
+s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_TCLASS, int(sys.argv[2], 0))
+s.settimeout(2)
+try:
+    s.connect((sys.argv[1], int(sys.argv[3])))
+    print("connected")
+except OSError:
+    print("timed out")' "$V6" "$1" "$DP_HTTP_PORT"
+}
+if dp_km 1 service add "$SVC6" overload on backend "$(dp_be6 1)" >/dev/null; then
+	g0=$(dp_gstats 1)
+	r="CS1 $(connect6 $CS1), EF $(connect6 $EF)"
+	g1=$(dp_gstats 1)
+	d="IPv6, overload on: $r, shed-util +$(dp_gdelta "$g0" "$g1" shed-util)"
+	if [[ $r == "CS1 timed out, EF connected" && $(dp_gdelta "$g0" "$g1" shed-util) -ge 1 ]]; then
+		ktap_test_pass "$d"
+	else
+		ktap_test_fail "$d (want CS1 shed, EF through)"
+	fi
+	dp_km 1 service del "$SVC6"
+else
+	ktap_test_fail "IPv6, overload on: add $SVC6"
+fi
 
 # --- new flows over shed-new-rate -------------------------------------------------------------------
 dp_km 1 config set shed-new-rate 100
