@@ -119,6 +119,19 @@ int kmg_dscp_map_set(uint8_t map[KMAGLEV_DSCP_MAP_LEN], uint64_t *seen, const ch
 	return 0;
 }
 
+/* @s without the blanks around it (in place). */
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		*--e = '\0';
+	return s;
+}
+
 int kmg_parse_dscp_map(const char *s, uint8_t map[KMAGLEV_DSCP_MAP_LEN], char *why,
 		       size_t len)
 {
@@ -144,6 +157,7 @@ int kmg_parse_dscp_map(const char *s, uint8_t map[KMAGLEV_DSCP_MAP_LEN], char *w
 		next = strchr(item, ',');
 		if (next)
 			*next++ = '\0';
+		item = trim(item);	/* "ef=critical, cs1=sheddable", as people write lists */
 		eq = strchr(item, '=');
 		if (!*item) {
 			snprintf(why, len, "an empty entry (expected DSCP=CLASS[,DSCP=CLASS...])");
@@ -153,7 +167,7 @@ int kmg_parse_dscp_map(const char *s, uint8_t map[KMAGLEV_DSCP_MAP_LEN], char *w
 			ret = -EINVAL;
 		} else {
 			*eq = '\0';
-			ret = kmg_dscp_map_set(out, &seen, item, eq + 1, why, len);
+			ret = kmg_dscp_map_set(out, &seen, trim(item), trim(eq + 1), why, len);
 		}
 	}
 	free(copy);

@@ -519,6 +519,14 @@ static void test_dscp_map_text(void **state)
 	assert_int_equal(kmg_parse_dscp_map(text, back, why, sizeof(why)), 0);
 	assert_memory_equal(map, back, sizeof(map));
 
+	/* blanks around entries and around "=", as people write lists, change nothing */
+	assert_int_equal(kmg_parse_dscp_map(" ef = critical-plus, cs1=sheddable ,10 =sheddable-plus",
+					    back, why, sizeof(why)), 0);
+	assert_memory_equal(map, back, sizeof(map));
+	assert_int_equal(kmg_parse_dscp_map("ef=critical-plus, ,cs1=sheddable", back, why,
+					    sizeof(why)), -EINVAL);
+	assert_string_equal(why, "an empty entry (expected DSCP=CLASS[,DSCP=CLASS...])");
+
 	/* none, and the empty map printed */
 	assert_int_equal(kmg_parse_dscp_map("none", map, why, sizeof(why)), 0);
 	for (i = 0; i < KMAGLEV_DSCP_MAP_LEN; i++)
