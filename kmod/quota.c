@@ -46,8 +46,9 @@
 /* How long a refilled bucket stays without new flows before the GC removes it. */
 #define KMG_QUOTA_IDLE		(10 * HZ)
 #define KMG_QUOTA_GC_PERIOD	(2 * HZ)
-/* Buckets a flush walks between two chances to reschedule; a GC run looks at this many. */
+/* Buckets a flush walks between two chances to reschedule. */
 #define KMG_QUOTA_BATCH		1024
+/* Buckets a GC run looks at. */
 #define KMG_QUOTA_GC_BUDGET	8192
 
 static struct kmem_cache *kmg_quota_cache __read_mostly;

@@ -47,7 +47,7 @@ static const char *kinds_text(unsigned int kinds, char *buf, size_t len)
 	for (i = 0; i < KMD_CHECK_KINDS; i++)
 		if (kinds & (1U << i))
 			names[n++] = kind_names[i];
-	cfg_choices(names, n, buf, len);
+	kmg_choices(names, n, buf, len);
 	return buf;
 }
 

@@ -204,7 +204,6 @@ bool p_time(struct ctx *c, const struct val *v, bool sec, uint64_t min, uint64_t
 	    uint32_t *out);
 bool p_ms(struct ctx *c, const struct val *v, uint32_t min, uint32_t max, uint32_t *out);
 /* "a, b or c" */
-const char *cfg_choices(const char *const *names, unsigned int n, char *buf, size_t len);
 bool p_enum(struct ctx *c, const struct val *v, const char *const *names, unsigned int n,
 	    uint32_t *out);
 bool p_bool(struct ctx *c, const struct val *v, bool *out);

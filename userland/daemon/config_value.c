@@ -100,19 +100,6 @@ bool p_ms(struct ctx *c, const struct val *v, uint32_t min, uint32_t max, uint32
 	return p_time(c, v, false, min, max, out);
 }
 
-/* "a, b or c" */
-const char *cfg_choices(const char *const *names, unsigned int n, char *buf, size_t len)
-{
-	size_t k = 0;
-	unsigned int i;
-
-	buf[0] = '\0';
-	for (i = 0; i < n && k < len; i++)
-		k += snprintf(buf + k, len - k, "%s%s", i ? (i + 1 == n ? " or " : ", ") : "",
-			      names[i]);
-	return buf;
-}
-
 bool p_enum(struct ctx *c, const struct val *v, const char *const *names, unsigned int n,
 		   uint32_t *out)
 {
@@ -125,7 +112,7 @@ bool p_enum(struct ctx *c, const struct val *v, const char *const *names, unsign
 			return true;
 		}
 	err_at(c, v->at, v->key, "\"%s\" is not one of %s", v->s,
-	       cfg_choices(names, n, buf, sizeof(buf)));
+	       kmg_choices(names, n, buf, sizeof(buf)));
 	return false;
 }
 

@@ -270,14 +270,7 @@ static int find_exact(const char *s, const char *const *names, size_t n)
 /* "a, b or c" */
 static const char *choices(const struct kmg_enum *e, char *buf, size_t len)
 {
-	size_t n = 0;
-	unsigned int i;
-
-	buf[0] = '\0';
-	for (i = 0; i < e->n && n < len; i++)
-		n += snprintf(buf + n, len - n, "%s%s", i ? (i + 1 == e->n ? " or " : ", ") : "",
-			      e->names[i]);
-	return buf;
+	return kmg_choices(e->names, e->n, buf, len);
 }
 
 int kmg_arg_enum(const char *field, const struct kmg_enum *e, const char *s, uint32_t *out)

@@ -74,19 +74,6 @@ const char *kmg_fmt_dscp_class(uint8_t v, char *buf, size_t len)
 	return buf;
 }
 
-/* "critical-plus, critical, sheddable-plus or sheddable" */
-static const char *class_choices(char *buf, size_t len)
-{
-	const struct kmg_enum *e = &kmg_enum_criticality;
-	size_t n = 0;
-	unsigned int i;
-
-	buf[0] = '\0';
-	for (i = 0; i < e->n && n < len; i++)
-		n += snprintf(buf + n, len - n, "%s%s", i ? (i + 1 == e->n ? " or " : ", ") : "",
-			      e->names[i]);
-	return buf;
-}
 
 int kmg_dscp_map_set(uint8_t map[KMAGLEV_DSCP_MAP_LEN], uint64_t *seen, const char *dscp,
 		     const char *cls, char *why, size_t len)
@@ -111,7 +98,7 @@ int kmg_dscp_map_set(uint8_t map[KMAGLEV_DSCP_MAP_LEN], uint64_t *seen, const ch
 		;
 	if (i == e->n) {
 		snprintf(why, len, "unknown class \"%s\" for DSCP %s (%s)", cls, dscp,
-			 class_choices(choices, sizeof(choices)));
+			 kmg_choices(e->names, e->n, choices, sizeof(choices)));
 		return -EINVAL;
 	}
 	*seen |= 1ULL << d;

@@ -285,3 +285,16 @@ int kmg_dup_addr(const void *arr, unsigned int n, size_t size, size_t off,
 	free(idx);
 	return 0;
 }
+
+/* The @n names as a list for an error message: "a, b or c" (cut to @len). */
+const char *kmg_choices(const char *const *names, unsigned int n, char *buf, size_t len)
+{
+	size_t k = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && k < len; i++)
+		k += snprintf(buf + k, len - k, "%s%s", i ? (i + 1 == n ? " or " : ", ") : "",
+			      names[i]);
+	return buf;
+}

@@ -42,6 +42,7 @@ const char *kmg_fmt_svc_key(const struct kmg_svc_key *k, char *buf, size_t len);
  * only ever be grown with it. 0, or -ENOMEM with *@arr unchanged.
  */
 int kmg_grow(void *arr, unsigned int n, size_t size);
+const char *kmg_choices(const char *const *names, unsigned int n, char *buf, size_t len);
 
 /*
  * An address that occurs twice among the @n elements of @arr (@size bytes each, a struct
