@@ -20,7 +20,7 @@ INTERVAL_MS=${INTERVAL_MS:-1000}
 PORT=${PORT:-8080}
 N_HTTPS=${N_HTTPS:-1000}
 N_EXEC=${N_EXEC:-500}
-KINDS=${KINDS:-tcp http https udp dns exec}
+KINDS=${KINDS:-tcp http http-fresh https https-fresh udp dns exec}
 mkdir -p "$OUT"
 
 if [ "${1:-}" != --in-netns ]; then
@@ -52,12 +52,12 @@ rc=0
 for kind in $KINDS; do
 	n=$N farm=
 	case $kind in
-	https)
+	https|https-fresh)
 		n=$N_HTTPS
 		"$OUT/farm" "$PORT" https "$OUT/farm.crt" "$OUT/farm.key" >/dev/null &
 		farm=$! ;;
 	exec) n=$N_EXEC ;;
-	*) "$OUT/farm" "$PORT" "$kind" >/dev/null & farm=$! ;;
+	*) "$OUT/farm" "$PORT" "${kind%-fresh}" >/dev/null & farm=$! ;;
 	esac
 	sleep 0.3
 	"$OUT/health_bench" "$kind" "$n" "$PORT" "$DURATION" "$INTERVAL_MS" || rc=1

@@ -4,7 +4,8 @@
  * on one port of every address it is reached at (bound to 0.0.0.0, so the whole of
  * 127.0.0.0/8 on lo: 10,000 backends are 10,000 loopback addresses).
  *   tcp    accepts and closes
- *   http   reads a request, answers a fixed 200 with "ok", closes
+ *   http   answers each request with a fixed 200 "ok"; keeps the connection open for more
+ *          (HTTP/1.1 keep-alive, as nginx does) unless the request says "Connection: close"
  *   https  the same over TLS (OpenSSL, the certificate and key given; session tickets as
  *          OpenSSL sends them by default, as a real server would)
  *   udp    echoes each datagram
@@ -34,8 +35,17 @@
 enum mode { TCP, HTTP, HTTPS, UDP, DNS };
 
 static const char reply[] =
+	"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n\r\nok\n";
+static const char reply_close[] =
 	"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n"
 	"Connection: close\r\n\r\nok\n";
+
+/* the request (one segment on loopback) asks to close after the reply */
+static bool wants_close(const char *req, size_t len)
+{
+	return memmem(req, len, "Connection: close", 17) ||
+	       memmem(req, len, "connection: close", 17);
+}
 
 static int ep;
 static SSL **tls;		/* https: by file descriptor */
@@ -64,25 +74,36 @@ static void conn_close(int fd)
 	close(fd);	/* leaves the epoll set with it */
 }
 
-/* http: the request (one segment on loopback), the reply, close */
+/* http: each request (one segment on loopback) gets the reply; the client's close ends it */
 static void http_io(int fd)
 {
 	char buf[4096];
 	ssize_t r = recv(fd, buf, sizeof(buf), 0);
+	bool close_it;
 
 	if (r < 0 && errno == EAGAIN)
 		return;
-	if (r > 0 && send(fd, reply, sizeof(reply) - 1, MSG_NOSIGNAL) < 0 &&
-	    errno != ECONNRESET && errno != EPIPE)
-		perror("send");
-	conn_close(fd);
+	if (r <= 0) {
+		conn_close(fd);
+		return;
+	}
+	close_it = wants_close(buf, r);
+	if (send(fd, close_it ? reply_close : reply,
+		 (close_it ? sizeof(reply_close) : sizeof(reply)) - 1, MSG_NOSIGNAL) < 0) {
+		if (errno != ECONNRESET && errno != EPIPE)
+			perror("send");
+		close_it = true;
+	}
+	if (close_it)
+		conn_close(fd);
 }
 
-/* https: handshake, request, reply, close_notify, close; waiting on whatever TLS wants */
+/* https: handshake, then as http; waiting on whatever TLS wants */
 static void https_io(int fd)
 {
 	SSL *s = tls[fd];
 	char buf[4096];
+	bool close_it;
 	int r, err;
 
 	r = SSL_read(s, buf, sizeof(buf));
@@ -96,8 +117,17 @@ static void https_io(int fd)
 		conn_close(fd);
 		return;
 	}
-	if (SSL_write(s, reply, sizeof(reply) - 1) > 0)
+	close_it = wants_close(buf, r);
+	if (SSL_write(s, close_it ? reply_close : reply,
+		      (close_it ? sizeof(reply_close) : sizeof(reply)) - 1) <= 0) {
+		close_it = true;
+	} else if (!close_it) {
+		/* still watched for EPOLLOUT after a handshake? SSL_read() asks for EPOLLIN */
+		ERR_clear_error();
+		return;
+	} else {
 		SSL_shutdown(s);
+	}
 	ERR_clear_error();
 	conn_close(fd);
 }

@@ -49,6 +49,9 @@ struct kmd_status_range {
 	uint16_t lo, hi;
 };
 
+#define KMD_REUSE_DEFAULT_S	10	/* http, https: seconds a connection serves runs */
+#define KMD_REUSE_MAX_S		3600
+
 /* One health check, as configured (all defaults filled in). */
 struct kmd_check {
 	struct kmd_loc loc;
@@ -70,6 +73,7 @@ struct kmd_check {
 	unsigned int nstatus;
 	char *body;			/* substring the body must contain; NULL: any */
 	bool verify_tls;		/* https: verify the certificate (default false) */
+	uint32_t reuse_s;		/* a connection serves runs this long; 0: one per run */
 	/* udp */
 	char *send;			/* payload sent */
 	char *expect;			/* substring the reply must contain; NULL: any reply */

@@ -247,6 +247,9 @@ static void p_check(struct ctx *c, const struct raw_check *r, const struct kmd_y
 			p_text(c, &v, 1, 4096, false, &k->body);
 		if (kind == KMD_CHECK_HTTPS && cfg_val(map, "verify-tls", r->v[CK_VERIFY_TLS], &v))
 			p_bool(c, &v, &k->verify_tls);
+		k->reuse_s = KMD_REUSE_DEFAULT_S;
+		if (cfg_val(map, "reuse", r->v[CK_REUSE], &v))
+			p_time(c, &v, true, 0, KMD_REUSE_MAX_S, &k->reuse_s);
 	} else if (kind == KMD_CHECK_UDP) {
 		if (cfg_val(map, "send", r->v[CK_SEND], &v))
 			p_text(c, &v, 1, 1024, false, &k->send);

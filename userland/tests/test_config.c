@@ -110,6 +110,7 @@ static const char full[] =
 	"            port: 5555\n"
 	"          - kind: https\n"
 	"            verify-tls: true\n"
+	"            reuse: 0s\n"
 	"      - address: 10.1.0.3\n"
 	"        checks: []\n"
 	"  - vip: \"2001:db8::53\"\n"
@@ -212,6 +213,7 @@ static void test_full(void **state)
 	assert_int_equal(k->fall, 3);
 	assert_string_equal(k->host, "www.example.com");
 	assert_string_equal(k->path, "/healthz");
+	assert_int_equal(k->reuse_s, KMD_REUSE_DEFAULT_S);
 	assert_int_equal(k->nstatus, 2);
 	assert_int_equal(k->status[0].lo, 200);
 	assert_int_equal(k->status[0].hi, 200);
@@ -263,6 +265,7 @@ static void test_full(void **state)
 	assert_string_equal(s->backends[1].checks[0].name, "agent-5555");
 	assert_int_equal(s->backends[1].checks[1].kind, KMD_CHECK_HTTPS);
 	assert_true(s->backends[1].checks[1].verify_tls);
+	assert_int_equal(s->backends[1].checks[1].reuse_s, 0);
 	assert_string_equal(s->backends[1].checks[1].path, "/");
 	assert_int_equal(s->backends[1].checks[1].nstatus, 1);
 	assert_int_equal(s->backends[1].checks[1].status[0].lo, 200);
@@ -721,6 +724,12 @@ static const struct {
 	  "t.yaml:6:9: services[0].checks[0].body: must not be empty" },
 	{ CHK "        verify-tls: false\n",
 	  "t.yaml:6:9: services[0].checks[0].verify-tls: http checks do not take it (https checks do)" },
+	{ CHK "        reuse: 2h\n",
+	  "t.yaml:6:9: services[0].checks[0].reuse: 2h is out of range 0ms..1h" },
+	{ CHK "        reuse: 10\n",
+	  "t.yaml:6:9: services[0].checks[0].reuse: 10 needs a unit: 10s, 10m or 10h" },
+	{ CHKOF("tcp") "        reuse: 10s\n",
+	  "t.yaml:6:9: services[0].checks[0].reuse: tcp checks do not take it (http or https checks do)" },
 	{ CHKOF("https") "        verify-tls: maybe\n",
 	  "t.yaml:6:9: services[0].checks[0].verify-tls: \"maybe\" is not true or false" },
 	{ CHKOF("tcp") "        path: /\n",

@@ -560,6 +560,192 @@ static void test_http(void **state)
 	srv_stop(&refusing);
 }
 
+/* ---- http connection reuse ---- */
+
+/*
+ * Connections libmicrohttpd's thread saw open and close, the requests, and how many
+ * connections carried requests for two paths (two probes' requests on one connection).
+ */
+struct conns {
+	unsigned int opened, closed, requests, mixed;
+};
+
+static void conn_notify(void *cls, struct MHD_Connection *c, void **sctx,
+			enum MHD_ConnectionNotificationCode toe)
+{
+	struct conns *n = cls;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		*sctx = calloc(1, sizeof(unsigned int));	/* the paths seen, a bit each */
+		__atomic_add_fetch(&n->opened, 1, __ATOMIC_SEQ_CST);
+	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		free(*sctx);
+		__atomic_add_fetch(&n->closed, 1, __ATOMIC_SEQ_CST);
+	}
+}
+
+/* /ok, /ok2: 200 on a connection that stays open; /close: 200, "Connection: close" */
+static enum MHD_Result reuse_handler(void *cls, struct MHD_Connection *c, const char *url,
+				     const char *method, const char *version, const char *data,
+				     size_t *size, void **ctx)
+{
+	static const char body[] = "ok";
+	struct conns *n = cls;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	/* answered on the second call, the request read: else libmicrohttpd closes after */
+	if (!*ctx) {
+		*ctx = n;
+		return MHD_YES;
+	}
+	__atomic_add_fetch(&n->requests, 1, __ATOMIC_SEQ_CST);
+	{
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+		unsigned int *seen = ci ? ci->socket_context : NULL;
+
+		if (seen) {
+			*seen |= strcmp(url, "/ok2") ? 1 : 2;
+			if (*seen == 3)
+				__atomic_add_fetch(&n->mixed, 1, __ATOMIC_SEQ_CST);
+		}
+	}
+	r = MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
+	if (!r)
+		return MHD_NO;
+	if (!strcmp(url, "/close"))
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
+	ret = MHD_queue_response(c, 200, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static unsigned int got(unsigned int *v)
+{
+	return __atomic_load_n(v, __ATOMIC_SEQ_CST);
+}
+
+/* Run the loop until @p and @q (may be NULL) have @runs runs each. */
+static void run_both(struct kmd_probe *p, struct kmd_probe *q, uint64_t runs)
+{
+	struct kmd_probe_stats st;
+
+	kmd_probe_stats(p, &st);
+	run_until_runs(p, st.runs + runs, 3);
+	if (q) {
+		kmd_probe_stats(q, &st);
+		run_until_runs(q, st.runs + runs, 3);
+	}
+}
+
+/* Wait (on the loop) until the server saw @closed connections close, at most 2 s. */
+static void wait_closed(struct conns *n, unsigned int closed)
+{
+	for (int i = 0; i < 200 && got(&n->closed) < closed; i++)
+		run_for(0.01);
+	assert_int_equal(got(&n->closed), closed);
+}
+
+static void test_http_reuse(void **state)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000001) };
+	struct kmd_check c = chk(KMD_CHECK_HTTP);
+	struct kmd_hc *hc = kmd_hc_new(loop, kmd_check_kinds);
+	struct rec r1 = { 0 }, r2 = { 0 }, r3 = { 0 };
+	struct kmd_target t, t2, t3;
+	struct kmd_probe *p1, *p2, *p3;
+	struct conns n = { 0 };
+	struct MHD_Daemon *d;
+
+	assert_non_null(hc);
+	d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, reuse_handler, &n,
+			     MHD_OPTION_SOCK_ADDR, &sin,
+			     MHD_OPTION_NOTIFY_CONNECTION, conn_notify, &n, MHD_OPTION_END);
+	assert_non_null(d);
+	t = tgt(MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)->port);
+	c.path = "/ok";
+	c.reuse_s = 10;
+	/*
+	 * Two probes to the same address and port, as the tunnel probes of one service are
+	 * (their marks pick the backend): one engine, one multi handle, one connection each,
+	 * never the other's (the paths tell them apart at the server).
+	 */
+	t2 = t;
+	t2.backend.v4.s_addr = htonl(0x7f000002);
+	p1 = kmd_probe_get(hc, &c, &t, KMD_HEALTH_UNKNOWN, rec_cb, &r1);
+	c.path = "/ok2";
+	p2 = kmd_probe_get(hc, &c, &t2, KMD_HEALTH_UNKNOWN, rec_cb, &r2);
+	c.path = "/ok";
+	assert_non_null(p1);
+	assert_non_null(p2);
+	assert_ptr_not_equal(p1, p2);
+	run_both(p1, p2, 5);
+	assert_int_equal(r1.state, KMD_HEALTH_UP);
+	assert_int_equal(r2.state, KMD_HEALTH_UP);
+	assert_true(got(&n.requests) >= 10);
+	assert_int_equal(got(&n.opened), 2);
+	assert_int_equal(got(&n.closed), 0);
+	assert_int_equal(got(&n.mixed), 0);
+
+	/* a probe that goes takes its connection with it; the next in its slot gets a new one */
+	kmd_probe_put(p2, rec_cb, &r2);
+	wait_closed(&n, 1);
+	t3 = t;
+	t3.backend.v4.s_addr = htonl(0x7f000003);
+	p3 = kmd_probe_get(hc, &c, &t3, KMD_HEALTH_UNKNOWN, rec_cb, &r3);
+	assert_non_null(p3);
+	run_both(p1, p3, 2);
+	assert_int_equal(r3.state, KMD_HEALTH_UP);
+	assert_int_equal(got(&n.opened), 3);
+	kmd_probe_put(p3, rec_cb, &r3);
+	wait_closed(&n, 2);
+
+	/* a server that closes after each reply: a new connection every run, all ok */
+	kmd_probe_put(p1, rec_cb, &r1);
+	wait_closed(&n, 3);
+	c.path = "/close";
+	p1 = kmd_probe_get(hc, &c, &t, KMD_HEALTH_UNKNOWN, rec_cb, &r1);
+	assert_non_null(p1);
+	run_both(p1, NULL, 3);
+	assert_int_equal(r1.state, KMD_HEALTH_UP);
+	assert_true(got(&n.opened) >= 6);
+	kmd_probe_put(p1, rec_cb, &r1);
+
+	/* reuse 0: a fresh connection for every run */
+	c.path = "/ok";
+	c.reuse_s = 0;
+	n.opened = got(&n.opened);
+	p1 = kmd_probe_get(hc, &c, &t, KMD_HEALTH_UNKNOWN, rec_cb, &r1);
+	assert_non_null(p1);
+	{
+		unsigned int before = got(&n.opened);
+
+		run_both(p1, NULL, 3);
+		assert_true(got(&n.opened) - before >= 3);
+	}
+	kmd_probe_put(p1, rec_cb, &r1);
+
+	/* reuse 1s: runs every 100 ms share a connection, and it is renewed after a second */
+	c.reuse_s = 1;
+	p1 = kmd_probe_get(hc, &c, &t, KMD_HEALTH_UNKNOWN, rec_cb, &r1);
+	assert_non_null(p1);
+	{
+		unsigned int before = got(&n.opened);
+		struct kmd_probe_stats st;
+
+		run_for(2.3);
+		kmd_probe_stats(p1, &st);
+		assert_true(st.runs >= 10);
+		assert_true(got(&n.opened) - before >= 2);
+		assert_true(got(&n.opened) - before <= 4);
+		assert_int_equal(r1.state, KMD_HEALTH_UP);
+	}
+	kmd_probe_put(p1, rec_cb, &r1);
+	kmd_hc_free(hc);
+	MHD_stop_daemon(d);
+}
+
 static void test_udp_dns(void **state)
 {
 	struct kmd_check c = chk(KMD_CHECK_UDP);
@@ -911,6 +1097,7 @@ int main(void)
 		cmocka_unit_test(test_tcp_ipv6),
 		cmocka_unit_test(test_mark),
 		cmocka_unit_test(test_http),
+		cmocka_unit_test(test_http_reuse),
 		cmocka_unit_test(test_udp_dns),
 		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_agent),

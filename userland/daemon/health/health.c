@@ -114,6 +114,7 @@ static bool check_eq(const struct kmd_check *a, const struct kmd_check *b)
 	    a->fast_interval_ms != b->fast_interval_ms ||
 	    a->down_interval_ms != b->down_interval_ms || a->jitter_ms != b->jitter_ms ||
 	    a->rise != b->rise || a->fall != b->fall || a->verify_tls != b->verify_tls ||
+	    a->reuse_s != b->reuse_s ||
 	    a->qtype != b->qtype || a->rcode != b->rcode || a->nstatus != b->nstatus)
 		return false;
 	if (a->nstatus && memcmp(a->status, b->status, a->nstatus * sizeof(*a->status)))

@@ -73,8 +73,9 @@ struct kmd_probe {
 
 	/* http */
 	void *easy;			/* CURL * */
-	void *hdrs;			/* struct curl_slist * */
-	void *http_multi;		/* the run in flight's multi handle (check_http.c), or NULL */
+	void *hdrs;			/* struct curl_slist *: CURLOPT_CONNECT_TO */
+	void *resolve;			/* struct curl_slist *: CURLOPT_RESOLVE */
+	void *http_slot;		/* its place in a curl multi handle (http.c), or NULL */
 	char *body;			/* body so far, when the check matches one */
 	size_t body_len;
 

@@ -3,15 +3,27 @@
  * kmaglev daemon: the http and https check kinds, on libcurl's multi-socket interface driven
  * by the engine's libev loop: curl tells us which sockets to watch (CURLMOPT_SOCKETFUNCTION,
  * one ev_io each) and when to call it back (CURLMOPT_TIMERFUNCTION, one ev_timer per multi
- * handle). Each probe keeps its easy handle across runs; a run adds it to a multi handle with
- * room (HTTP_MULTI_MAX), the result comes back through curl_multi_info_read() and the handle
- * leaves the multi handle. Every run uses a fresh connection, closed with a reset, and
+ * handle). Each probe keeps its easy handle across runs, and a slot in one multi handle for
+ * its life (HTTP_MULTI_MAX slots each); a run adds the handle to that multi handle, the
+ * result comes back through curl_multi_info_read() and the handle leaves it again.
+ *
+ * Connections. With the check's "reuse" (seconds, default 10), a probe keeps its connection
+ * between runs (HTTP/1.1 keep-alive) and opens a new one when it is older than that, or the
+ * server closed it: the accept path is still tested every "reuse" seconds, and a run costs
+ * a request and a reply instead of a handshake and a reset. libcurl caches connections per
+ * multi handle and matches them by the URL's host and port, and tunnel probes all connect to
+ * their VIP and port (the mark picks the backend): so each slot connects through a name of
+ * its own (CURLOPT_CONNECT_TO "s<slot>.kmaglev.invalid", which CURLOPT_RESOLVE maps to the
+ * target), and no two probes can share a connection. A slot's connection is shut down when
+ * its probe goes, so the next probe in the slot cannot find it alive. With reuse 0 every run
+ * is a fresh connection. Connections are closed with a reset (SO_LINGER 0), and marked with
  * the probe's mark. The engine's timeout removes a run that takes too long.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
 #include <curl/curl.h>
@@ -20,26 +32,37 @@
 
 #define HTTP_BODY_MAX	(64 * 1024)	/* body kept for matching */
 /*
- * Transfers in flight per multi handle. libcurl 7.88 walks its connection cache when a
- * connection to a host closes (conncache_remove_bundle(): every host with a connection in
- * the multi) and looks hosts up in a 97-slot hash: the cost of a check grows with the
- * transfers in flight in its multi handle. A burst of thousands of runs (a start, the jitter
- * window of 10,000 probes) made that quadratic, so the runs are spread over as many multi
- * handles as it takes, this many at most in each.
+ * Probes per multi handle. libcurl 7.88 walks its connection cache when a connection to a
+ * host closes (conncache_remove_bundle(): every host with a connection in the multi), prunes
+ * it once a second (a poll() of each idle connection) and looks hosts up in a 97-slot hash:
+ * the cost of a check grows with the connections of its multi handle. 10,000 probes are
+ * spread over as many multi handles as it takes, this many in each.
  */
 #define HTTP_MULTI_MAX	64
 
-/* One curl multi handle, its timer, and how many transfers it has in flight. */
+struct http_multi;
+
+/* A probe's place in its multi handle, and the socket of the slot's connection. */
+struct http_slot {
+	struct http_multi *hm;
+	struct kmd_probe *p;		/* NULL: free */
+	curl_socket_t fd;		/* the slot's open connection, or CURL_SOCKET_BAD */
+	bool added;			/* the probe's run is in the multi handle */
+};
+
+/* One curl multi handle, its timer, and its probes. */
 struct http_multi {
 	struct kmd_http *h;
 	CURLM *multi;
 	ev_timer timer;
-	unsigned int inflight;
+	unsigned int nprobes;
+	/* curl's socket callbacks point here until curl_multi_cleanup() */
+	struct http_slot slot[HTTP_MULTI_MAX];
 };
 
 struct kmd_http {
 	struct ev_loop *loop;
-	struct http_multi **m;		/* made as bursts need them, kept */
+	struct http_multi **m;		/* made as probes need them, kept */
 	unsigned int nm;
 };
 
@@ -65,9 +88,8 @@ static void http_drain(struct http_multi *hm)
 			continue;
 		curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&p);
 		curl_multi_remove_handle(hm->multi, easy);
-		hm->inflight--;
 		if (p) {
-			p->http_multi = NULL;
+			((struct http_slot *)p->http_slot)->added = false;
 			http_finish(p, rc);
 		}
 	}
@@ -164,6 +186,10 @@ static struct http_multi *http_multi_new(struct kmd_http *h)
 	if (!hm)
 		return NULL;
 	hm->h = h;
+	for (unsigned int i = 0; i < HTTP_MULTI_MAX; i++) {
+		hm->slot[i].hm = hm;
+		hm->slot[i].fd = CURL_SOCKET_BAD;
+	}
 	ev_init(&hm->timer, http_timer_cb);
 	hm->timer.data = hm;
 	hm->multi = curl_multi_init();
@@ -174,29 +200,37 @@ static struct http_multi *http_multi_new(struct kmd_http *h)
 	if (curl_multi_setopt(hm->multi, CURLMOPT_SOCKETFUNCTION, http_socket_cb) ||
 	    curl_multi_setopt(hm->multi, CURLMOPT_SOCKETDATA, hm) ||
 	    curl_multi_setopt(hm->multi, CURLMOPT_TIMERFUNCTION, http_timer_fn) ||
-	    curl_multi_setopt(hm->multi, CURLMOPT_TIMERDATA, hm)) {
+	    curl_multi_setopt(hm->multi, CURLMOPT_TIMERDATA, hm) ||
+	    /* every slot's connection kept (the default: 4 per transfer in flight) */
+	    curl_multi_setopt(hm->multi, CURLMOPT_MAXCONNECTS, (long)HTTP_MULTI_MAX)) {
 		http_multi_free(hm);
 		return NULL;
 	}
 	return hm;
 }
 
-/* A multi handle with room for one more transfer: the first, to keep the others idle. */
-static struct http_multi *http_multi_get(struct kmd_http *h)
+/* A free slot for @p, in the first multi handle with one; NULL when out of memory. */
+static struct http_slot *http_slot_get(struct kmd_http *h, struct kmd_probe *p)
 {
-	struct http_multi *hm;
+	struct http_multi *hm = NULL;
 	unsigned int i;
 
-	for (i = 0; i < h->nm; i++)
-		if (h->m[i]->inflight < HTTP_MULTI_MAX)
-			return h->m[i];
-	if (kmg_grow(&h->m, h->nm, sizeof(*h->m)))
-		return NULL;
-	hm = http_multi_new(h);
-	if (!hm)
-		return NULL;
-	h->m[h->nm++] = hm;
-	return hm;
+	for (i = 0; i < h->nm && !hm; i++)
+		if (h->m[i]->nprobes < HTTP_MULTI_MAX)
+			hm = h->m[i];
+	if (!hm) {
+		if (kmg_grow(&h->m, h->nm, sizeof(*h->m)))
+			return NULL;
+		hm = http_multi_new(h);
+		if (!hm)
+			return NULL;
+		h->m[h->nm++] = hm;
+	}
+	for (i = 0; hm->slot[i].p; i++)
+		;
+	hm->slot[i].p = p;
+	hm->nprobes++;
+	return &hm->slot[i];
 }
 
 static struct kmd_http *kmd_http_new(struct ev_loop *loop)
@@ -249,49 +283,81 @@ static size_t http_write(char *data, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
+/* A new connection's socket: the probe's mark, a reset on close; the slot's from now on. */
 static int http_sockopt(void *arg, curl_socket_t fd, curlsocktype purpose)
 {
-	struct kmd_probe *p = arg;
+	struct http_slot *slot = arg;
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 
 	if (purpose != CURLSOCKTYPE_IPCXN)
 		return CURL_SOCKOPT_OK;
-	if (kmd_sock_mark(fd, p->t.mark) ||
+	if (!slot->p || kmd_sock_mark(fd, slot->p->t.mark) ||
 	    setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)))
 		return CURL_SOCKOPT_ERROR;
+	slot->fd = fd;
 	return CURL_SOCKOPT_OK;
 }
 
-/* The easy handle, set up once: URL, where to connect, TLS, callbacks. */
-static CURL *http_easy(struct kmd_probe *p)
+/*
+ * curl closes a connection's socket: from a transfer, or from its cache long after the
+ * probe that opened it went (the slot outlives every connection of its multi handle).
+ */
+static int http_closesocket(void *arg, curl_socket_t fd)
+{
+	struct http_slot *slot = arg;
+
+	if (slot->fd == fd)
+		slot->fd = CURL_SOCKET_BAD;
+	return close(fd);
+}
+
+/* The easy handle, set up once: URL, where to connect, TLS, connections, callbacks. */
+static CURL *http_easy(struct kmd_probe *p, struct http_slot *slot)
 {
 	const struct kmd_check *c = &p->check;
 	bool tls = c->kind == KMD_CHECK_HTTPS;
-	char addr[INET6_ADDRSTRLEN], url[1024], to[INET6_ADDRSTRLEN + 16];
+	char addr[INET6_ADDRSTRLEN], url[1024], to[INET6_ADDRSTRLEN + 64];
+	char name[48], res[INET6_ADDRSTRLEN + 64];
 	const char *path = c->path && *c->path ? c->path : "/";
-	struct curl_slist *to_list = NULL;
+	struct curl_slist *to_list = NULL, *res_list = NULL;
 	bool v6 = p->t.addr.family == AF_INET6;
+	bool reuse = c->reuse_s > 0;
 	CURL *e;
 	int n;
 
 	if (!inet_ntop(p->t.addr.family, &p->t.addr.v6, addr, sizeof(addr)))
 		return NULL;
-	if (c->host && *c->host) {
-		/* the name in the URL (Host, SNI, certificate), connected to the target */
+	if (c->host && *c->host)	/* the name in the URL: Host, SNI, certificate */
 		n = snprintf(url, sizeof(url), "%s://%s:%u%s%s", tls ? "https" : "http", c->host,
 			     p->t.port, *path == '/' ? "" : "/", path);
-		snprintf(to, sizeof(to), "::%s%s%s:%u", v6 ? "[" : "", addr, v6 ? "]" : "",
-			 p->t.port);
-		to_list = curl_slist_append(NULL, to);
-		if (!to_list)
-			return NULL;
-	} else {
+	else
 		n = snprintf(url, sizeof(url), "%s://%s%s%s:%u%s%s", tls ? "https" : "http",
 			     v6 ? "[" : "", addr, v6 ? "]" : "", p->t.port,
 			     *path == '/' ? "" : "/", path);
-	}
 	if (n < 0 || (size_t)n >= sizeof(url))
-		goto fail_list;
+		return NULL;
+	if (reuse) {
+		/* the slot's own name, resolved to the target, makes its connections its own */
+		snprintf(name, sizeof(name), "s%u.kmaglev.invalid",
+			 (unsigned int)(slot - slot->hm->slot));
+		snprintf(to, sizeof(to), "::%s:%u", name, p->t.port);
+		snprintf(res, sizeof(res), "%s:%u:%s%s%s", name, p->t.port, v6 ? "[" : "", addr,
+			 v6 ? "]" : "");
+		res_list = curl_slist_append(NULL, res);
+		if (!res_list)
+			return NULL;
+	} else if (c->host && *c->host) {
+		/* connected to the target all the same */
+		snprintf(to, sizeof(to), "::%s%s%s:%u", v6 ? "[" : "", addr, v6 ? "]" : "",
+			 p->t.port);
+	} else {
+		to[0] = '\0';
+	}
+	if (to[0]) {
+		to_list = curl_slist_append(NULL, to);
+		if (!to_list)
+			goto fail_list;
+	}
 	e = curl_easy_init();
 	if (!e)
 		goto fail_list;
@@ -301,38 +367,45 @@ static CURL *http_easy(struct kmd_probe *p)
 	    /* never through a proxy from the environment */
 	    curl_easy_setopt(e, CURLOPT_NOPROXY, "*") ||
 	    curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https") ||
-	    curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L) ||
+	    curl_easy_setopt(e, CURLOPT_FORBID_REUSE, reuse ? 0L : 1L) ||
+	    curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, reuse ? 0L : 1L) ||
+	    /* a connection this old (since its connect) is not used again */
+	    curl_easy_setopt(e, CURLOPT_MAXLIFETIME_CONN, (long)c->reuse_s) ||
 	    /*
-	     * No DNS cache: we only ever connect to address literals (CURLOPT_CONNECT_TO when
-	     * the URL has a name), which curl turns into an address without a lookup, but it
-	     * still caches them, one entry per backend, and every finished transfer walks the
-	     * whole cache to prune it (multi_done(), libcurl 7.88): 10,000 backends, 10,000
-	     * entries per check. With a timeout of 0 each prune empties the cache.
+	     * No DNS cache: we only ever connect to address literals, or to a slot's name that
+	     * CURLOPT_RESOLVE gives at each run (entries that never expire), but curl caches
+	     * literals too, one entry per backend, and every finished transfer walks the whole
+	     * cache to prune it (multi_done(), libcurl 7.88). With a timeout of 0 each prune
+	     * empties the cache of all but the slots' names.
 	     */
 	    curl_easy_setopt(e, CURLOPT_DNS_CACHE_TIMEOUT, 0L) ||
-	    curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L) ||
 	    curl_easy_setopt(e, CURLOPT_USERAGENT, "kmaglev-health") ||
 	    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, http_write) ||
 	    curl_easy_setopt(e, CURLOPT_WRITEDATA, p) ||
 	    curl_easy_setopt(e, CURLOPT_SOCKOPTFUNCTION, http_sockopt) ||
-	    curl_easy_setopt(e, CURLOPT_SOCKOPTDATA, p) ||
+	    curl_easy_setopt(e, CURLOPT_SOCKOPTDATA, slot) ||
+	    curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, http_closesocket) ||
+	    curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, slot) ||
 	    curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, c->verify_tls ? 1L : 0L) ||
 	    curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, c->verify_tls ? 2L : 0L) ||
-	    (to_list && curl_easy_setopt(e, CURLOPT_CONNECT_TO, to_list))) {
+	    (to_list && curl_easy_setopt(e, CURLOPT_CONNECT_TO, to_list)) ||
+	    (res_list && curl_easy_setopt(e, CURLOPT_RESOLVE, res_list))) {
 		curl_easy_cleanup(e);
 		goto fail_list;
 	}
 	p->hdrs = to_list;
+	p->resolve = res_list;
 	return e;
 fail_list:
 	curl_slist_free_all(to_list);
+	curl_slist_free_all(res_list);
 	return NULL;
 }
 
 static void http_start(struct kmd_probe *p)
 {
 	struct kmd_http *h = kmd_hc_priv(p->hc, KMD_CHECK_HTTP);
-	struct http_multi *hm;
+	struct http_slot *slot = p->http_slot;
 
 	if (!h) {
 		h = kmd_http_new(kmd_hc_loop(p->hc));
@@ -342,47 +415,65 @@ static void http_start(struct kmd_probe *p)
 		}
 		kmd_hc_set_priv(p->hc, KMD_CHECK_HTTP, h);
 	}
+	if (!slot) {
+		slot = http_slot_get(h, p);
+		if (!slot) {
+			kmd_probe_done(p, false, "http: cannot start libcurl");
+			return;
+		}
+		p->http_slot = slot;
+	}
 	if (!p->easy) {
-		p->easy = http_easy(p);
+		p->easy = http_easy(p, slot);
 		if (!p->easy) {
 			kmd_probe_done(p, false, "http: cannot set up the request");
 			return;
 		}
 	}
-	hm = http_multi_get(h);
-	if (!hm) {
-		kmd_probe_done(p, false, "http: cannot start libcurl");
-		return;
-	}
 	p->body_len = 0;
-	if (curl_multi_add_handle(hm->multi, p->easy) != CURLM_OK) {
+	if (curl_multi_add_handle(slot->hm->multi, p->easy) != CURLM_OK) {
 		kmd_probe_done(p, false, "http: cannot start the request");
 		return;
 	}
-	hm->inflight++;
-	p->http_multi = hm;
+	slot->added = true;
 }
 
 static void http_stop(struct kmd_probe *p)
 {
-	struct http_multi *hm = p->http_multi;
+	struct http_slot *slot = p->http_slot;
 
-	if (!hm)
+	if (!slot || !slot->added)
 		return;
-	curl_multi_remove_handle(hm->multi, p->easy);
-	hm->inflight--;
-	p->http_multi = NULL;
+	/* a transfer cut short: curl closes its connection */
+	curl_multi_remove_handle(slot->hm->multi, p->easy);
+	slot->added = false;
 }
 
 static void http_release(struct kmd_probe *p)
 {
+	struct http_slot *slot = p->http_slot;
+
 	http_stop(p);
+	if (slot) {
+		/*
+		 * The connection stays in curl's cache: shut it down, so that whoever gets
+		 * the slot finds it dead (curl checks before reuse) and never talks to our
+		 * target, with our mark, through it. curl closes it later.
+		 */
+		if (slot->fd != CURL_SOCKET_BAD)
+			shutdown(slot->fd, SHUT_RDWR);
+		slot->p = NULL;
+		slot->hm->nprobes--;
+		p->http_slot = NULL;
+	}
 	if (p->easy)
 		curl_easy_cleanup(p->easy);
 	curl_slist_free_all(p->hdrs);
+	curl_slist_free_all(p->resolve);
 	free(p->body);
 	p->easy = NULL;
 	p->hdrs = NULL;
+	p->resolve = NULL;
 	p->body = NULL;
 }
 
