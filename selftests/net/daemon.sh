@@ -12,6 +12,9 @@
 #     lowering the weight of a hot backend under the service's utilization block
 #   - a tunnel check marks a backend with a broken tunnel (tunl0 down) down while a direct
 #     check of the same backend keeps it up
+#   - http checks through the tunnel on keep-alive servers (python3's http.server, answering
+#     with the backend's name): each probe keeps a connection of its own to its backend (the
+#     body names the backend), reused run after run; a broken tunnel fails it all the same
 #   - reload under live streams: weights change, a backend is added and removed: no stream
 #     resets; an invalid reload changes nothing
 #   - kill -9 and restart under traffic: no backend event (no flap), streams live
@@ -26,14 +29,16 @@ source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/dp_lib.sh"
 
 kmg_require_cmd socat
+kmg_require_cmd python3
 
-dp_test_start 38 1 3
+dp_test_start 40 1 3
 
 LB=1
 V0=$(dp_vip4 0)		# port 0 (every port): http checks via the tunnel; streams on 7000
 V1=$(dp_vip4 1)		# agent checks, direct
 V2=$(dp_vip4 2)		# tcp check via the tunnel, b1 and b2
 V3=$(dp_vip4 3)		# tcp check direct, b1 and b2
+V4=$(dp_vip4 4)		# http checks via the tunnel on keep-alive servers, b1 and b2
 V5=$(dp_vip4 5)		# made by hand: never the daemon's
 V6=$(dp_vip4 6)		# save --yaml round trip
 CFG=$DP_TMP/kmaglev.yaml
@@ -41,6 +46,7 @@ SOCK=$DP_TMP/daemon.sock
 DLOG=$DP_TMP/daemon.log
 DPID=
 AGENT_PORT=7777
+KA_PORT=8081		# the keep-alive servers
 # Detection bound in seconds: interval 2 s x fall 2 + jitter 0.2 s + timeout 2 s, plus 4 s for a
 # loaded TCG guest (reconcile and the kernel's table build included). The time is measured
 # from the fault to the kernel's service-change event (`kmaglev -t monitor`), not by polling.
@@ -132,6 +138,41 @@ agent_start() {
 		TCP-LISTEN:$AGENT_PORT,fork,reuseaddr OPEN:"$DP_TMP/agent.b$i",rdonly
 }
 
+# ka_start N: backend N's keep-alive HTTP/1.1 server on KA_PORT, answering "bN"; it logs
+# "conn" for each connection and "req" for each request in ka.bN.count
+ka_start() {
+	local i=$1
+	cat >"$DP_TMP/ka.py" <<'PY'
+import http.server, sys
+name, port, log = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+def note(what):
+    with open(log, "a") as f:
+        f.write(what + "\n")
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def setup(self):
+        super().setup()
+        note("conn")
+    def do_GET(self):
+        note("req")
+        body = (name + "\n").encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+class S(http.server.ThreadingHTTPServer):
+    allow_reuse_address = True
+    daemon_threads = True
+S(("", port), H).serve_forever()
+PY
+	dp_bg "ka.b$i" ip netns exec "$(be_ns "$i")" python3 "$DP_TMP/ka.py" "b$i" "$KA_PORT" \
+		"$DP_TMP/ka.b$i.count"
+}
+# ka_count N WHAT: how many "conn" or "req" backend N's server logged
+ka_count() { grep -cx "$2" "$DP_TMP/ka.b$1.count" 2>/dev/null || true; }
+
 daemon_start() {
 	[[ -f $DLOG ]] && cat "$DLOG" >>"$DLOG.old"
 	dp_bg daemon ip netns exec "${DP_LB[LB]}" "$KMAGLEV" daemon -c "${1:-$CFG}"
@@ -195,6 +236,13 @@ done)
     backends:
       - { address: $(dp_be4 1) }
       - { address: $(dp_be4 2) }
+  - vip: $V4
+    port: $KA_PORT
+    backends:
+$(for b in 1 2; do
+	echo "      - address: $(dp_be4 $b)"
+	echo "        checks: [{ kind: http, body: b$b, interval: 2s, timeout: 2s, rise: 2, fall: 2, reuse: 30s }]"
+done)
 EOF
 }
 
@@ -202,6 +250,8 @@ for i in 1 2 3; do
 	echo ok >"$DP_TMP/www/b$i/health"
 	agent_start "$i"
 done
+ka_start 1
+ka_start 2
 
 # --- 2: save --yaml round trip ---------------------------------------------------------------
 # digest SVC: the digest of SVC's table (kmaglev -j table show SVC); nothing if there is none
@@ -326,18 +376,44 @@ echo "up util:0" >"$DP_TMP/agent.b1"
 ktap_test_result "agent says util:0: b1 ramps back to weight 100" wait_be $WAIT \
 	"$V1:$DP_HTTP_PORT/tcp" "$(dp_be4 1)" weight 100
 
+# --- keep-alive ------------------------------------------------------------------------------
+# Both tunnel probes of V4 connect to V4:KA_PORT; each must keep its own connection (a shared
+# one would give one probe the other backend's body: down), and use it again: at least 3
+# requests a connection (reuse 30s, interval 2s: about 15).
+keep_alive() {
+	local i c r
+	for i in 1 2; do
+		wait_be $WAIT "$V4:$KA_PORT/tcp" "$(dp_be4 $i)" state up >/dev/null || return 1
+	done
+	dp_wait $WAIT eval '[[ $(ka_count 1 req) -ge 8 && $(ka_count 2 req) -ge 8 ]]'
+	for i in 1 2; do
+		c=$(ka_count $i conn) r=$(ka_count $i req)
+		echo "# b$i: $r requests on $c connections"
+		[[ $c -ge 1 && $r -ge $((3 * c)) ]] || return 1
+	done
+}
+ktap_test_result "keep-alive servers via the tunnel: b1 and b2 up on their own bodies, connections reused" \
+	keep_alive
+
 # --- tunnel vs direct ------------------------------------------------------------------------
 ip -n "$(be_ns 1)" link set tunl0 down
 if wait_be $WAIT "$V2:$DP_HTTP_PORT/tcp" "$(dp_be4 1)" state down >/dev/null &&
 	[[ $(be_field "$V3:$DP_HTTP_PORT/tcp" "$(dp_be4 1)" state) == up ]]; then
 	ktap_test_pass "tunl0 down on b1: the tunnel check marks it down, the direct check keeps it up"
+	# the keep-alive probe's open connection goes through the tunnel too
+	ktap_test_result "tunl0 down on b1: the http check on its open connection fails too" \
+		wait_be $WAIT "$V4:$KA_PORT/tcp" "$(dp_be4 1)" state down
 else
 	K backend show | sed 's/^/# /'
 	ktap_test_fail "tunl0 down on b1: tunnel check down, direct check up"
+	ktap_test_fail "tunl0 down on b1: the http check on its open connection fails too"
 fi
 ip -n "$(be_ns 1)" link set tunl0 up
-ktap_test_result "tunl0 up: the tunnel check brings b1 back" wait_be $WAIT \
-	"$V2:$DP_HTTP_PORT/tcp" "$(dp_be4 1)" state up
+tunnel_back() {
+	wait_be $WAIT "$V2:$DP_HTTP_PORT/tcp" "$(dp_be4 1)" state up >/dev/null &&
+		wait_be $WAIT "$V4:$KA_PORT/tcp" "$(dp_be4 1)" state up
+}
+ktap_test_result "tunl0 up: the tunnel checks bring b1 back" tunnel_back
 
 # --- reload under live traffic ---------------------------------------------------------------
 # Streams on b1 and b2 only (b3 out of the config first); then one reload adds b3 and changes
