@@ -9,7 +9,8 @@
 #     with a wrong status or body: each detected within its bound, the kernel's state checked
 #     with `kmaglev backend show` and client traffic through the VIP with real curl
 #   - agent-check replies drain, 50% and down (socat serves a file per backend), and util:N
-#     lowering the weight of a hot backend under the service's utilization block
+#     lowering the weight of a hot backend under the service's utilization block, and putting
+#     the service in overload when every backend is hot (shed-above)
 #   - a tunnel check marks a backend with a broken tunnel (tunl0 down) down while a direct
 #     check of the same backend keeps it up
 #   - http checks through the tunnel on keep-alive servers (python3's http.server, answering
@@ -31,7 +32,7 @@ source "$(dirname "$0")/dp_lib.sh"
 kmg_require_cmd socat
 kmg_require_cmd python3
 
-dp_test_start 40 1 3
+dp_test_start 41 1 3
 
 LB=1
 V0=$(dp_vip4 0)		# port 0 (every port): http checks via the tunnel; streams on 7000
@@ -218,7 +219,7 @@ done)
     port: $DP_HTTP_PORT
     checks:
       - { kind: agent, via: direct, port: $AGENT_PORT, interval: 2s, timeout: 2s, rise: 1, fall: 2 }
-    utilization: { target: 50, min-weight: 20 }
+    utilization: { target: 50, min-weight: 20, shed-above: 90 }
     backends:
       - { address: $(dp_be4 1), weight: 100 }
       - { address: $(dp_be4 2), weight: 100 }
@@ -375,6 +376,32 @@ ktap_test_result "agent says util:100: weight 100 -> 20 (min-weight), b2 keeps 1
 echo "up util:0" >"$DP_TMP/agent.b1"
 ktap_test_result "agent says util:0: b1 ramps back to weight 100" wait_be $WAIT \
 	"$V1:$DP_HTTP_PORT/tcp" "$(dp_be4 1)" weight 100
+
+# overload (shed-above 90): every backend's average at 90 or more puts the service in overload
+# in the kernel (its sheddable new flows are shed: dp_shed.sh), off again below 85; one hot
+# backend is not enough
+svc_overload() { K -j service show "$V1:$DP_HTTP_PORT/tcp" | kmg_jq '.[0].overload'; }
+overload() {
+	local t0=$SECONDS
+	echo "up util:100" >"$DP_TMP/agent.b1"
+	sleep 8		# four reports: b1 alone hot
+	[[ $(svc_overload) == off ]] || { echo "# overload $(svc_overload) with b1 alone hot"; return 1; }
+	echo "up util:100" >"$DP_TMP/agent.b2"
+	dp_wait 40 eval '[[ $(svc_overload) == on ]]' ||
+		{ echo "# overload $(svc_overload) after $((SECONDS - t0))s"; return 1; }
+	echo "# on after $((SECONDS - t0))s"
+	grep -q "overloaded: every backend" "$DLOG" || { echo "# the log does not say it"; return 1; }
+	echo "up util:0" >"$DP_TMP/agent.b1"
+	echo "up util:0" >"$DP_TMP/agent.b2"
+	dp_wait $WAIT eval '[[ $(svc_overload) == off ]]' ||
+		{ echo "# overload $(svc_overload) after the agents cooled"; return 1; }
+	wait_be $WAIT "$V1:$DP_HTTP_PORT/tcp" "$(dp_be4 1)" weight 100 >/dev/null &&
+		wait_be $WAIT "$V1:$DP_HTTP_PORT/tcp" "$(dp_be4 2)" weight 100 >/dev/null
+}
+ktap_test_result "agents say util:100 on every backend: the daemon sets overload on; util:0: off" \
+	overload
+echo up >"$DP_TMP/agent.b1"
+echo up >"$DP_TMP/agent.b2"
 
 # --- keep-alive ------------------------------------------------------------------------------
 # Both tunnel probes of V4 connect to V4:KA_PORT; each must keep its own connection (a shared
