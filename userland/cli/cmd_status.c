@@ -281,13 +281,8 @@ void kmg_print_status(struct kmg_ctx *ctx, struct json_object *reply)
 		json_object_get_boolean(jget(reply, "draining")) ? " draining" : "");
 	for (c = 0; c < NCOL; c++)
 		w[c] = strlen(heads[c]);
-	/* pass 0 measures the columns, pass 1 prints */
+	/* pass 0 measures the columns, pass 1 prints: each service, then its backends' table */
 	for (pass = 0; pass < 2; pass++) {
-		if (pass) {
-			for (c = 0; c < NCOL; c++)
-				snprintf(cells[c], sizeof(cells[c]), "%s", heads[c]);
-			print_row(f, cells, w);
-		}
 		for (i = 0; i < nsvc; i++) {
 			struct json_object *s = jidx(reply, "services", i);
 			size_t nbe = jlen(s, "backends");
@@ -301,6 +296,11 @@ void kmg_print_status(struct kmg_ctx *ctx, struct json_object *reply)
 					"healthy" : "unhealthy",
 					strcmp(jstr(s, "overload", "off"), "on") ? "" :
 					" overloaded");
+				if (nbe) {
+					for (c = 0; c < NCOL; c++)
+						snprintf(cells[c], sizeof(cells[c]), "%s", heads[c]);
+					print_row(f, cells, w);
+				}
 			}
 			for (b = 0; b < nbe; b++) {
 				struct json_object *be = jidx(s, "backends", b);

@@ -340,12 +340,13 @@ static void test_status_text(void **state)
 {
 	const char *want =
 		"daemon config /etc/kmaglev/kmaglev.yaml uptime 1h2m5s\n"
-		"  BACKEND        CONFIGURED  HEALTH        KERNEL  CHECK        RESULT      LATENCY\n"
 		"service 192.0.2.1:80/tcp id 3 healthy overloaded\n"
+		"  BACKEND        CONFIGURED  HEALTH        KERNEL  CHECK        RESULT      LATENCY\n"
 		"  10.1.0.1       100 up      up, util 85%  100 up  http up      ok          1.25ms\n"
 		"                                                   tcp-8080 up  ok          0.30ms\n"
 		"  2001:db8::1:2  1 up        down          1 down  http down    status 503  12.50ms\n"
 		"service [2001:db8::80]:53/udp unhealthy\n"
+		"  BACKEND        CONFIGURED  HEALTH        KERNEL  CHECK        RESULT      LATENCY\n"
 		"  10.2.0.1       5 drain     unknown       -       -\n";
 	struct json_object *reply = json_tokener_parse(status_reply);
 	struct kmg_ctx ctx = { 0 };
