@@ -18,7 +18,9 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 #include <ev.h>
 #include <microhttpd.h>
@@ -746,6 +748,62 @@ static void test_http_reuse(void **state)
 	MHD_stop_daemon(d);
 }
 
+/* ---- a tunnel check without a route to its VIP ---- */
+
+static void test_no_route(void **state)
+{
+	static const char want[] = "connect: no route to VIP 192.0.2.10 (tunnel checks use "
+				   "this host's routes: add one, or via: direct)";
+	static const enum kmd_check_kind kinds[] = { KMD_CHECK_TCP, KMD_CHECK_HTTP, KMD_CHECK_UDP };
+	struct kmd_probe p = { 0 };
+	char why[128];
+	int status;
+	pid_t pid;
+
+	p.check.kind = KMD_CHECK_TCP;
+	p.check.via = KMD_VIA_TUNNEL;
+	p.t.addr.family = AF_INET;
+	p.t.addr.v4.s_addr = htonl(0xc000020a);
+	kmd_connect_why(&p, ENETUNREACH, why, sizeof(why));
+	assert_string_equal(why, want);
+	kmd_connect_why(&p, ECONNREFUSED, why, sizeof(why));
+	assert_string_equal(why, "connect: Connection refused");
+	p.check.via = KMD_VIA_DIRECT;	/* the backend's own address: the errno says it all */
+	kmd_connect_why(&p, ENETUNREACH, why, sizeof(why));
+	assert_string_equal(why, "connect: Network is unreachable");
+
+	/* for real: each socket kind in a network namespace of its own, which has no routes */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		ev_loop_fork(loop);
+		if (unshare(CLONE_NEWNET))
+			_exit(77);	/* not root here */
+		for (unsigned int i = 0; i < KMG_ARRAY_SIZE(kinds); i++) {
+			struct kmd_check c = chk(kinds[i]);
+			struct kmd_target t = tgt(80);
+			struct kmd_result r;
+
+			c.via = KMD_VIA_TUNNEL;
+			c.send = "ping";
+			t.addr = p.t.addr;
+			t.proto = kinds[i] == KMD_CHECK_UDP ? IPPROTO_UDP : IPPROTO_TCP;
+			r = one(&c, &t);
+			if (r.ok || strcmp(r.why, want)) {
+				fprintf(stderr, "# %s: \"%s\"\n", kmd_check_kind_name(kinds[i]),
+					r.why);
+				_exit(1);
+			}
+		}
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 77)
+		skip();
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 static void test_udp_dns(void **state)
 {
 	struct kmd_check c = chk(KMD_CHECK_UDP);
@@ -1098,6 +1156,7 @@ int main(void)
 		cmocka_unit_test(test_mark),
 		cmocka_unit_test(test_http),
 		cmocka_unit_test(test_http_reuse),
+		cmocka_unit_test(test_no_route),
 		cmocka_unit_test(test_udp_dns),
 		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_agent),

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -651,9 +652,28 @@ int kmd_probe_connect(struct kmd_probe *p, int type, bool *now, char *why, size_
 		*now = false;
 		return fd;
 	}
-	snprintf(why, whylen, "connect: %s", strerror(errno));
+	kmd_connect_why(p, errno, why, whylen);
 	close(fd);
 	return -1;
+}
+
+void kmd_connect_why(const struct kmd_probe *p, int err, char *why, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	/*
+	 * A tunnel probe connects to the VIP and its mark steers it to the backend, but the
+	 * route lookup of connect() comes first: with no route to the VIP (an LB without a
+	 * default route, in a VRF), nothing leaves. Say so: the errno alone reads as if the
+	 * backend were unreachable.
+	 */
+	if (err == ENETUNREACH && p->check.via == KMD_VIA_TUNNEL &&
+	    p->check.kind != KMD_CHECK_EXEC &&
+	    inet_ntop(p->t.addr.family, &p->t.addr.v6, a, sizeof(a)))
+		snprintf(why, len, "connect: no route to VIP %s (tunnel checks use this host's "
+			 "routes: add one, or via: direct)", a);
+	else
+		snprintf(why, len, "connect: %s", strerror(err));
 }
 
 /* ---- reading ---- */

@@ -103,6 +103,8 @@ void kmd_probe_done_result(struct kmd_probe *p, const struct kmd_result *r);
  * *@now is set when connect() completed at once.
  */
 int kmd_probe_connect(struct kmd_probe *p, int type, bool *now, char *why, size_t whylen);
+/* "connect: ..." for @err, a connect() of @p that failed: what to do when a tunnel has no route. */
+void kmd_connect_why(const struct kmd_probe *p, int err, char *why, size_t len);
 /* Set the SO_MARK of @fd when @mark is not 0. 0 or -errno. */
 int kmd_sock_mark(int fd, uint32_t mark);
 

@@ -489,8 +489,14 @@ static void http_finish(struct kmd_probe *p, CURLcode rc)
 	case CURLE_OK:
 		break;
 	case CURLE_COULDNT_CONNECT:
-		kmd_probe_done(p, false, "connect: %s",
-			       oserr ? strerror(oserr) : curl_easy_strerror(rc));
+		if (oserr) {
+			char why[128];
+
+			kmd_connect_why(p, oserr, why, sizeof(why));
+			kmd_probe_done(p, false, "%s", why);
+		} else {
+			kmd_probe_done(p, false, "connect: %s", curl_easy_strerror(rc));
+		}
 		return;
 	case CURLE_OPERATION_TIMEDOUT:
 		kmd_probe_done(p, false, "timeout");

@@ -42,12 +42,15 @@ static void tcp_io(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct kmd_probe *p = w->data;
 	int err = connect_error(p->fd);
+	char why[128];
 
 	sock_close(p);
-	if (err)
-		kmd_probe_done(p, false, "connect: %s", strerror(err));
-	else
+	if (err) {
+		kmd_connect_why(p, err, why, sizeof(why));
+		kmd_probe_done(p, false, "%s", why);
+	} else {
 		kmd_probe_done(p, true, "ok");
+	}
 }
 
 static void tcp_start(struct kmd_probe *p)
@@ -132,10 +135,12 @@ static void agent_connect_io(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct kmd_probe *p = w->data;
 	int err = connect_error(p->fd);
+	char why[128];
 
 	if (err) {
 		sock_close(p);
-		kmd_probe_done(p, false, "connect: %s", strerror(err));
+		kmd_connect_why(p, err, why, sizeof(why));
+		kmd_probe_done(p, false, "%s", why);
 		return;
 	}
 	agent_connected(p);
