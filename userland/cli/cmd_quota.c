@@ -32,14 +32,17 @@ int kmg_quota_parse(int argc, char **argv, unsigned int *top)
 	*top = 0;
 	kmg_args_init(&a, argc, argv);
 	while (kmg_args_more(&a)) {
+		static const char *const words[] = { "top" };
 		const char *kw = kmg_args_next(&a), *v = NULL;
+		const struct kmg_field *f;
 		uint32_t n;
+		int w;
 
-		if (strcmp(kw, "top"))
+		if (kmg_keyword(NULL, words, KMG_ARRAY_SIZE(words), kw, "quota show", &f, &w))
 			return kmg_err(KMG_EUSAGE, "unexpected \"%s\" after \"quota show\"", kw);
 		if (given)
-			return kmg_err_dup(kw);
-		if (kmg_args_value(&a, kw, &v) || kmg_arg_u32("top", v, 1, UINT32_MAX, &n))
+			return kmg_err_dup("top");
+		if (kmg_args_value(&a, "top", &v) || kmg_arg_u32("top", v, 1, UINT32_MAX, &n))
 			return KMG_EUSAGE;
 		*top = n;
 		given = true;

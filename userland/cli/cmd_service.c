@@ -95,6 +95,10 @@ static int check_duplicate_backends(const struct kmg_service *s)
 	return 0;
 }
 
+/* service add/set's own keywords, beside the service's fields */
+static const char *const svc_words[] = { "backend", "no-backends", "encap-src" };
+enum { SW_BACKEND, SW_NO_BACKENDS, SW_ENCAP_SRC };
+
 int kmg_service_parse(int argc, char **argv, bool is_set, struct kmg_service *s)
 {
 	const char *where = is_set ? "service set" : "service add";
@@ -108,10 +112,17 @@ int kmg_service_parse(int argc, char **argv, bool is_set, struct kmg_service *s)
 		return ret;
 	while (kmg_args_more(&a)) {
 		const char *kw = kmg_args_peek(&a), *v = NULL;
-		bool taken;
+		const struct kmg_field *f;
+		int word;
 
-		if (!strcmp(kw, "backend")) {
-			kmg_args_next(&a);
+		ret = kmg_keyword(&kmg_obj_service, svc_words, KMG_ARRAY_SIZE(svc_words), kw, where,
+				  &f, &word);
+		if (ret == -ENOENT)
+			return kmg_err_unknown(kw, where);
+		if (ret)
+			return ret;
+		kmg_args_next(&a);
+		if (word == SW_BACKEND) {
 			if (KMG_HAS(s, KMAGLEV_A_SERVICE_REPLACE_BACKENDS))
 				return kmg_err(KMG_EUSAGE,
 					       "\"backend\" and \"no-backends\" exclude each other");
@@ -120,8 +131,7 @@ int kmg_service_parse(int argc, char **argv, bool is_set, struct kmg_service *s)
 				return ret;
 			continue;
 		}
-		if (!strcmp(kw, "no-backends")) {
-			kmg_args_next(&a);
+		if (word == SW_NO_BACKENDS) {
 			if (!is_set)
 				return kmg_err(KMG_EUSAGE,
 					       "\"no-backends\" is only for \"service set\" (a new service has none unless given)");
@@ -129,28 +139,27 @@ int kmg_service_parse(int argc, char **argv, bool is_set, struct kmg_service *s)
 				return kmg_err(KMG_EUSAGE,
 					       "\"backend\" and \"no-backends\" exclude each other");
 			if (KMG_HAS(s, KMAGLEV_A_SERVICE_REPLACE_BACKENDS))
-				return kmg_err_dup(kw);
+				return kmg_err_dup(svc_words[word]);
 			KMG_SET(s, KMAGLEV_A_SERVICE_REPLACE_BACKENDS);
 			continue;
 		}
 		if (s->nbe)
 			return kmg_err(KMG_EUSAGE,
 				       "service option \"%s\" after a backend: give service options before the backends",
-				       kw);
-		if (!strcmp(kw, "encap-src")) {
-			kmg_args_next(&a);
-			if (kmg_args_value(&a, kw, &v))
+				       f ? kmg_field_key(&kmg_obj_service, f) : svc_words[word]);
+		if (word == SW_ENCAP_SRC) {
+			if (kmg_args_value(&a, svc_words[word], &v))
 				return KMG_EUSAGE;
 			ret = parse_encap_src(v, s);
 			if (ret)
 				return ret;
 			continue;
 		}
-		ret = kmg_arg_keyword(&kmg_obj_service, &a, where, s, &taken);
+		if (kmg_args_value(&a, kmg_field_key(&kmg_obj_service, f), &v))
+			return KMG_EUSAGE;
+		ret = kmg_arg_field(&kmg_obj_service, f, v, s);
 		if (ret)
 			return ret;
-		if (!taken)
-			return kmg_err_unknown(kw, where);
 	}
 	ret = check_duplicate_backends(s);
 	if (ret)

@@ -48,12 +48,22 @@ void kmg_sim_args_free(struct kmg_sim_args *sa)
 /* weight/state options of a backend: stop at anything else */
 static int parse_ws(struct kmg_args *a, bool *has_w, uint32_t *w, bool *has_s, uint32_t *s)
 {
+	static const char *const words[] = { "weight", "state" };
+
 	for (;;) {
 		const char *kw = kmg_args_peek(a), *v = NULL;
+		const struct kmg_field *f;
+		int ret, k;
 
-		if (!kw || (strcmp(kw, "weight") && strcmp(kw, "state")))
+		if (!kw)
 			return 0;
+		ret = kmg_keyword(NULL, words, KMG_ARRAY_SIZE(words), kw, "simulate", &f, &k);
+		if (ret == -ENOENT)
+			return 0;
+		if (ret)
+			return ret;
 		kmg_args_next(a);
+		kw = words[k];
 		if (*kw == 'w' ? *has_w : *has_s)
 			return kmg_err_dup(kw);
 		if (kmg_args_value(a, kw, &v))
@@ -84,10 +94,8 @@ static int parse_change(struct kmg_args *a, const char *kw, struct kmg_sim_args 
 	} else if (!strcmp(kw, "backend")) {
 		if (kmg_args_value(a, kw, &v))
 			return KMG_EUSAGE;
-		for (op = 0; op < (int)KMG_ARRAY_SIZE(ops); op++)
-			if (!strcmp(v, ops[op]))
-				break;
-		if (op == (int)KMG_ARRAY_SIZE(ops))
+		op = kmg_lookup(v, ops, KMG_ARRAY_SIZE(ops));
+		if (op < 0)
 			return kmg_err(KMG_EUSAGE,
 				       "invalid change \"backend %s\": expected backend add|del|set|drain ADDR",
 				       v);
@@ -137,6 +145,9 @@ static int parse_initial_backend(struct kmg_args *a, struct kmg_sim_args *sa)
 	return kmg_sim_set_add(&sa->initial, &b);
 }
 
+/* simulate's keywords, abbreviated as every command's are */
+static const char *const sim_words[] = { "seed", "then", "table-size", "backend" };
+
 int kmg_simulate_parse(int argc, char **argv, struct kmg_sim_args *sa)
 {
 	bool changes = false, has_size = false;
@@ -151,8 +162,8 @@ int kmg_simulate_parse(int argc, char **argv, struct kmg_sim_args *sa)
 	if (!first)
 		return kmg_err(KMG_EUSAGE,
 			       "simulate needs a SERVICE, or backends for an offline simulation; try \"kmaglev simulate help\"");
-	sa->live = strcmp(first, "table-size") && strcmp(first, "seed") &&
-		   strcmp(first, "backend") && strcmp(first, "then");
+	/* a SERVICE starts with an address, "[" or "id": never a keyword's prefix */
+	sa->live = kmg_lookup(first, sim_words, KMG_ARRAY_SIZE(sim_words)) == -1;
 	if (sa->live) {
 		ret = kmg_arg_service(&a, &sa->svc, true);
 		if (ret)
@@ -161,7 +172,14 @@ int kmg_simulate_parse(int argc, char **argv, struct kmg_sim_args *sa)
 	}
 	while (kmg_args_more(&a)) {
 		const char *kw = kmg_args_next(&a), *v = NULL;
+		const struct kmg_field *f;
+		int w;
 
+		ret = kmg_keyword(NULL, sim_words, KMG_ARRAY_SIZE(sim_words), kw, "simulate", &f, &w);
+		if (ret > 0)
+			return ret;
+		if (!ret)
+			kw = sim_words[w];	/* the keyword in full, from here on */
 		if (!strcmp(kw, "seed")) {
 			if (sa->has_seed)
 				return kmg_err_dup(kw);

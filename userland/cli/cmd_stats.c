@@ -19,7 +19,7 @@
 void kmg_usage_stats(FILE *f)
 {
 	fprintf(f,
-		"Usage: kmaglev stats [show] [SERVICE]\n"
+		"Usage: kmaglev stats [{ show | list }] [SERVICE]\n"
 		"SERVICE := ADDR[:PORT][/tcp|udp|any] | [IPV6ADDR][:PORT][/PROTO] | id N\n"
 		"Counters: packets, bytes, new-flows, conns (active connection entries).\n"
 		"Without SERVICE, the network namespace's counters come first as \"global\":\n"
@@ -78,6 +78,7 @@ void kmg_print_stats_msgs(struct kmg_ctx *ctx, const struct kmg_msgs *l)
 
 int kmg_cmd_stats(struct kmg_ctx *ctx, int argc, char **argv)
 {
+	static const char *const verbs[] = { "show", "list" };
 	struct kmg_msgs l = { 0 };
 	struct kmg_service s;
 	struct nlmsghdr *nlh;
@@ -88,8 +89,8 @@ int kmg_cmd_stats(struct kmg_ctx *ctx, int argc, char **argv)
 
 	argc--;
 	argv++;
-	/* "show" (or a prefix of it) is optional */
-	if (argc && !strncmp(argv[0], "show", strlen(argv[0])) && argv[0][0]) {
+	/* "show" or "list" (or a prefix of either) is optional: a SERVICE is never one */
+	if (argc && kmg_lookup(argv[0], verbs, KMG_ARRAY_SIZE(verbs)) >= 0) {
 		argc--;
 		argv++;
 	}

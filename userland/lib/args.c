@@ -412,19 +412,70 @@ int kmg_arg_field(const struct kmg_object *obj, const struct kmg_field *f, const
 	return 0;
 }
 
+int kmg_keyword(const struct kmg_object *obj, const char *const *words, size_t nwords,
+		const char *kw, const char *where, const struct kmg_field **f, int *word)
+{
+	size_t len = strlen(kw), i, n = 0, clen = 0;
+	char cands[512] = "";
+
+	*f = NULL;
+	*word = -1;
+	for (i = 0; obj && i < obj->n; i++)
+		if (!strcmp(kw, kmg_field_key(obj, &obj->fields[i]))) {
+			*f = &obj->fields[i];
+			return 0;
+		}
+	for (i = 0; i < nwords; i++)
+		if (!strcmp(kw, words[i])) {
+			*word = i;
+			return 0;
+		}
+	if (!len)
+		return -ENOENT;
+	/* a prefix: of one of the fields that may be given, or of one of the words */
+	for (i = 0; obj && i < obj->n; i++) {
+		const struct kmg_field *c = &obj->fields[i];
+		const char *key = kmg_field_key(obj, c);
+
+		if (c->flags & (KMG_FF_RO | KMG_FF_KEY) || strncmp(kw, key, len))
+			continue;
+		if (!n++)
+			*f = c;
+		if (clen < sizeof(cands))
+			clen += snprintf(cands + clen, sizeof(cands) - clen, "%s%s",
+					 clen ? ", " : "", key);
+	}
+	for (i = 0; i < nwords; i++) {
+		if (strncmp(kw, words[i], len))
+			continue;
+		if (!n++)
+			*word = i;
+		if (clen < sizeof(cands))
+			clen += snprintf(cands + clen, sizeof(cands) - clen, "%s%s",
+					 clen ? ", " : "", words[i]);
+	}
+	if (n == 1)
+		return 0;
+	*f = NULL;
+	*word = -1;
+	if (!n)
+		return -ENOENT;
+	return kmg_err(KMG_EUSAGE, "ambiguous keyword \"%s\" in %s: %s?", kw, where, cands);
+}
+
 int kmg_arg_keyword(const struct kmg_object *obj, struct kmg_args *a, const char *where,
 		    void *s, bool *taken)
 {
 	const char *kw = kmg_args_peek(a), *v = NULL;
 	const struct kmg_field *f;
-	bool ambiguous;
+	int ret, word;
 
 	*taken = false;
-	f = kmg_field_lookup(obj, kw, &ambiguous);
-	if (ambiguous)
-		return kmg_err(KMG_EUSAGE, "ambiguous keyword \"%s\" in %s", kw, where);
-	if (!f)
+	ret = kmg_keyword(obj, NULL, 0, kw, where, &f, &word);
+	if (ret == -ENOENT)
 		return 0;
+	if (ret)
+		return ret;
 	kmg_args_next(a);
 	*taken = true;
 	if (kmg_args_value(a, kmg_field_key(obj, f), &v))

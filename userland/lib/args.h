@@ -97,6 +97,15 @@ const char *kmg_fmt_flags(const struct kmg_enum *e, uint64_t flags, char *buf, s
 int kmg_arg_field(const struct kmg_object *obj, const struct kmg_field *f, const char *v,
 		  void *s);
 /*
+ * The keyword @kw: a field of @obj (may be NULL) or one of @words (the command's own), in
+ * full, or by a prefix of exactly one of them (of the fields that may be given). Sets *@f
+ * to the field, or *@word to the word's index. 0; -ENOENT when it is none of them (not
+ * reported: the caller says what it expected); KMG_EUSAGE, reported with the candidates,
+ * when the prefix is ambiguous. Every command's keywords abbreviate this way.
+ */
+int kmg_keyword(const struct kmg_object *obj, const char *const *words, size_t nwords,
+		const char *kw, const char *where, const struct kmg_field **f, int *word);
+/*
  * If the next word is a keyword of @obj (exact, or a unique prefix of a settable one), take it
  * and its value into @s and set *taken. Otherwise leave it (*taken false, 0 returned).
  */

@@ -364,7 +364,8 @@ static void test_config_conn(void **state)
 	run_fails("config set conns 5", KMG_EUSAGE,
 		  "conns is read-only (shown by \"kmaglev config show\")");
 	run_fails("config set timeout 5s", KMG_EUSAGE,
-		  "ambiguous keyword \"timeout\" in config set");
+		  "ambiguous keyword \"timeout\" in config set: timeout-tcp-syn, timeout-tcp-est, "
+		  "timeout-tcp-fin, timeout-udp?");
 	run_fails("config set conn-max 4294967296", KMG_EUSAGE,
 		  "invalid conn-max \"4294967296\": must be 0..4294967295");
 	run_fails("config set conn-max 10 conn-max 20", KMG_EUSAGE,
@@ -449,8 +450,9 @@ static void test_config_quota(void **state)
 	run_fails("config set quotas 10", KMG_EUSAGE,
 		  "quotas is read-only (shown by \"kmaglev config show\")");
 	run_fails("config set quota-prefix 24", KMG_EUSAGE,
-		  "ambiguous keyword \"quota-prefix\" in config set");
-	run_fails("config set quota 24", KMG_EUSAGE, "ambiguous keyword \"quota\" in config set");
+		  "ambiguous keyword \"quota-prefix\" in config set: quota-prefix4, quota-prefix6?");
+	run_fails("config set quota 24", KMG_EUSAGE, "ambiguous keyword \"quota\" in config set: quota-rate, quota-burst, quota-prefix4, "
+		  "quota-prefix6, quota-scope, quota-action, quota-max?");
 	run_fails("config set quota-s netns quota-scope service", KMG_EUSAGE,
 		  "duplicate keyword \"quota-scope\"");
 }
@@ -668,9 +670,10 @@ static void test_config_shed(void **state)
 		  "shedding is read-only (shown by \"kmaglev config show\")");
 	run_fails("config set shed-transitions 0", KMG_EUSAGE,
 		  "shed-transitions is read-only (shown by \"kmaglev config show\")");
-	run_fails("config set shed 1", KMG_EUSAGE, "ambiguous keyword \"shed\" in config set");
+	run_fails("config set shed 1", KMG_EUSAGE, "ambiguous keyword \"shed\" in config set: shed-class, shed-conn-fill, shed-new-rate, "
+		  "shed-load-high, shed-load-low?");
 	run_fails("config set shed-load 1", KMG_EUSAGE,
-		  "ambiguous keyword \"shed-load\" in config set");
+		  "ambiguous keyword \"shed-load\" in config set: shed-load-high, shed-load-low?");
 }
 
 /* service add/set: criticality and overload by name; c and o are no longer unique. */
@@ -708,12 +711,39 @@ static void test_service_shed(void **state)
 	run_fails("service set 192.0.2.10:80 overload on overload off", KMG_EUSAGE,
 		  "duplicate keyword \"overload\"");
 	run_fails("service set 192.0.2.10:80 c 5", KMG_EUSAGE,
-		  "ambiguous keyword \"c\" in service set");
+		  "ambiguous keyword \"c\" in service set: client-rate, criticality?");
 	run_fails("service set 192.0.2.10:80 o x", KMG_EUSAGE,
-		  "ambiguous keyword \"o\" in service set");
+		  "ambiguous keyword \"o\" in service set: owner, overload?");
 }
 
 /* "quota show [top N]": top in full, once, 1 or more; nothing else. */
+/* Every keyword abbreviates the same way: the fields and the commands' own words alike. */
+static void test_keyword_abbrev(void **state)
+{
+	struct kmg_service s;
+
+	assert_int_equal(parse_service("192.0.2.10:80 table 251 encap-src 192.0.2.1 "
+				       "b 10.1.0.1 w 3 back 10.1.0.2 enc gre gre 7", false, &s), 0);
+	assert_int_equal(s.table_size, 251);
+	assert_true(KMG_HAS(&s, KMAGLEV_A_SERVICE_ENCAP_SRC4));
+	assert_int_equal(s.nbe, 2);
+	assert_int_equal(s.be[0].weight, 3);
+	assert_int_equal(s.be[1].encap, KMAGLEV_ENCAP_GRE);
+	assert_int_equal(s.be[1].gre_key, 7);
+	kmg_service_free(&s);
+	assert_int_equal(parse_service("192.0.2.10:80 no-b", true, &s), 0);
+	assert_true(KMG_HAS(&s, KMAGLEV_A_SERVICE_REPLACE_BACKENDS));
+	kmg_service_free(&s);
+	run_fails("service add 192.0.2.10:80 enc 192.0.2.1", KMG_EUSAGE,
+		  "ambiguous keyword \"enc\" in service add: encap-src4, encap-src6, encap-src?");
+	run_fails("service add 192.0.2.10:80 r 5", KMG_EUSAGE,
+		  "ambiguous keyword \"r\" in service add: ramp, ramp-time?");
+	run_fails("service add 192.0.2.10:80 backend 10.1.0.1 encap-src 192.0.2.1", KMG_EUSAGE,
+		  "service option \"encap-src\" after a backend: give service options before the backends");
+	run_fails("service add 192.0.2.10:80 bogus 1", KMG_EUSAGE,
+		  "unknown keyword \"bogus\" in service add; see \"kmaglev service help\"");
+}
+
 static void test_quota_args(void **state)
 {
 	unsigned int top = 99;
@@ -738,7 +768,11 @@ static void test_quota_args(void **state)
 		  "invalid top \"4294967296\": must be 1..4294967295");
 	run_fails("quota show top", KMG_EUSAGE, "missing value after \"top\"");
 	run_fails("quota show top 5 top 6", KMG_EUSAGE, "duplicate keyword \"top\"");
-	run_fails("quota show to 5", KMG_EUSAGE, "unexpected \"to\" after \"quota show\"");
+	run_fails("quota show bottom 5", KMG_EUSAGE, "unexpected \"bottom\" after \"quota show\"");
+	t = targv("t 3");	/* abbreviated, as every keyword */
+	assert_int_equal(kmg_quota_parse(t.argc, t.argv, &top), 0);
+	assert_int_equal(top, 3);
+	targv_free(&t);
 	run_fails("quota show 192.0.2.1", KMG_EUSAGE,
 		  "unexpected \"192.0.2.1\" after \"quota show\"");
 	run_fails("quota top 5", KMG_EUSAGE,
@@ -826,6 +860,7 @@ int main(void)
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_config_conn),
 		cmocka_unit_test(test_config_quota),
+		cmocka_unit_test(test_keyword_abbrev),
 		cmocka_unit_test(test_quota_args),
 		cmocka_unit_test(test_dscp_names),
 		cmocka_unit_test(test_dscp_map_text),

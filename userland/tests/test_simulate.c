@@ -489,6 +489,25 @@ static void test_parse(void **state)
 	assert_int_equal(sa.initial.be[0].state, KMAGLEV_BACKEND_STATE_DRAIN);
 	assert_int_equal(sa.nch, 1);
 	kmg_sim_args_free(&sa);
+
+	/* keywords abbreviate as in every command; the change's verb too */
+	t = targv("tab 251 back 10.0.0.1 w 5 st drain th back dr 10.0.0.1 ta 257");
+	assert_int_equal(kmg_simulate_parse(t.argc, t.argv, &sa), 0);
+	targv_free(&t);
+	assert_false(sa.live);
+	assert_int_equal(sa.initial.size, 251);
+	assert_int_equal(sa.initial.be[0].weight, 5);
+	assert_int_equal(sa.initial.be[0].state, KMAGLEV_BACKEND_STATE_DRAIN);
+	assert_int_equal(sa.nch, 2);
+	assert_int_equal(sa.ch[0].op, KMG_SIM_SET);
+	assert_int_equal(sa.ch[0].state, KMAGLEV_BACKEND_STATE_DRAIN);
+	assert_int_equal(sa.ch[1].op, KMG_SIM_TABLE_SIZE);
+	kmg_sim_args_free(&sa);
+	t = targv("t 251");
+	assert_int_equal(kmg_simulate_parse(t.argc, t.argv, &sa), KMG_EUSAGE);
+	targv_free(&t);
+	assert_string_equal(kmg_errmsg(), "ambiguous keyword \"t\" in simulate: then, table-size?");
+	kmg_sim_args_free(&sa);
 }
 
 static void sim_fails(const char *line, int code, const char *msg)
