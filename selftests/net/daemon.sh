@@ -15,7 +15,7 @@
 #     check of the same backend keeps it up
 #   - http checks through the tunnel on keep-alive servers (python3's http.server, answering
 #     with the backend's name): each probe keeps a connection of its own to its backend (the
-#     body names the backend), reused run after run; a broken tunnel fails it all the same
+#     body names the backend), reused run after run; a broken tunnel fails it too
 #   - reload under live streams: weights change, a backend is added and removed: no stream
 #     resets; an invalid reload changes nothing
 #   - kill -9 and restart under traffic: no backend event (no flap), streams live
@@ -427,13 +427,13 @@ ip -n "$(be_ns 1)" link set tunl0 down
 if wait_be $WAIT "$V2:$DP_HTTP_PORT/tcp" "$(dp_be4 1)" state down >/dev/null &&
 	[[ $(be_field "$V3:$DP_HTTP_PORT/tcp" "$(dp_be4 1)" state) == up ]]; then
 	ktap_test_pass "tunl0 down on b1: the tunnel check marks it down, the direct check keeps it up"
-	# the keep-alive probe's open connection goes through the tunnel too
-	ktap_test_result "tunl0 down on b1: the http check on its open connection fails too" \
+	# the keep-alive probe's connection goes through the tunnel too
+	ktap_test_result "tunl0 down on b1: the keep-alive http check fails too" \
 		wait_be $WAIT "$V4:$KA_PORT/tcp" "$(dp_be4 1)" state down
 else
 	K backend show | sed 's/^/# /'
 	ktap_test_fail "tunl0 down on b1: tunnel check down, direct check up"
-	ktap_test_fail "tunl0 down on b1: the http check on its open connection fails too"
+	ktap_test_fail "tunl0 down on b1: the keep-alive http check fails too"
 fi
 ip -n "$(be_ns 1)" link set tunl0 up
 tunnel_back() {

@@ -8,16 +8,25 @@
  * result comes back through curl_multi_info_read() and the handle leaves it again.
  *
  * Connections. With the check's "reuse" (seconds, default 10), a probe keeps its connection
- * between runs (HTTP/1.1 keep-alive) and opens a new one when it is older than that, or the
- * server closed it: the accept path is still tested every "reuse" seconds, and a run costs
- * a request and a reply instead of a handshake and a reset. libcurl caches connections per
- * multi handle and matches them by the URL's host and port, and tunnel probes all connect to
- * their VIP and port (the mark picks the backend): so each slot connects through a name of
- * its own (CURLOPT_CONNECT_TO "s<slot>.kmaglev.invalid", which CURLOPT_RESOLVE maps to the
- * target), and no two probes can share a connection. A slot's connection is shut down when
- * its probe goes, so the next probe in the slot cannot find it alive. With reuse 0 every run
- * is a fresh connection. Connections are closed with a reset (SO_LINGER 0), and marked with
- * the probe's mark. The engine's timeout removes a run that takes too long.
+ * between runs (HTTP/1.1 keep-alive; HTTP/2 is not offered) and opens a new one when it is
+ * older than that (curl counts whole seconds: up to reuse + 1), when the server closed it, or
+ * after a failed run (which shuts the connection down and asks for a fresh one): the accept
+ * path is still tested every "reuse" seconds, and a run costs a request and a reply instead
+ * of a handshake and a reset. libcurl caches connections per multi handle and matches them
+ * by the URL's host and port, and tunnel probes all connect to their VIP and port (the mark
+ * picks the backend): so each slot connects through a name of its own (CURLOPT_CONNECT_TO
+ * "s<slot>.kmaglev.invalid", which CURLOPT_RESOLVE maps to the target), and no two probes can
+ * share a connection. A multi handle holds probes of one "reuse" only (curl prunes its cache
+ * with the limits of whichever transfer starts). A slot's connection is shut down when its
+ * probe goes, so the next probe in the slot cannot find it alive, and a multi handle whose
+ * probes are all gone is made anew, closing what its cache held. With reuse 0, or an
+ * interval not shorter than reuse, every run is a fresh connection. Connections are closed
+ * with a reset (SO_LINGER 0), and marked with the probe's mark. The engine's timeout removes
+ * a run that takes too long.
+ *
+ * libcurl 7.88 retries a request on a fresh connection when a reused one fails before any
+ * reply, and counts those retries on the easy handle for its life, failing the fifth (fixed
+ * in curl 8.17): a probe's easy handle is made anew after each run that connected.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -50,11 +59,12 @@ struct http_slot {
 	bool added;			/* the probe's run is in the multi handle */
 };
 
-/* One curl multi handle, its timer, and its probes. */
+/* One curl multi handle, its timer, and its probes (all of one reuse). */
 struct http_multi {
 	struct kmd_http *h;
 	CURLM *multi;
 	ev_timer timer;
+	uint32_t reuse_s;
 	unsigned int nprobes;
 	/* curl's socket callbacks point here until curl_multi_cleanup() */
 	struct http_slot slot[HTTP_MULTI_MAX];
@@ -179,49 +189,84 @@ static void http_multi_free(struct http_multi *hm)
 	free(hm);
 }
 
-static struct http_multi *http_multi_new(struct kmd_http *h)
+/* The curl multi handle of @hm, made and set up; 0 or -1. */
+static int http_multi_curl(struct http_multi *hm)
 {
-	struct http_multi *hm = calloc(1, sizeof(*hm));
-
-	if (!hm)
-		return NULL;
-	hm->h = h;
-	for (unsigned int i = 0; i < HTTP_MULTI_MAX; i++) {
-		hm->slot[i].hm = hm;
-		hm->slot[i].fd = CURL_SOCKET_BAD;
-	}
-	ev_init(&hm->timer, http_timer_cb);
-	hm->timer.data = hm;
 	hm->multi = curl_multi_init();
-	if (!hm->multi) {
-		free(hm);
-		return NULL;
-	}
+	if (!hm->multi)
+		return -1;
 	if (curl_multi_setopt(hm->multi, CURLMOPT_SOCKETFUNCTION, http_socket_cb) ||
 	    curl_multi_setopt(hm->multi, CURLMOPT_SOCKETDATA, hm) ||
 	    curl_multi_setopt(hm->multi, CURLMOPT_TIMERFUNCTION, http_timer_fn) ||
 	    curl_multi_setopt(hm->multi, CURLMOPT_TIMERDATA, hm) ||
 	    /* every slot's connection kept (the default: 4 per transfer in flight) */
 	    curl_multi_setopt(hm->multi, CURLMOPT_MAXCONNECTS, (long)HTTP_MULTI_MAX)) {
-		http_multi_free(hm);
+		curl_multi_cleanup(hm->multi);
+		hm->multi = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static struct http_multi *http_multi_new(struct kmd_http *h, uint32_t reuse_s)
+{
+	struct http_multi *hm = calloc(1, sizeof(*hm));
+
+	if (!hm)
+		return NULL;
+	hm->h = h;
+	hm->reuse_s = reuse_s;
+	for (unsigned int i = 0; i < HTTP_MULTI_MAX; i++) {
+		hm->slot[i].hm = hm;
+		hm->slot[i].fd = CURL_SOCKET_BAD;
+	}
+	ev_init(&hm->timer, http_timer_cb);
+	hm->timer.data = hm;
+	if (http_multi_curl(hm)) {
+		free(hm);
 		return NULL;
 	}
 	return hm;
 }
 
-/* A free slot for @p, in the first multi handle with one; NULL when out of memory. */
+/*
+ * The last probe of @hm went: close every connection its cache still holds (a released
+ * probe's, shut down but only closed when curl next looks) by making the multi handle anew.
+ * The slots stay valid through curl_multi_cleanup()'s close callbacks. When a new one cannot
+ * be made, the old one stays.
+ */
+static void http_multi_renew(struct http_multi *hm)
+{
+	CURLM *old = hm->multi;
+
+	ev_timer_stop(hm->h->loop, &hm->timer);
+	if (http_multi_curl(hm)) {
+		hm->multi = old;
+		return;
+	}
+	curl_multi_cleanup(old);
+}
+
+/* The reuse a probe's connections get: none when every run would find them too old. */
+static uint32_t http_reuse_s(const struct kmd_check *c)
+{
+	return (uint64_t)c->reuse_s * 1000 > c->interval_ms ? c->reuse_s : 0;
+}
+
+/* A free slot for @p, in the first multi handle of its reuse with one; NULL: no memory. */
 static struct http_slot *http_slot_get(struct kmd_http *h, struct kmd_probe *p)
 {
+	uint32_t reuse_s = http_reuse_s(&p->check);
 	struct http_multi *hm = NULL;
 	unsigned int i;
 
 	for (i = 0; i < h->nm && !hm; i++)
-		if (h->m[i]->nprobes < HTTP_MULTI_MAX)
+		if (h->m[i]->nprobes < HTTP_MULTI_MAX && h->m[i]->reuse_s == reuse_s)
 			hm = h->m[i];
 	if (!hm) {
 		if (kmg_grow(&h->m, h->nm, sizeof(*h->m)))
 			return NULL;
-		hm = http_multi_new(h);
+		hm = http_multi_new(h, reuse_s);
 		if (!hm)
 			return NULL;
 		h->m[h->nm++] = hm;
@@ -321,7 +366,8 @@ static CURL *http_easy(struct kmd_probe *p, struct http_slot *slot)
 	const char *path = c->path && *c->path ? c->path : "/";
 	struct curl_slist *to_list = NULL, *res_list = NULL;
 	bool v6 = p->t.addr.family == AF_INET6;
-	bool reuse = c->reuse_s > 0;
+	uint32_t reuse_s = slot->hm->reuse_s;
+	bool reuse = reuse_s > 0;
 	CURL *e;
 	int n;
 
@@ -370,10 +416,13 @@ static CURL *http_easy(struct kmd_probe *p, struct http_slot *slot)
 	    curl_easy_setopt(e, CURLOPT_FORBID_REUSE, reuse ? 0L : 1L) ||
 	    curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, reuse ? 0L : 1L) ||
 	    /* a connection this old (since its connect) is not used again */
-	    curl_easy_setopt(e, CURLOPT_MAXLIFETIME_CONN, (long)c->reuse_s) ||
+	    curl_easy_setopt(e, CURLOPT_MAXLIFETIME_CONN, (long)reuse_s) ||
+	    /* one request at a time on a connection of the probe's own: no HTTP/2 */
+	    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1) ||
 	    /*
 	     * No DNS cache: we only ever connect to address literals, or to a slot's name that
-	     * CURLOPT_RESOLVE gives at each run (entries that never expire), but curl caches
+	     * CURLOPT_RESOLVE gives once per easy handle (entries that never expire, replaced by
+	     * the next probe of the slot), but curl caches
 	     * literals too, one entry per backend, and every finished transfer walks the whole
 	     * cache to prune it (multi_done(), libcurl 7.88). With a timeout of 0 each prune
 	     * empties the cache of all but the slots' names.
@@ -438,15 +487,40 @@ static void http_start(struct kmd_probe *p)
 	slot->added = true;
 }
 
+/* The probe's easy handle and what it points to, gone: the next run makes them anew. */
+static void http_easy_drop(struct kmd_probe *p)
+{
+	if (p->easy)
+		curl_easy_cleanup(p->easy);
+	curl_slist_free_all(p->hdrs);
+	curl_slist_free_all(p->resolve);
+	p->easy = NULL;
+	p->hdrs = NULL;
+	p->resolve = NULL;
+}
+
+/*
+ * Shut the slot's open connection down for reading: curl finds it dead when it next looks
+ * (a readable socket that reads 0), closes it with a reset, and never sends on it again.
+ * Nothing goes to the server before that: no FIN, so no TIME_WAIT.
+ */
+static void http_conn_kill(struct http_slot *slot)
+{
+	if (slot->fd != CURL_SOCKET_BAD)
+		shutdown(slot->fd, SHUT_RD);
+}
+
 static void http_stop(struct kmd_probe *p)
 {
 	struct http_slot *slot = p->http_slot;
 
 	if (!slot || !slot->added)
 		return;
-	/* a transfer cut short: curl closes its connection */
+	/* a transfer cut short: curl closes its (HTTP/1.1) connection */
 	curl_multi_remove_handle(slot->hm->multi, p->easy);
 	slot->added = false;
+	if (slot->hm->reuse_s)
+		http_easy_drop(p);	/* no retry counted on it: see the top */
 }
 
 static void http_release(struct kmd_probe *p)
@@ -456,28 +530,24 @@ static void http_release(struct kmd_probe *p)
 	http_stop(p);
 	if (slot) {
 		/*
-		 * The connection stays in curl's cache: shut it down, so that whoever gets
-		 * the slot finds it dead (curl checks before reuse) and never talks to our
-		 * target, with our mark, through it. curl closes it later.
+		 * The connection stays in curl's cache: kill it, so that whoever gets the slot
+		 * finds it dead (curl checks before reuse) and never talks to our target, with
+		 * our mark, through it. The last probe of a multi handle takes the handle's
+		 * cache with it.
 		 */
-		if (slot->fd != CURL_SOCKET_BAD)
-			shutdown(slot->fd, SHUT_RDWR);
+		http_conn_kill(slot);
 		slot->p = NULL;
-		slot->hm->nprobes--;
+		if (!--slot->hm->nprobes)
+			http_multi_renew(slot->hm);
 		p->http_slot = NULL;
 	}
-	if (p->easy)
-		curl_easy_cleanup(p->easy);
-	curl_slist_free_all(p->hdrs);
-	curl_slist_free_all(p->resolve);
+	http_easy_drop(p);
 	free(p->body);
-	p->easy = NULL;
-	p->hdrs = NULL;
-	p->resolve = NULL;
 	p->body = NULL;
 }
 
-static void http_finish(struct kmd_probe *p, CURLcode rc)
+/* The verdict of a finished run, into @why; true when it passed. */
+static bool http_verdict(struct kmd_probe *p, CURLcode rc, char *why, size_t len)
 {
 	static const struct kmd_status_range dflt = { 200, 399 };
 	const struct kmd_check *c = &p->check;
@@ -489,43 +559,59 @@ static void http_finish(struct kmd_probe *p, CURLcode rc)
 	case CURLE_OK:
 		break;
 	case CURLE_COULDNT_CONNECT:
-		if (oserr) {
-			char why[128];
-
-			kmd_connect_why(p, oserr, why, sizeof(why));
-			kmd_probe_done(p, false, "%s", why);
-		} else {
-			kmd_probe_done(p, false, "connect: %s", curl_easy_strerror(rc));
-		}
-		return;
+		if (oserr)
+			kmd_connect_why(p, oserr, why, len);
+		else
+			snprintf(why, len, "connect: %s", curl_easy_strerror(rc));
+		return false;
 	case CURLE_OPERATION_TIMEDOUT:
-		kmd_probe_done(p, false, "timeout");
-		return;
+		snprintf(why, len, "timeout");
+		return false;
 	case CURLE_GOT_NOTHING:
-		kmd_probe_done(p, false, "empty reply");
-		return;
+		snprintf(why, len, "empty reply");
+		return false;
 	case CURLE_RECV_ERROR:
 	case CURLE_SEND_ERROR:
 		if (oserr == ECONNRESET) {
-			kmd_probe_done(p, false, "reset");
-			return;
+			snprintf(why, len, "reset");
+			return false;
 		}
 		/* fall through */
 	default:
-		kmd_probe_done(p, false, "http: %s", curl_easy_strerror(rc));
-		return;
+		snprintf(why, len, "http: %s", curl_easy_strerror(rc));
+		return false;
 	}
 	if (c->nstatus ? !kmd_status_match(c->status, c->nstatus, status) :
 	    !kmd_status_match(&dflt, 1, status)) {
-		kmd_probe_done(p, false, "status %ld", status);
-		return;
+		snprintf(why, len, "status %ld", status);
+		return false;
 	}
 	if (c->body && *c->body &&
 	    (!p->body_len || !memmem(p->body, p->body_len, c->body, strlen(c->body)))) {
-		kmd_probe_done(p, false, "body mismatch");
-		return;
+		snprintf(why, len, "body mismatch");
+		return false;
 	}
-	kmd_probe_done(p, true, "ok");
+	snprintf(why, len, "ok");
+	return true;
+}
+
+static void http_finish(struct kmd_probe *p, CURLcode rc)
+{
+	struct http_slot *slot = p->http_slot;
+	long nconn = 0;
+	char why[128];
+	bool ok = http_verdict(p, rc, why, sizeof(why));
+
+	if (slot->hm->reuse_s) {
+		/* a failed run's connection is not trusted again: the next run connects */
+		if (!ok)
+			http_conn_kill(slot);
+		/* a run that connected may have been a retry: see the top */
+		if (curl_easy_getinfo(p->easy, CURLINFO_NUM_CONNECTS, &nconn) != CURLE_OK ||
+		    nconn > 0)
+			http_easy_drop(p);
+	}
+	kmd_probe_done(p, ok, "%s", why);
 }
 
 /* http and https share one curl multi, kept in the http slot */
