@@ -88,6 +88,7 @@ struct kmg_service *kmg_nl_find(struct kmg_net *kn, struct nlattr **tb, struct n
 void *kmg_nl_hdr(struct sk_buff *skb, u32 portid, u32 seq, int flags, u8 cmd);
 bool kmg_nl_listeners(struct kmg_net *kn);
 void kmg_nl_multicast(struct kmg_net *kn, struct sk_buff *skb);
+void kmg_nl_notify(struct sk_buff *skb, struct genl_info *info);
 void kmg_nl_lost(struct kmg_net *kn, struct sk_buff *skb);
 struct kmg_net *kmg_info_kn(struct genl_info *info);
 int kmg_nl_nomem(struct genl_info *info, int err);
@@ -95,11 +96,11 @@ int kmg_nl_reply(struct genl_info *info, struct sk_buff *msg, int err);
 int kmg_nl_svc_tb(struct genl_info *info, struct nlattr **tb, u64 allowed);
 
 /* netlink_notify.c */
-void kmg_notify_service(struct kmg_service *svc, u8 cmd, const struct genl_info *info);
+void kmg_notify_service(struct kmg_service *svc, u8 cmd, struct genl_info *info);
 void kmg_notify_backend(struct kmg_service *svc, const struct kmg_backend *be, u8 cmd,
-			const struct genl_info *info);
-void kmg_notify_table_req(struct kmg_service *svc, const struct genl_info *info);
-void kmg_notify_flush(struct kmg_net *kn, const struct genl_info *info);
+			struct genl_info *info);
+void kmg_notify_table_req(struct kmg_service *svc, struct genl_info *info);
+void kmg_notify_flush(struct kmg_net *kn, struct genl_info *info);
 
 /* netlink_reply.c */
 int kmg_nl_put_service(struct sk_buff *skb, const struct kmg_service *svc, bool full,

@@ -13,9 +13,11 @@
  * Notifications carry the portid and sequence number of the request that caused them in their
  * header (as rtnetlink stamps its notifications), so that a listener can tell its own changes
  * from others'. Changes with no request behind them (a migration ending) carry 0 and 0. The
- * requester is not excluded from the group: a monitor also sees what it did itself. A
- * notification that cannot be built sets ENOBUFS on the listeners' sockets, so that they know
- * to dump again.
+ * requester is not excluded from the group: a monitor also sees what it did itself. A request
+ * with NLM_F_ECHO gets each notification it caused unicast to its own socket as well, before
+ * its ACK (genl_notify(): "kmaglev -j service add" prints what the kernel made, ids included).
+ * A notification that cannot be built sets ENOBUFS on the listeners' sockets, so that they
+ * know to dump again.
  */
 static u32 kmg_ntf_portid(const struct genl_info *info)
 {
@@ -27,17 +29,24 @@ static u32 kmg_ntf_seq(const struct genl_info *info)
 	return info ? info->snd_seq : 0;
 }
 
+/* The request behind a notification asked for it (NLM_F_ECHO). */
+static bool kmg_ntf_echo(const struct genl_info *info)
+{
+	return info && nlmsg_report(info->nlhdr);
+}
+
 /*
  * The skb of a notification, or NULL when there is none to build: the change is counted
- * (kmg_nl_changed()), and nothing is allocated when nobody listens; an allocation that fails
- * is reported to the listeners as a loss. Called with kn->lock held.
+ * (kmg_nl_changed()), and nothing is allocated when nobody listens and the request did not ask
+ * for an echo; an allocation that fails is reported to the listeners as a loss. Called with
+ * kn->lock held.
  */
-static struct sk_buff *kmg_ntf_new(struct kmg_net *kn)
+static struct sk_buff *kmg_ntf_new(struct kmg_net *kn, const struct genl_info *info)
 {
 	struct sk_buff *skb;
 
 	kmg_nl_changed(kn);
-	if (!kmg_nl_listeners(kn))
+	if (!kmg_nl_listeners(kn) && !kmg_ntf_echo(info))
 		return NULL;
 	skb = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
 	if (!skb)
@@ -46,54 +55,58 @@ static struct sk_buff *kmg_ntf_new(struct kmg_net *kn)
 }
 
 /*
- * Send the notification in @skb to the listeners; if filling it failed (@err), free it and
- * report the loss instead. Called with kn->lock held.
+ * Send the notification in @skb to the listeners, and to the requester when it asked for an
+ * echo; if filling it failed (@err), free it and report the loss instead. Called with
+ * kn->lock held.
  */
-static void kmg_ntf_send(struct kmg_net *kn, struct sk_buff *skb, int err)
+static void kmg_ntf_send(struct kmg_net *kn, struct sk_buff *skb, int err,
+			 struct genl_info *info)
 {
 	if (err)
 		kmg_nl_lost(kn, skb);
+	else if (kmg_ntf_echo(info))
+		kmg_nl_notify(skb, info);
 	else
 		kmg_nl_multicast(kn, skb);
 }
 
-void kmg_notify_service(struct kmg_service *svc, u8 cmd, const struct genl_info *info)
+void kmg_notify_service(struct kmg_service *svc, u8 cmd, struct genl_info *info)
 {
-	struct sk_buff *skb = kmg_ntf_new(svc->kn);
+	struct sk_buff *skb = kmg_ntf_new(svc->kn, info);
 
 	if (!skb)
 		return;
 	kmg_ntf_send(svc->kn, skb, kmg_nl_fill_service(skb, svc, kmg_ntf_portid(info),
-						       kmg_ntf_seq(info), 0, cmd, false));
+						       kmg_ntf_seq(info), 0, cmd, false), info);
 }
 
 void kmg_notify_backend(struct kmg_service *svc, const struct kmg_backend *be, u8 cmd,
-			const struct genl_info *info)
+			struct genl_info *info)
 {
-	struct sk_buff *skb = kmg_ntf_new(svc->kn);
+	struct sk_buff *skb = kmg_ntf_new(svc->kn, info);
 
 	if (!skb)
 		return;
 	kmg_ntf_send(svc->kn, skb, kmg_nl_fill_backend(skb, svc, be, -1, kmg_ntf_portid(info),
-						       kmg_ntf_seq(info), 0, cmd));
+						       kmg_ntf_seq(info), 0, cmd), info);
 }
 
 /* The table summary only: per-backend slots are for table-get and the backend dump. */
-void kmg_notify_table_req(struct kmg_service *svc, const struct genl_info *info)
+void kmg_notify_table_req(struct kmg_service *svc, struct genl_info *info)
 {
-	struct sk_buff *skb = kmg_ntf_new(svc->kn);
+	struct sk_buff *skb = kmg_ntf_new(svc->kn, info);
 
 	if (!skb)
 		return;
 	kmg_ntf_send(svc->kn, skb, kmg_nl_fill_table(skb, svc, kmg_ntf_portid(info),
 						     kmg_ntf_seq(info), KMAGLEV_CMD_TABLE_NTF,
-						     false));
+						     false), info);
 }
 
 /* A service flush: one notification for all, as a service-del each could overrun the listeners. */
-void kmg_notify_flush(struct kmg_net *kn, const struct genl_info *info)
+void kmg_notify_flush(struct kmg_net *kn, struct genl_info *info)
 {
-	struct sk_buff *skb = kmg_ntf_new(kn);
+	struct sk_buff *skb = kmg_ntf_new(kn, info);
 	void *hdr;
 
 	if (!skb)
@@ -102,7 +115,7 @@ void kmg_notify_flush(struct kmg_net *kn, const struct genl_info *info)
 			 KMAGLEV_CMD_SERVICE_FLUSH_NTF);
 	if (hdr)
 		genlmsg_end(skb, hdr);
-	kmg_ntf_send(kn, skb, hdr ? 0 : -EMSGSIZE);
+	kmg_ntf_send(kn, skb, hdr ? 0 : -EMSGSIZE, info);
 }
 
 /* A table change without a request: the end of a migration. */

@@ -21,7 +21,7 @@ NSVC=${KMAGLEV_CP_SERVICES:-1000}
 # kernel, runs with 0: its point there is what KASAN and lockdep see on the error paths, and
 # the stock kernel's run tells which request changed the state.
 STATE_EACH=${KMAGLEV_CP_STATE_EACH:-1}
-ktap_set_plan $((86 + (STATE_EACH ? 0 : 2)))
+ktap_set_plan $((88 + (STATE_EACH ? 0 : 2)))
 
 kmg_load_module || { ktap_test_fail "load kmaglev.ko"; ktap_finished; }
 kmg_netns_add ns
@@ -70,6 +70,54 @@ else
 	ktap_test_fail "the config check tells the two apart: max-services is not 5000, max-backends not 500"
 fi
 ktap_test_result "backend del" K backend del 192.0.2.10:80/tcp 2001:db8::2
+# -j add and set print what the kernel made (the kernel's notification, echoed: NLM_F_ECHO),
+# as show -j prints it: the service's id and its backends' ids; without -j, nothing
+echo_service() {
+	local out show
+	out=$(K -j service add 192.0.2.30:80/tcp table-size 251 backend 10.0.0.31 \
+		backend 10.0.0.32 weight 3) || return 1
+	show=$(K -j service show 192.0.2.30:80/tcp) || return 1
+	echo "# add -j: $out"
+	echo "# show -j: $show"
+	$PY -c '
+import json, sys
+a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+assert a == b, "echo differs from show"
+s = a[0]
+assert s["id"] > 0 and s["table-size"] == 251
+assert sorted((x["backend"], x["weight"]) for x in s["backends"]) == \
+	[("10.0.0.31", 1), ("10.0.0.32", 3)]
+assert all(x["id"] >= 0 for x in s["backends"])
+' "$out" "$show" || return 1
+	out=$(K -j service set 192.0.2.30:80/tcp ramp 50) || return 1
+	$PY -c 'import json, sys; s = json.loads(sys.argv[1])[0]; assert s["ramp"] == 50, s' "$out" ||
+		return 1
+	[[ -z $(K service set 192.0.2.30:80/tcp ramp 40) ]]
+}
+ktap_test_result "-j service add/set print the service the kernel made, ids included (echo)" \
+	echo_service
+echo_backend() {
+	local out
+	out=$(K -j backend add 192.0.2.30:80/tcp 10.0.0.33 weight 5) || return 1
+	echo "# $out"
+	$PY -c '
+import json, sys
+l = json.loads(sys.argv[1])
+bes = [b for s in l for b in s["backends"]]
+assert len(bes) == 1 and bes[0]["backend"] == "10.0.0.33" and bes[0]["weight"] == 5, bes
+assert bes[0]["id"] >= 0
+' "$out" || return 1
+	out=$(K -j backend drain 192.0.2.30:80/tcp 10.0.0.33) || return 1
+	$PY -c '
+import json, sys
+bes = [b for s in json.loads(sys.argv[1]) for b in s["backends"]]
+assert len(bes) == 1 and bes[0]["state"] == "drain", bes
+' "$out" || return 1
+	[[ -z $(K backend set 192.0.2.30:80/tcp 10.0.0.33 weight 6) ]] &&
+		[[ -z $(K -j backend del 192.0.2.30:80/tcp 10.0.0.33) ]]
+}
+ktap_test_result "-j backend add/drain print the backend the kernel made (echo)" echo_backend
+K service del 192.0.2.30:80/tcp
 ktap_test_result "simulate agrees with the kernel's table" bash -c "
 	ip netns exec $ns $KMAGLEV simulate 192.0.2.10:80/tcp backend del 10.0.0.2 |
 	grep -q '^kernel generation [0-9]* digest 0x[0-9a-f]* match yes'"

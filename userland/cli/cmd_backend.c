@@ -145,8 +145,27 @@ int kmg_cmd_backend(struct kmg_ctx *ctx, int argc, char **argv)
 	if (!buf)
 		return KMG_EFAIL;
 	if (op != KMG_BE_SHOW) {
-		kmg_backend_req(buf, nlcmd[op], 0, &s, &b, &nlh);
-		ret = kmg_ctx_talk(ctx, nlh, NULL, NULL, NULL);
+		/* -j: what the kernel made of an add or a change (see service_send()) */
+		bool echo = ctx->json && op != KMG_BE_DEL;
+
+		kmg_backend_req(buf, nlcmd[op], echo ? NLM_F_ECHO : 0, &s, &b, &nlh);
+		ret = kmg_ctx_talk(ctx, nlh, echo ? kmg_collect_cb : NULL, echo ? &bl : NULL,
+				   NULL);
+		if (!ret && echo) {
+			kmg_msgs_keep(&bl, KMAGLEV_CMD_BACKEND_NEW_NTF,
+				      KMAGLEV_CMD_BACKEND_CHANGE_NTF);
+			if (!bl.n) {
+				struct kmg_backend k = { .addr = b.addr };
+
+				k.present = b.present & (KMG_BIT(KMAGLEV_A_BACKEND_ADDR4) |
+							 KMG_BIT(KMAGLEV_A_BACKEND_ADDR6));
+				kmg_backend_req(buf, KMAGLEV_CMD_BACKEND_GET, 0, &s, &k, &nlh);
+				ret = kmg_ctx_talk(ctx, nlh, kmg_collect_cb, &bl, NULL);
+			}
+			if (!ret)
+				kmg_print_backends(ctx, &bl);
+		}
+		kmg_msgs_free(&bl);
 	} else {
 		/* one backend: do; a service's or all: dump */
 		kmg_backend_req(buf, nlcmd[op], b.present ? 0 : NLM_F_DUMP, &s, &b, &nlh);

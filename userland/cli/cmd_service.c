@@ -238,20 +238,44 @@ static int service_show(struct kmg_ctx *ctx, const struct kmg_service *key)
 	return ret;
 }
 
+/*
+ * Add, change or delete a service. With -j, an add or a change asks for an echo (NLM_F_ECHO)
+ * and prints what the kernel made of it as "service show -j" would: its id and settings from
+ * the kernel's own notification of the change, which carries no backends, so the service is
+ * read back (with its backends and their ids) and printed when it is still the one the echo
+ * named; a module without echoes gets that read-back alone.
+ */
 static int service_send(struct kmg_ctx *ctx, uint8_t cmd, const struct kmg_service *s)
 {
+	bool echo = ctx->json && (cmd == KMAGLEV_CMD_SERVICE_NEW || cmd == KMAGLEV_CMD_SERVICE_SET);
+	struct kmg_msgs l = { 0 };
 	struct nlmsghdr *nlh;
 	void *buf = kmg_req_buf(s);
 	int ret;
 
 	if (!buf)
 		return KMG_EFAIL;
-	ret = kmg_service_req(buf, cmd, 0, s, &nlh);
+	ret = kmg_service_req(buf, cmd, echo ? NLM_F_ECHO : 0, s, &nlh);
 	if (!ret)
-		ret = kmg_ctx_talk(ctx, nlh, NULL, NULL, NULL);
+		ret = kmg_ctx_talk(ctx, nlh, echo ? kmg_collect_cb : NULL, echo ? &l : NULL, NULL);
 	if (ret == KMG_EFAIL)
 		kmg_service_big_hint(&ctx->nl, nlh, s);
 	free(buf);
+	if (!ret && echo) {
+		struct kmg_msgs back = { 0 };
+
+		kmg_msgs_keep(&l, KMAGLEV_CMD_SERVICE_NEW_NTF, KMAGLEV_CMD_SERVICE_CHANGE_NTF);
+		ret = kmg_services_get(ctx, s, &back);
+		if (!ret && (!l.n || (back.n == 1 && back.m[0].svc.id == l.m[l.n - 1].svc.id))) {
+			kmg_print_services(ctx, &back);
+		} else if (l.n) {
+			/* changed or gone since: what the echo said; the change was made */
+			kmg_print_services(ctx, &l);
+			ret = 0;
+		}
+		kmg_msgs_free(&back);
+	}
+	kmg_msgs_free(&l);
 	return ret;
 }
 

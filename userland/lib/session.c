@@ -113,6 +113,19 @@ void kmg_msgs_free(struct kmg_msgs *l)
 	l->n = 0;
 }
 
+void kmg_msgs_keep(struct kmg_msgs *l, uint8_t a, uint8_t b)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < l->n; i++) {
+		if (l->m[i].cmd == a || l->m[i].cmd == b)
+			l->m[n++] = l->m[i];
+		else
+			kmg_msg_free(&l->m[i]);
+	}
+	l->n = n;
+}
+
 void *kmg_req_buf(const struct kmg_service *s)
 {
 	void *buf = calloc(1, kmg_msg_size_hint(s));

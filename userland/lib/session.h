@@ -51,6 +51,8 @@ struct kmg_msgs {
 
 int kmg_collect_cb(const struct nlmsghdr *nlh, void *data);
 void kmg_msgs_free(struct kmg_msgs *l);
+/* Keep the messages of genetlink command @a or @b, in order; free the others. */
+void kmg_msgs_keep(struct kmg_msgs *l, uint8_t a, uint8_t b);
 
 /*
  * kmaglev.ko lists at most this many backends in table and stats replies (its
