@@ -21,8 +21,10 @@
 #      the peer, the sessions come back
 #   6. SIGTERM: GRACEFUL_SHUTDOWN (65535:0), withdrawal, then Cease/Administrative Shutdown
 #      with "kmaglev daemon shutting down"
-# and, for BIRD, the daemon's v4 neighbor is passive (BIRD connects; `listen` set); for FRR,
-# both sessions use TCP-MD5.
+# and, for BIRD, the daemon's v4 neighbor is passive (BIRD connects; `listen` set) and the v6
+# session runs with GTSM (RFC 5082) on both ends, and then GTSM on our end alone of the v4
+# session keeps it down (BIRD's packets come with TTL 1: TCPMinTTLDrop); for FRR, both
+# sessions use TCP-MD5.
 source "$(dirname "$0")/lib.sh"
 
 kmg_require_root
@@ -42,8 +44,8 @@ ALL_KINDS=(${KMAGLEV_BGP_PEERS:-bird frr gobgp})
 for k in "${ALL_KINDS[@]}"; do
 	[[ $k == bird || $k == frr || $k == gobgp ]] || ktap_skip_all "KMAGLEV_BGP_PEERS: unknown peer kind '$k' (bird, frr, gobgp)"
 done
-# results per kind: 6, plus bird's passive and frr's MD5
-nres() { case $1 in bird|frr) echo 7 ;; *) echo 6 ;; esac; }
+# results per kind: 6, plus bird's passive and GTSM (2) and frr's MD5
+nres() { case $1 in bird) echo 9 ;; frr) echo 7 ;; *) echo 6 ;; esac; }
 
 ktap_print_header
 plan=0
@@ -104,11 +106,13 @@ backend_stop() { kill "$BEPID" 2>/dev/null; bgp_wait 10 eval '! kill -0 $BEPID';
 # (the control socket is a path: no need to enter the namespace)
 KS() { KMAGLEV_SOCKET=$SOCK "$KMAGLEV" "$@"; }
 
-# write_config KIND: BIRD: the v4 neighbor passive (listen set); FRR: TCP-MD5.
+# write_config KIND [gtsm4]: BIRD: the v4 neighbor passive (listen set), GTSM on v6 (and on
+# v4 with gtsm4); FRR: TCP-MD5.
 write_config() {
 	local o4='' o6='' listen=''
 	case $1 in
-	bird) o4=', passive: true'; listen="  listen: $LB4" ;;
+	bird) o4=', passive: true'; o6=', ttl-security: true'; listen="  listen: $LB4"
+		[[ ${2:-} == gtsm4 ]] && o4+=', ttl-security: true' ;;
 	frr) o4=', password: s3cret'; o6=', password: s3cret' ;;
 	esac
 	cat >"$CFG" <<EOF
@@ -302,6 +306,15 @@ c_option() {
 		else
 			diag "passive"
 			res_fail "the daemon's passive v4 neighbor"
+		fi
+		# GTSM on both ends of the v6 session: each sends hop limit 255 and takes
+		# nothing below it; BIRD would not talk to a speaker that sent less
+		if [[ $(dfield "$RT6" ttl-security) == true && $(dfield "$RT4" ttl-security) == false ]] &&
+			d_est; then
+			res_pass "GTSM (RFC 5082) on the v6 session, both ends: Established"
+		else
+			diag "ttl-security"
+			res_fail "GTSM on the v6 session"
 		fi ;;
 	frr)
 		if [[ $(dfield "$RT4" md5) == true && $(dfield "$RT6" md5) == true ]] && d_est; then
@@ -504,11 +517,40 @@ c_sigterm() {
 	fi
 }
 
+# GTSM on our end alone of the v4 session: BIRD sends TTL 1 (a direct session), and the kernel
+# drops all of it (IP_MINTTL 255; every v4 neighbour has GTSM, so the listener too: BIRD's SYN
+# goes): no session, and TCPMinTTLDrop grows. The v6 session, GTSM on both ends, comes up all
+# the same.
+c_gtsm_alone() {
+	local d0 d1
+	daemon_stop
+	write_config "$KIND" gtsm4
+	d0=$(ip netns exec "$LB" nstat -az TcpExtTCPMinTTLDrop | awk '/TCPMinTTLDrop/ { print $2 }')
+	if ! daemon_start; then
+		res_fail "GTSM on our end alone: the daemon did not start"
+		return
+	fi
+	# long enough for BIRD to connect (connect retry 1 s) and send its OPEN a few times
+	if bgp_wait 30 eval '[[ $(dfield "$RT6" state) == Established ]]'; then
+		bgp_sleep 6
+	fi
+	d1=$(ip netns exec "$LB" nstat -az TcpExtTCPMinTTLDrop | awk '/TCPMinTTLDrop/ { print $2 }')
+	echo "# v4 $(dfield "$RT4" state), v6 $(dfield "$RT6" state); TCPMinTTLDrop ${d0:-?} -> ${d1:-?}"
+	if [[ $(dfield "$RT4" state) == @(Idle|Connect|Active) && $(dfield "$RT6" state) == Established &&
+		${d1:-0} -gt ${d0:-0} ]]; then
+		res_pass "GTSM on our end alone of the v4 session: BIRD's TTL-1 packets dropped, no session; v6 up"
+	else
+		diag "gtsm alone"
+		res_fail "GTSM on our end alone of the v4 session: no session"
+	fi
+}
+
 run_kind() {
 	KIND=$1
 	REMAIN=$(nres "$KIND")
 	local t0=$SECONDS md5=()
 	[[ $KIND == frr ]] && md5=(md5=s3cret)
+	[[ $KIND == bird ]] && md5=(ttl_security=v6)	# (not MD5: the kind's own option)
 	write_config "$KIND"
 	if ! bgp_peer_start "$KIND" "$RTR" "$KIND" as=65000 id=$RT4 peer_as=65001 \
 		neighbor=$LB4@v4,$LB6@v6 local=$RT4,$RT6 gr=1 gr_time=120 "${md5[@]}" 2>"$T/start.err"; then
@@ -529,6 +571,7 @@ run_kind() {
 		c_hold
 		c_gr
 		if daemon_alive; then c_sigterm; else res_fail "SIGTERM: no daemon running"; fi
+		[[ $KIND == bird ]] && c_gtsm_alone
 	fi
 	fail_rest "no session"
 	daemon_stop

@@ -22,6 +22,9 @@
 #       hold=SECS           hold time (default 9; keepalive hold/3)
 #       md5=PASSWORD        TCP-MD5 on every session
 #       passive=0|1         only accept connections (default 0: also connect)
+#       ttl_security=AFIS   GTSM (RFC 5082) on the sessions of these families (v4, v6 or
+#                           v4,v6; default none): TTL 255, and nothing taken from farther
+#                           (BIRD and FRR)
 #       multipath=0|1       ECMP over the neighbors (bird: kernel "merge paths"; frr:
 #                           maximum-paths 8 / ibgp 8 and as-path multipath-relax)
 #       gr=0|1              graceful restart (the helper side: a restarting neighbor's routes
@@ -173,11 +176,11 @@ __bgp_is6() { [[ $1 == *:* ]]; }
 __bgp_settings() {
 	local kv
 	as='' id='' neighbor='' peer_as='' laddr='' afi=v4,v6 hold=9 md5='' passive=0 multipath=0
-	gr=0 gr_time=30 kernel=0 port=179 announce=0
+	gr=0 gr_time=30 kernel=0 port=179 announce=0 ttl_security=''
 	for kv in "$@"; do
 		case ${kv%%=*} in
 		local) laddr=${kv#*=} ;;
-		as|id|neighbor|peer_as|afi|hold|md5|passive|multipath|gr|gr_time|kernel|port|announce)
+		as|id|neighbor|peer_as|afi|hold|md5|passive|multipath|gr|gr_time|kernel|port|announce|ttl_security)
 			printf -v "${kv%%=*}" '%s' "${kv#*=}" ;;
 		*) echo "bgp_peer_start: unknown setting $kv" >&2; return 1 ;;
 		esac
@@ -199,6 +202,13 @@ __bgp_local_for() {
 	done
 }
 
+# Whether the session to ADDR has GTSM (its family in ttl_security=).
+__bgp_gtsm() {
+	local f
+	__bgp_is6 "$1" && f=v6 || f=v4
+	[[ ,$ttl_security, == *,$f,* ]]
+}
+
 # The address of a neighbor= entry, and its families.
 __bgp_addr() { echo "${1%@*}"; }
 __bgp_afis() { if [[ $1 == *@* ]]; then echo "${1##*@}"; else echo "${afi//,/ }"; fi; }
@@ -207,7 +217,7 @@ __bgp_afis() { if [[ $1 == *@* ]]; then echo "${1##*@}"; else echo "${afi//,/ }"
 bgp_peer_start() {
 	local kind=$1 ns=$2 name=$3 dir
 	local as id neighbor peer_as laddr afi hold md5 passive multipath gr gr_time kernel port
-	local announce
+	local announce ttl_security
 	shift 3
 	__bgp_settings "$@" || return 1
 	if [[ $kind == gobgp && $kernel == 1 ]]; then
@@ -259,6 +269,7 @@ __bgp_start_bird() {
 			echo "	connect delay time 1; connect retry time 1; error wait time 1, 4;"
 			[[ -n $md5 ]] && echo "	password \"$md5\";"
 			[[ $passive == 1 ]] && echo "	passive on;"
+			__bgp_gtsm "$n" && echo "	ttl security on;"
 			if [[ $gr == 1 ]]; then
 				echo "	graceful restart on; graceful restart time $gr_time;"
 			else
@@ -312,6 +323,7 @@ __bgp_start_frr() {
 			[[ -n $l ]] && echo " neighbor $n update-source $l"
 			[[ -n $md5 ]] && echo " neighbor $n password $md5"
 			[[ $passive == 1 ]] && echo " neighbor $n passive"
+			__bgp_gtsm "$n" && echo " neighbor $n ttl-security hops 1"
 		done
 		for f in ${afi//,/ }; do
 			echo " address-family ipv${f#v} unicast"

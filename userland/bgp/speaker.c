@@ -132,6 +132,7 @@ static bool peer_cfg_equal(const struct bgp_peer_cfg *a, const struct bgp_peer_c
 {
 	return kmg_addr_equal(&a->addr, &b->addr) && a->port == b->port && a->asn == b->asn &&
 	       a->hold_time == b->hold_time && a->passive == b->passive && a->ttl == b->ttl &&
+	       a->ttl_security == b->ttl_security &&
 	       !strcmp(a->password ? a->password : "", b->password ? b->password : "") &&
 	       a->next_hop.family == b->next_hop.family &&
 	       (!a->next_hop.family || kmg_addr_equal(&a->next_hop, &b->next_hop));
@@ -200,6 +201,8 @@ int bgp_speaker_reconfigure(struct bgp_speaker *sp, const struct bgp_speaker_cfg
 		listen_stop(sp);
 		if (listen_start(sp, err, errlen))
 			kmd_log(LOG_ERR, "%s", err);
+	} else {
+		listen_gtsm(sp);
 	}
 	for (j = 0; j < sp->npeers; j++) {
 		if (from[j] < 0) {

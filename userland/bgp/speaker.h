@@ -46,6 +46,11 @@ struct bgp_peer_cfg {
 	const char *password;		/* TCP-MD5; NULL: none (copied) */
 	bool passive;			/* never connect; wait for the peer */
 	uint8_t ttl;			/* multihop TTL; 0: 1 for eBGP, 64 for iBGP */
+	/*
+	 * GTSM (RFC 5082): send with TTL 255 and drop the peer's packets that arrive with
+	 * less than 256 - hops (ttl, or 1), so that only a peer that many hops away can talk.
+	 */
+	bool ttl_security;
 	struct kmg_addr next_hop;	/* family 0: the session's local address */
 };
 

@@ -85,19 +85,37 @@ bool listens_for(int lfam, int pfam)
 	return lfam == pfam || lfam == AF_INET6;
 }
 
-static void set_ttl(int fd, int family, int ttl)
-{
-	if (family == AF_INET)
-		setsockopt(fd, IPPROTO_IP, IP_TTL, &ttl, sizeof(ttl));
-	else
-		setsockopt(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, &ttl, sizeof(ttl));
-}
-
 static int peer_ttl(const struct bgp_peer *p)
 {
+	if (p->cfg.ttl_security)
+		return 255;
 	if (p->cfg.ttl)
 		return p->cfg.ttl;
 	return p->cfg.asn == p->sp->cfg.asn ? 64 : 1;
+}
+
+/*
+ * The TTL (hop limit) of what we send to @p; with GTSM (RFC 5082), also the least the
+ * kernel takes from it (IP_MINTTL, IPV6_MINHOPCOUNT): 256 - hops, 255 for a neighbour on the
+ * link. A socket accepted from the listener gets it after the handshake: nothing of the
+ * session (OPEN onwards) is taken from farther away. 0 or -errno.
+ */
+static int set_ttl(int fd, int family, const struct bgp_peer *p)
+{
+	int ttl = peer_ttl(p), min = 256 - (p->cfg.ttl ? p->cfg.ttl : 1);
+	int err;
+
+	if (family == AF_INET)
+		err = setsockopt(fd, IPPROTO_IP, IP_TTL, &ttl, sizeof(ttl));
+	else
+		err = setsockopt(fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, &ttl, sizeof(ttl));
+	if (err || !p->cfg.ttl_security)
+		return err ? -errno : 0;
+	if (family == AF_INET)
+		err = setsockopt(fd, IPPROTO_IP, IP_MINTTL, &min, sizeof(min));
+	else
+		err = setsockopt(fd, IPPROTO_IPV6, IPV6_MINHOPCOUNT, &min, sizeof(min));
+	return err ? -errno : 0;
 }
 
 /* Whether @a and @b share the first @bits bits. */
@@ -511,7 +529,7 @@ void peer_connect(struct bgp_peer *p)
 	struct pconn *pc = &p->out;
 	struct sockaddr_storage ss;
 	socklen_t sl;
-	int fd;
+	int fd, err;
 
 	fd = socket(p->cfg.addr.family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -521,7 +539,13 @@ void peer_connect(struct bgp_peer *p)
 		close(fd);
 		goto retry;
 	}
-	set_ttl(fd, p->cfg.addr.family, peer_ttl(p));
+	err = set_ttl(fd, p->cfg.addr.family, p);
+	if (err) {
+		snprintf(p->last_error, sizeof(p->last_error), "%s: %s",
+			 p->cfg.ttl_security ? "TTL security" : "TTL", strerror(-err));
+		close(fd);
+		goto retry;
+	}
 	/* a specific listening address is ours on both ends: the peer knows us by it */
 	if (p->sp->cfg.listen.family == p->cfg.addr.family &&
 	    !kmg_addr_is_unspec(&p->sp->cfg.listen)) {
@@ -594,7 +618,7 @@ static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 	struct kmg_addr a = { 0 };
 	struct bgp_peer *p = NULL;
 	unsigned int i;
-	int fd;
+	int fd, err;
 
 	fd = accept4(sp->lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0) {
@@ -647,7 +671,16 @@ static void accept_cb(struct ev_loop *loop, ev_io *w, int revents)
 		close(fd);
 		return;
 	}
-	set_ttl(fd, a.family, peer_ttl(p));
+	err = set_ttl(fd, a.family, p);
+	if (err) {
+		char s[INET6_ADDRSTRLEN];
+
+		kmd_log(LOG_WARNING, "bgp: connection from %s dropped: %s: %s",
+			addr_str(&a, s, sizeof(s)), p->cfg.ttl_security ? "TTL security" : "TTL",
+			strerror(-err));
+		close(fd);
+		return;
+	}
 	p->in.fd = fd;
 	pconn_up(&p->in);
 }
@@ -658,6 +691,40 @@ static void lpause_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 	if (sp->lfd >= 0)
 		ev_io_start(loop, &sp->lw);
+}
+
+/*
+ * GTSM on the listening socket: when every neighbour the listener takes has ttl-security,
+ * the least TTL of them all (256 - the most hops), so that the kernel drops a SYN from
+ * farther away and an accepted socket takes nothing that was queued before the daemon could
+ * set its own limit. With some neighbours without it the listener takes any TTL, and a
+ * connection's first segments, queued before accept(), are taken whatever their TTL (the
+ * rest of the session is not).
+ */
+void listen_gtsm(struct bgp_speaker *sp)
+{
+	int min = 255;
+	unsigned int i, n = 0;
+
+	if (sp->lfd < 0)
+		return;
+	for (i = 0; i < sp->npeers; i++) {
+		const struct bgp_peer_cfg *c = &sp->peers[i]->cfg;
+		int m = 256 - (c->ttl ? c->ttl : 1);
+
+		if (!listens_for(sp->cfg.listen.family, c->addr.family))
+			continue;
+		n++;
+		if (!c->ttl_security)
+			min = 0;
+		else if (m < min)
+			min = m;
+	}
+	if (!n)
+		min = 0;
+	setsockopt(sp->lfd, IPPROTO_IP, IP_MINTTL, &min, sizeof(min));
+	if (sp->cfg.listen.family == AF_INET6)
+		setsockopt(sp->lfd, IPPROTO_IPV6, IPV6_MINHOPCOUNT, &min, sizeof(min));
 }
 
 int listen_start(struct bgp_speaker *sp, char *err, size_t errlen)
@@ -683,6 +750,7 @@ int listen_start(struct bgp_speaker *sp, char *err, size_t errlen)
 	sl = sockaddr_of(&sp->cfg.listen, sp->cfg.listen_port, &ss);
 	if (bind(sp->lfd, (struct sockaddr *)&ss, sl) || listen(sp->lfd, 16))
 		goto fail;
+	listen_gtsm(sp);
 	ev_io_init(&sp->lw, accept_cb, sp->lfd, EV_READ);
 	sp->lw.data = sp;
 	ev_io_start(sp->loop, &sp->lw);

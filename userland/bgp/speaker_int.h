@@ -77,6 +77,7 @@ void pconn_close_fd(struct pconn *pc);
 void peer_connect(struct bgp_peer *p);
 void retry_cb(struct ev_loop *loop, ev_timer *w, int revents);
 int listen_start(struct bgp_speaker *sp, char *err, size_t errlen);
+void listen_gtsm(struct bgp_speaker *sp);
 void listen_stop(struct bgp_speaker *sp);
 
 /* --- speaker_rib.c ----------------------------------------------------------------- */

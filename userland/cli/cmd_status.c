@@ -488,6 +488,8 @@ static void print_bgp(struct kmg_ctx *ctx, struct json_object *r)
 					json_object_get_string(json_object_array_get_idx(fam, k)));
 			fprintf(f, " prefixes %s", jstr(p, "prefixes-announced", "0"));
 		}
+		if (json_object_get_boolean(jget(p, "ttl-security")))
+			fputs(" ttl-security", f);
 		if (jstr(p, "last-error", NULL))
 			fprintf(f, " last-error \"%s\"", jstr(p, "last-error", ""));
 		fputc('\n', f);

@@ -302,6 +302,7 @@ static struct bgp_peer_cfg *speaker_cfg(const struct kmd_bgp *c, struct bgp_spea
 		pc[i].password = nb->password;
 		pc[i].passive = nb->passive;
 		pc[i].ttl = nb->multihop;
+		pc[i].ttl_security = nb->ttl_security;
 		pc[i].next_hop = nb->next_hop;
 	}
 	sc->peers = pc;
@@ -570,6 +571,8 @@ struct json_object *kmd_bgp_json(struct kmd *d)
 		json_object_object_add(p, "updates-out", json_object_new_int64(pi.updates_out));
 		json_object_object_add(p, "passive", json_object_new_boolean(pi.cfg->passive));
 		json_object_object_add(p, "md5", json_object_new_boolean(pi.cfg->password != NULL));
+		json_object_object_add(p, "ttl-security",
+				       json_object_new_boolean(pi.cfg->ttl_security));
 		json_object_object_add(p, "last-error", pi.last_error[0] ?
 				       json_object_new_string(pi.last_error) : NULL);
 		json_object_array_add(a, p);

@@ -158,6 +158,7 @@ struct kmd_bgp_neighbor {
 	struct kmg_addr next_hop;	/* family AF_UNSPEC: the session's local address */
 	bool passive;			/* wait for the neighbour to connect */
 	uint8_t multihop;		/* TTL; 0: 1 for eBGP, 64 for iBGP */
+	bool ttl_security;		/* GTSM: TTL 255 out, >= 256 - (multihop or 1) in */
 };
 
 enum kmd_bgp_mode {

@@ -119,6 +119,8 @@ static void p_neighbor(struct ctx *c, const struct raw_neighbor *r,
 		p_bool(c, &v, &nb->passive);
 	if (cfg_val(map, "multihop", r->multihop, &v) && p_u32(c, &v, 1, 255, &x))
 		nb->multihop = x;
+	if (cfg_val(map, "ttl-security", r->ttl_security, &v))
+		p_bool(c, &v, &nb->ttl_security);
 }
 
 static const char *const bgp_mode_names[] = { "builtin", "routes" };

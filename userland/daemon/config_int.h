@@ -127,6 +127,7 @@ struct raw_daemon {
 
 struct raw_neighbor {
 	char *address, *asn, *port, *hold_time, *password, *next_hop, *passive, *multihop;
+	char *ttl_security;
 };
 
 struct raw_routes {

@@ -104,6 +104,7 @@ static const cyaml_schema_field_t neighbor_fields[] = {
 	STR("next-hop", OPT, struct raw_neighbor, next_hop),
 	STR("passive", OPT, struct raw_neighbor, passive),
 	STR("multihop", OPT, struct raw_neighbor, multihop),
+	STR("ttl-security", OPT, struct raw_neighbor, ttl_security),
 	CYAML_FIELD_END
 };
 

@@ -139,7 +139,7 @@ static const char full[] =
 	"  listen: \"::\"\n"
 	"  neighbors:\n"
 	"    - { address: 192.0.2.254, asn: 65000, hold-time: 0s, password: s3cret,\n"
-	"        next-hop: 192.0.2.1, multihop: 2 }\n"
+	"        next-hop: 192.0.2.1, multihop: 2, ttl-security: true }\n"
 	"    - { address: \"2001:db8::fe\", asn: 65002, port: 1179, passive: true }\n";
 
 static void test_full(void **state)
@@ -333,6 +333,7 @@ static void test_full(void **state)
 	assert_int_equal(cfg->bgp.shutdown_time_ms, 1000);
 	assert_false(cfg->bgp.attrs.has_med);
 	assert_int_equal(cfg->bgp.neighbors[0].multihop, 2);
+	assert_true(cfg->bgp.neighbors[0].ttl_security);
 	assert_false(cfg->bgp.neighbors[0].passive);
 	assert_true(cfg->bgp.neighbors[1].passive);
 	assert_int_equal(cfg->bgp.routes_table, 254);
@@ -799,6 +800,8 @@ static const struct {
 	  "t.yaml:5:7: bgp.neighbors[0]: missing required key \"asn\"" },
 	{ NB "      asn: 0\n", "t.yaml:7:7: bgp.neighbors[0].asn: given twice (first on line 6)" },
 	{ NB "      multihop: 0\n", "t.yaml:7:7: bgp.neighbors[0].multihop: 0 is out of range 1..255" },
+	{ NB "      ttl-security: on\n",
+	  "t.yaml:7:7: bgp.neighbors[0].ttl-security: \"on\" is not true or false" },
 	{ NB "      passive: true\n",
 	  "t.yaml:7:7: bgp.neighbors[0].passive: needs bgp.listen (of the neighbour's family or ::) to accept its connection" },
 	{ BGP "  neighbors:\n    - { address: \"fe80::1\", asn: 2 }\n",
