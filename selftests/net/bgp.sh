@@ -23,8 +23,9 @@
 #      with "kmaglev daemon shutting down"
 # and, for BIRD, the daemon's v4 neighbor is passive (BIRD connects; `listen` set) and the v6
 # session runs with GTSM (RFC 5082) on both ends, and then GTSM on our end alone of the v4
-# session keeps it down (BIRD's packets come with TTL 1: TCPMinTTLDrop); for FRR, both
-# sessions use TCP-MD5.
+# session keeps it down (BIRD's packets come with TTL 1: TCPMinTTLDrop), and an IPv6 session
+# alone carries the IPv4 VIP with the IPv6 next hop (RFC 8950, BIRD's extended next hop); for
+# FRR, both sessions use TCP-MD5.
 source "$(dirname "$0")/lib.sh"
 
 kmg_require_root
@@ -44,8 +45,8 @@ ALL_KINDS=(${KMAGLEV_BGP_PEERS:-bird frr gobgp})
 for k in "${ALL_KINDS[@]}"; do
 	[[ $k == bird || $k == frr || $k == gobgp ]] || ktap_skip_all "KMAGLEV_BGP_PEERS: unknown peer kind '$k' (bird, frr, gobgp)"
 done
-# results per kind: 6, plus bird's passive and GTSM (2) and frr's MD5
-nres() { case $1 in bird) echo 9 ;; frr) echo 7 ;; *) echo 6 ;; esac; }
+# results per kind: 6, plus bird's passive, GTSM (2) and extended next hop, and frr's MD5
+nres() { case $1 in bird) echo 10 ;; frr) echo 7 ;; *) echo 6 ;; esac; }
 
 ktap_print_header
 plan=0
@@ -106,15 +107,18 @@ backend_stop() { kill "$BEPID" 2>/dev/null; bgp_wait 10 eval '! kill -0 $BEPID';
 # (the control socket is a path: no need to enter the namespace)
 KS() { KMAGLEV_SOCKET=$SOCK "$KMAGLEV" "$@"; }
 
-# write_config KIND [gtsm4]: BIRD: the v4 neighbor passive (listen set), GTSM on v6 (and on
-# v4 with gtsm4); FRR: TCP-MD5.
+# write_config KIND [gtsm4|extnh]: BIRD: the v4 neighbor passive (listen set), GTSM on v6
+# (and on v4 with gtsm4; extnh: the v6 neighbor alone, IPv4 with IPv6 next hops); FRR: TCP-MD5.
 write_config() {
-	local o4='' o6='' listen=''
+	local o4='' o6='' listen='' n4
 	case $1 in
 	bird) o4=', passive: true'; o6=', ttl-security: true'; listen="  listen: $LB4"
-		[[ ${2:-} == gtsm4 ]] && o4+=', ttl-security: true' ;;
+		[[ ${2:-} == gtsm4 ]] && o4+=', ttl-security: true'
+		[[ ${2:-} == extnh ]] && o6=', extended-next-hop: true' ;;
 	frr) o4=', password: s3cret'; o6=', password: s3cret' ;;
 	esac
+	n4="    - { address: $RT4, asn: 65000, hold-time: ${HOLD4}s$o4 }"$'\n'
+	[[ ${2:-} == extnh ]] && n4=''
 	cat >"$CFG" <<EOF
 daemon: { socket: $SOCK, metrics: "$METRICS", drain-time: 4s }
 services:
@@ -137,8 +141,7 @@ bgp:
   shutdown-time: 2s
 $listen
   neighbors:
-    - { address: $RT4, asn: 65000, hold-time: ${HOLD4}s$o4 }
-    - { address: "$RT6", asn: 65000, hold-time: 9s$o6 }
+$n4    - { address: "$RT6", asn: 65000, hold-time: 9s$o6 }
 EOF
 }
 
@@ -545,6 +548,32 @@ c_gtsm_alone() {
 	fi
 }
 
+# RFC 8950: BIRD with one IPv6 session that takes IPv4 too (extended next hop); the daemon's
+# IPv6 neighbor with extended-next-hop: the IPv4 VIP reaches BIRD over it, next hop our IPv6
+# address, with its attributes; the session's families are both.
+c_ext_nh() {
+	local want4="$PFX4 $LB6 as_path=65001 local_pref=- med=10 communities=65001:7 large=65001:1:2 origin=igp stale=0"
+	daemon_stop
+	bgp_peer_stop "$RTR" "$KIND"
+	write_config "$KIND" extnh
+	if ! bgp_peer_start "$KIND" "$RTR" "$KIND" as=65000 id=$RT4 peer_as=65001 \
+		neighbor=$LB6 afi=v4,v6 local=$RT6 2>"$T/start.err" || ! daemon_start; then
+		sed 's/^/# /' "$T/start.err"
+		res_fail "extended next hop: BIRD or the daemon did not start"
+		return
+	fi
+	if bgp_wait 40 eval '[[ $(dfield "$RT6" state) == Established ]]' &&
+		bgp_wait 20 eval '[[ $(bgp_peer_routes "$RTR" "$KIND" v4) == "$want4" ]]' &&
+		[[ $(bgp_peer_routes "$RTR" "$KIND" v6) == "$WANT6" &&
+		   $(KS bgp show -j | jq -c --arg a "$RT6" '.peers[] | select(.address == $a) | .families') == '["ipv4","ipv6"]' ]]; then
+		res_pass "extended next hop (RFC 8950): the IPv6 session alone carries the IPv4 VIP, next hop $LB6"
+	else
+		echo "# v4 routes: $(bgp_peer_routes "$RTR" "$KIND" v4 2>&1)"
+		diag "extended next hop"
+		res_fail "extended next hop: the IPv4 VIP over the IPv6 session"
+	fi
+}
+
 run_kind() {
 	KIND=$1
 	REMAIN=$(nres "$KIND")
@@ -571,7 +600,7 @@ run_kind() {
 		c_hold
 		c_gr
 		if daemon_alive; then c_sigterm; else res_fail "SIGTERM: no daemon running"; fi
-		[[ $KIND == bird ]] && c_gtsm_alone
+		if [[ $KIND == bird ]]; then c_gtsm_alone; c_ext_nh; fi
 	fi
 	fail_rest "no session"
 	daemon_stop

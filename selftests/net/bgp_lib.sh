@@ -276,7 +276,12 @@ __bgp_start_bird() {
 				echo "	graceful restart off;"
 			fi
 			for f in $(__bgp_afis "$e"); do
-				echo "	ip$f { import all; export none; gateway direct; };"
+				# IPv4 on an IPv6 session: IPv6 next hops (RFC 8950)
+				if [[ $f == v4 ]] && __bgp_is6 "$n"; then
+					echo "	ipv4 { import all; export none; extended next hop on; };"
+				else
+					echo "	ip$f { import all; export none; gateway direct; };"
+				fi
 			done
 			echo "}"
 		done

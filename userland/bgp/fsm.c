@@ -132,6 +132,7 @@ void bgp_conn_start(struct bgp_conn *c)
 		.bgp_id = c->cfg.router_id,
 		.cap_mp_v4 = c->cfg.v4,
 		.cap_mp_v6 = c->cfg.v6,
+		.cap_ext_nh_v4 = c->cfg.v4_nh6,
 		.cap_as4 = true,
 		.cap_route_refresh = true,
 		.cap_gr = c->cfg.gr_time > 0,
@@ -204,6 +205,10 @@ static void got_open(struct bgp_conn *c, const uint8_t *msg, size_t len)
 	/* RFC 4760: a peer that names no family speaks IPv4 unicast */
 	any_mp = c->peer.cap_mp_v4 || c->peer.cap_mp_v6;
 	c->v4 = c->cfg.v4 && (c->peer.cap_mp_v4 || !any_mp);
+	/* IPv4 over a v6 session: only with IPv6 next hops, which the peer must take */
+	if (c->cfg.v4_nh6)
+		c->v4 = c->v4 && c->peer.cap_mp_v4 && c->peer.cap_ext_nh_v4;
+	c->v4_nh6 = c->v4 && c->cfg.v4_nh6;
 	c->v6 = c->cfg.v6 && c->peer.cap_mp_v6;
 	c->route_refresh = c->peer.cap_route_refresh;
 	if (!c->v4 && !c->v6) {

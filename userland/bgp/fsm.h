@@ -46,6 +46,7 @@ struct bgp_conn_cfg {
 	struct in_addr router_id;
 	uint16_t hold_time;		/* what we offer: 0 or 3..65535 */
 	bool v4, v6;			/* address families to offer */
+	bool v4_nh6;			/* v4 with IPv6 next hops only (RFC 8950; a v6 session) */
 	uint16_t gr_time;		/* graceful restart time we advertise; 0: no GR */
 	bool gr_restarting;		/* the R bit: our state survived a restart */
 };
@@ -85,6 +86,7 @@ struct bgp_conn {
 	uint16_t hold_time;		/* min of both; 0: no hold timer, no keepalives */
 	bool four_octet;		/* both sent AS4 */
 	bool v4, v6;			/* families both sides offered */
+	bool v4_nh6;			/* v4 is carried with IPv6 next hops (RFC 8950) */
 	bool route_refresh;		/* the peer can send/take ROUTE-REFRESH */
 	bool ibgp;
 	/* the stream being read */

@@ -132,7 +132,7 @@ static bool peer_cfg_equal(const struct bgp_peer_cfg *a, const struct bgp_peer_c
 {
 	return kmg_addr_equal(&a->addr, &b->addr) && a->port == b->port && a->asn == b->asn &&
 	       a->hold_time == b->hold_time && a->passive == b->passive && a->ttl == b->ttl &&
-	       a->ttl_security == b->ttl_security &&
+	       a->ttl_security == b->ttl_security && a->ext_next_hop == b->ext_next_hop &&
 	       !strcmp(a->password ? a->password : "", b->password ? b->password : "") &&
 	       a->next_hop.family == b->next_hop.family &&
 	       (!a->next_hop.family || kmg_addr_equal(&a->next_hop, &b->next_hop));

@@ -51,6 +51,8 @@ struct bgp_peer_cfg {
 	 * less than 256 - hops (ttl, or 1), so that only a peer that many hops away can talk.
 	 */
 	bool ttl_security;
+	/* an IPv6 session also carries the IPv4 VIPs, with IPv6 next hops (RFC 8950) */
+	bool ext_next_hop;
 	struct kmg_addr next_hop;	/* family 0: the session's local address */
 };
 

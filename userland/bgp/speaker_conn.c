@@ -452,8 +452,12 @@ static void conn_cfg(const struct bgp_peer *p, struct bgp_conn_cfg *cc)
 	cc->peer_as = p->cfg.asn;
 	cc->router_id = sp->cfg.router_id;
 	cc->hold_time = p->cfg.hold_time;
-	/* the session's own family; the other needs an extended next hop (not spoken) */
-	cc->v4 = p->cfg.addr.family == AF_INET;
+	/*
+	 * The session's own family; IPv4 over an IPv6 session too with extended-next-hop, its
+	 * next hops IPv6 (RFC 8950). IPv6 over an IPv4 session is not spoken.
+	 */
+	cc->v4 = p->cfg.addr.family == AF_INET || p->cfg.ext_next_hop;
+	cc->v4_nh6 = p->cfg.addr.family == AF_INET6 && p->cfg.ext_next_hop;
 	cc->v6 = p->cfg.addr.family == AF_INET6;
 	cc->gr_time = sp->cfg.gr_time;
 	/* RFC 4724: the restart bit until the first session after the restart is up */

@@ -28,6 +28,7 @@ static void route_attrs(const struct bgp_peer *p, const struct bgp_route *r, boo
 		a->nh4 = p->cfg.next_hop.v4;
 	else
 		a->nh4 = p->local4;
+	a->v4_nh6 = c->v4_nh6;
 	if (p->cfg.next_hop.family == AF_INET6) {
 		a->nh6 = p->cfg.next_hop.v6;
 	} else {

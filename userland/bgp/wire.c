@@ -114,6 +114,14 @@ size_t bgp_open_encode(uint8_t *buf, size_t cap, const struct bgp_open *o)
 		*c++ = BGP_CAP_ROUTE_REFRESH;
 		*c++ = 0;
 	}
+	if (o->cap_ext_nh_v4) {
+		*c++ = BGP_CAP_EXT_NEXT_HOP;
+		*c++ = 6;
+		put16(c, BGP_AFI_IPV4);
+		put16(c + 2, BGP_SAFI_UNICAST);
+		put16(c + 4, BGP_AFI_IPV6);
+		c += 6;
+	}
 	if (o->cap_gr) {
 		uint16_t t = o->gr_time > BGP_GR_TIME_MAX ? BGP_GR_TIME_MAX : o->gr_time;
 
@@ -256,12 +264,12 @@ static uint8_t *put_prefix(uint8_t *b, const struct bgp_prefix *p)
 }
 
 /* The length of the attributes before, and after, the NLRI-carrying one. */
-static size_t announce_attrs_len(const struct bgp_attrs *a, bool v6)
+static size_t announce_attrs_len(const struct bgp_attrs *a, bool mp)
 {
 	size_t l = 4;				/* ORIGIN */
 
 	l += 3 + (a->ebgp ? 6 : 0);		/* AS_PATH */
-	if (!v6)
+	if (!mp)
 		l += 7;				/* NEXT_HOP */
 	if (a->has_med)
 		l += 7;
@@ -281,18 +289,20 @@ size_t bgp_update_encode(uint8_t *buf, size_t cap, const struct bgp_attrs *a,
 	size_t limit = limit_of(cap), fixed = 0, mpfix = 0, pfx = 0, total = 0, len;
 	unsigned int k, i;
 	uint8_t *b;
-	bool v6;
+	bool v6, mp;
 
 	*used = 0;
 	if (!n || (p[0].family != AF_INET && p[0].family != AF_INET6))
 		return 0;
 	v6 = p[0].family == AF_INET6;
+	/* the prefixes go in MP_(UN)REACH_NLRI: IPv6, and IPv4 announced with an IPv6 next hop */
+	mp = v6 || (!withdraw && a->v4_nh6);
 	if (!withdraw) {
 		if (a->ncommunities > BGP_MAX_COMMUNITIES || a->nlarge > BGP_MAX_LARGE)
 			return 0;
-		fixed = announce_attrs_len(a, v6);
+		fixed = announce_attrs_len(a, mp);
 		/* AFI, SAFI, next hop length, next hop, reserved */
-		mpfix = v6 ? 2 + 1 + 1 + (a->has_nh6_ll ? 32 : 16) + 1 : 0;
+		mpfix = mp ? 2 + 1 + 1 + (a->has_nh6_ll ? 32 : 16) + 1 : 0;
 	} else if (v6) {
 		mpfix = 3;				/* AFI, SAFI */
 	}
@@ -304,7 +314,7 @@ size_t bgp_update_encode(uint8_t *buf, size_t cap, const struct bgp_attrs *a,
 		if (p[k].family != p[0].family || p[k].len > max_bits(p[k].family))
 			break;
 		np = pfx + prefix_size(&p[k]);
-		t = 23 + fixed + (v6 ? attr_hdr_len(mpfix + np) + mpfix + np : np);
+		t = 23 + fixed + (mp ? attr_hdr_len(mpfix + np) + mpfix + np : np);
 		if (t > limit)
 			break;
 		pfx = np;
@@ -326,7 +336,7 @@ size_t bgp_update_encode(uint8_t *buf, size_t cap, const struct bgp_attrs *a,
 		goto out;
 	}
 	put16(b, 0);					/* no withdrawn routes */
-	put16(b + 2, len - 23 - (v6 ? 0 : pfx));	/* total path attribute length */
+	put16(b + 2, len - 23 - (mp ? 0 : pfx));	/* total path attribute length */
 	b += 4;
 	if (withdraw) {
 		b = put_attr_hdr(b, BGP_ATTR_F_OPTIONAL, BGP_ATTR_MP_UNREACH_NLRI, mpfix + pfx);
@@ -349,7 +359,7 @@ size_t bgp_update_encode(uint8_t *buf, size_t cap, const struct bgp_attrs *a,
 	} else {
 		b = put_attr_hdr(b, BGP_ATTR_F_TRANSITIVE, BGP_ATTR_AS_PATH, 0);
 	}
-	if (!v6) {
+	if (!mp) {
 		b = put_attr_hdr(b, BGP_ATTR_F_TRANSITIVE, BGP_ATTR_NEXT_HOP, 4);
 		memcpy(b, &a->nh4, 4);
 		b += 4;
@@ -364,9 +374,9 @@ size_t bgp_update_encode(uint8_t *buf, size_t cap, const struct bgp_attrs *a,
 		for (i = 0; i < a->ncommunities; i++, b += 4)
 			put32(b, a->communities[i]);
 	}
-	if (v6) {
+	if (mp) {
 		b = put_attr_hdr(b, BGP_ATTR_F_OPTIONAL, BGP_ATTR_MP_REACH_NLRI, mpfix + pfx);
-		put16(b, BGP_AFI_IPV6);
+		put16(b, v6 ? BGP_AFI_IPV6 : BGP_AFI_IPV4);
 		b[2] = BGP_SAFI_UNICAST;
 		b[3] = a->has_nh6_ll ? 32 : 16;
 		b += 4;
@@ -389,7 +399,7 @@ size_t bgp_update_encode(uint8_t *buf, size_t cap, const struct bgp_attrs *a,
 			put32(b + 8, a->large[i].local2);
 		}
 	}
-	if (!v6)
+	if (!mp)
 		for (i = 0; i < k; i++)
 			b = put_prefix(b, &p[i]);
 out:
@@ -495,6 +505,18 @@ static int parse_caps(const uint8_t *c, size_t len, struct bgp_open *o, struct b
 		case BGP_CAP_ROUTE_REFRESH:
 			o->cap_route_refresh = true;
 			break;
+		case BGP_CAP_EXT_NEXT_HOP: {
+			size_t i;
+
+			if (cl % 6)
+				return open_err(e, BGP_OPEN_UNSPECIFIC);
+			for (i = 0; i < cl; i += 6)
+				if (get16(v + i) == BGP_AFI_IPV4 &&
+				    get16(v + i + 2) == BGP_SAFI_UNICAST &&
+				    get16(v + i + 4) == BGP_AFI_IPV6)
+					o->cap_ext_nh_v4 = true;
+			break;
+		}
 		case BGP_CAP_GRACEFUL_RESTART: {
 			size_t i;
 
@@ -730,7 +752,8 @@ static int mp_attr(bool reach, const uint8_t *v, size_t vl, struct bgp_update_in
 		nhl = v[3];
 		if (nhl > vl - 5)		/* next hop, then the reserved octet */
 			return -1;
-		if (bits == 32 && nhl != 4)
+		/* IPv4: an IPv4 next hop, or an IPv6 one (RFC 8950) */
+		if (bits == 32 && nhl != 4 && nhl != 16 && nhl != 32)
 			return -1;
 		if (bits == 128 && nhl != 16 && nhl != 32)
 			return -1;

@@ -113,6 +113,7 @@ enum bgp_attr_type {
 enum bgp_cap_code {
 	BGP_CAP_MP = 1,			/* RFC 4760: AFI(2) reserved(1) SAFI(1) */
 	BGP_CAP_ROUTE_REFRESH = 2,	/* RFC 2918, empty */
+	BGP_CAP_EXT_NEXT_HOP = 5,	/* RFC 8950: (NLRI AFI(2), SAFI(2), next hop AFI(2))... */
 	BGP_CAP_GRACEFUL_RESTART = 64,	/* RFC 4724 */
 	BGP_CAP_AS4 = 65,		/* RFC 6793: the 4-octet AS */
 };
@@ -134,6 +135,7 @@ struct bgp_open {
 	uint16_t hold_time;		/* seconds: 0 or >= 3 */
 	struct in_addr bgp_id;
 	bool cap_mp_v4, cap_mp_v6;	/* multiprotocol: IPv4 / IPv6 unicast */
+	bool cap_ext_nh_v4;		/* RFC 8950: IPv4 unicast with IPv6 next hops */
 	bool cap_as4;
 	bool cap_route_refresh;
 	bool cap_gr;			/* graceful restart capability present */
@@ -171,6 +173,7 @@ struct bgp_attrs {
 	struct in6_addr nh6;		/* IPv6 global next hop (MP_REACH_NLRI) */
 	bool has_nh6_ll;
 	struct in6_addr nh6_ll;		/* and link-local: next hop length 32 */
+	bool v4_nh6;			/* IPv4 prefixes with nh6 in MP_REACH_NLRI (RFC 8950) */
 	uint32_t communities[BGP_MAX_COMMUNITIES];	/* (asn << 16) | value */
 	unsigned int ncommunities;
 	struct bgp_large_community large[BGP_MAX_LARGE];
@@ -199,7 +202,8 @@ size_t bgp_route_refresh_encode(uint8_t *buf, size_t cap, enum bgp_afi afi);
 /*
  * UPDATE announcing (@withdraw false) or withdrawing up to @n prefixes of one family:
  * IPv4 through NLRI (with ORIGIN, AS_PATH, NEXT_HOP, ...) or the Withdrawn Routes field,
- * IPv6 through MP_REACH_NLRI / MP_UNREACH_NLRI. As many prefixes as fit in one message are
+ * IPv6 through MP_REACH_NLRI / MP_UNREACH_NLRI; IPv4 with @a->v4_nh6 through MP_REACH_NLRI
+ * with the IPv6 next hop (RFC 8950), withdrawn through the Withdrawn Routes field. As many prefixes as fit in one message are
  * written; *@used says how many (the caller sends the rest in another). @a is unused for a
  * withdrawal. Attributes in type order; AS_PATH with 4-octet ASes (both sides have AS4).
  */

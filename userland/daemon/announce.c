@@ -303,6 +303,7 @@ static struct bgp_peer_cfg *speaker_cfg(const struct kmd_bgp *c, struct bgp_spea
 		pc[i].passive = nb->passive;
 		pc[i].ttl = nb->multihop;
 		pc[i].ttl_security = nb->ttl_security;
+		pc[i].ext_next_hop = nb->ext_next_hop;
 		pc[i].next_hop = nb->next_hop;
 	}
 	sc->peers = pc;

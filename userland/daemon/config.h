@@ -159,6 +159,7 @@ struct kmd_bgp_neighbor {
 	bool passive;			/* wait for the neighbour to connect */
 	uint8_t multihop;		/* TTL; 0: 1 for eBGP, 64 for iBGP */
 	bool ttl_security;		/* GTSM: TTL 255 out, >= 256 - (multihop or 1) in */
+	bool ext_next_hop;		/* IPv6 neighbour: IPv4 VIPs too, IPv6 next hops */
 };
 
 enum kmd_bgp_mode {

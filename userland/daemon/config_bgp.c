@@ -121,6 +121,11 @@ static void p_neighbor(struct ctx *c, const struct raw_neighbor *r,
 		nb->multihop = x;
 	if (cfg_val(map, "ttl-security", r->ttl_security, &v))
 		p_bool(c, &v, &nb->ttl_security);
+	if (cfg_val(map, "extended-next-hop", r->ext_next_hop, &v) &&
+	    p_bool(c, &v, &nb->ext_next_hop) && nb->ext_next_hop &&
+	    nb->addr.family == AF_INET)
+		err_at(c, v.at, v.key, "only for an IPv6 neighbour (its session then carries "
+		       "the IPv4 VIPs with IPv6 next hops)");
 }
 
 static const char *const bgp_mode_names[] = { "builtin", "routes" };

@@ -127,7 +127,7 @@ struct raw_daemon {
 
 struct raw_neighbor {
 	char *address, *asn, *port, *hold_time, *password, *next_hop, *passive, *multihop;
-	char *ttl_security;
+	char *ttl_security, *ext_next_hop;
 };
 
 struct raw_routes {

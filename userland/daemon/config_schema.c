@@ -105,6 +105,7 @@ static const cyaml_schema_field_t neighbor_fields[] = {
 	STR("passive", OPT, struct raw_neighbor, passive),
 	STR("multihop", OPT, struct raw_neighbor, multihop),
 	STR("ttl-security", OPT, struct raw_neighbor, ttl_security),
+	STR("extended-next-hop", OPT, struct raw_neighbor, ext_next_hop),
 	CYAML_FIELD_END
 };
 

@@ -240,6 +240,44 @@ static void test_no_mp_means_ipv4(void **state)
 	assert_true(C.v4);
 }
 
+/*
+ * RFC 8950: a v6 session offering IPv4 with IPv6 next hops carries IPv4 only when the peer
+ * sends the Extended Next Hop capability for it.
+ */
+static void ext_nh(bool peer_ext)
+{
+	struct bgp_conn_cfg cfg = {
+		.local_as = 65001, .peer_as = 65000, .hold_time = 90,
+		.v4 = true, .v6 = true, .v4_nh6 = true,
+	};
+	struct bgp_open o = { .asn = 65000, .hold_time = 90, .cap_mp_v4 = true,
+			      .cap_mp_v6 = true, .cap_ext_nh_v4 = peer_ext, .cap_as4 = true };
+	struct bgp_open sent;
+	struct bgp_err e;
+	uint8_t buf[BGP_MAX_LEN];
+	size_t n;
+
+	memset(&R, 0, sizeof(R));
+	inet_pton(AF_INET, "10.0.0.1", &cfg.router_id);
+	bgp_conn_init(&C, &cfg, &ops, NULL);
+	bgp_conn_start(&C);
+	assert_int_equal(bgp_open_decode(R.out[0], R.outlen[0], &sent, &e), 0);
+	assert_true(sent.cap_ext_nh_v4 && sent.cap_mp_v4 && sent.cap_mp_v6);
+	inet_pton(AF_INET, "10.0.0.2", &o.bgp_id);
+	n = bgp_open_encode(buf, sizeof(buf), &o);
+	bgp_conn_input(&C, buf, n);
+	assert_int_equal(C.state, BGP_OPENCONFIRM);
+	assert_true(C.v6);
+	assert_int_equal(C.v4, peer_ext);
+	assert_int_equal(C.v4_nh6, peer_ext);
+}
+
+static void test_ext_next_hop(void **state)
+{
+	ext_nh(true);
+	ext_nh(false);
+}
+
 static void test_no_common_family(void **state)
 {
 	start(65000, 90, true);
@@ -414,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_ibgp_same_id),
 		cmocka_unit_test(test_ebgp_same_id_ok),
 		cmocka_unit_test(test_no_mp_means_ipv4),
+		cmocka_unit_test(test_ext_next_hop),
 		cmocka_unit_test(test_no_common_family),
 		cmocka_unit_test(test_update_in_opensent),
 		cmocka_unit_test(test_open_in_established),

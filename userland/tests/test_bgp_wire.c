@@ -161,6 +161,7 @@ static void test_open_all_caps(void **state)
 	assert_int_equal(d.hold_time, 90);
 	assert_int_equal(d.bgp_id.s_addr, o.bgp_id.s_addr);
 	assert_true(d.cap_mp_v4 && d.cap_mp_v6 && d.cap_as4 && d.cap_route_refresh);
+	assert_false(d.cap_ext_nh_v4);
 	assert_true(d.cap_gr && d.gr_restarting);
 	assert_int_equal(d.gr_time, 120);
 	assert_true(d.gr_v4 && d.gr_v6 && d.gr_v4_fwd);
@@ -569,6 +570,72 @@ static void test_update_v6_nh16(void **state)
 	decode_ok(buf, l, true, true, &u);
 	assert_int_equal(u.mp_announced, 2);
 	assert_int_equal(u.announced, 0);
+}
+
+/* RFC 8950: IPv4 prefixes with an IPv6 next hop, in MP_REACH_NLRI AFI 1; no NEXT_HOP. */
+static void test_update_v4_nh6(void **state)
+{
+	static const uint8_t want[] = {
+		MARKER, 0x00, 0x51,	/* length 81 */
+		0x02,			/* UPDATE */
+		0x00, 0x00,		/* no withdrawn routes */
+		0x00, 0x3a,		/* total path attribute length 58 */
+		0x40, 0x01, 0x01, 0x00,			/* ORIGIN IGP */
+		0x40, 0x02, 0x06, 0x02, 0x01, 0x00, 0x00, 0xfd, 0xe9,	/* AS_PATH 65001 */
+		0x80, 0x0e, 0x2a,			/* MP_REACH_NLRI, 42 octets */
+		0x00, 0x01, 0x01,			/* AFI 1, SAFI 1 */
+		0x20, V6_DB8(0x01), 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x01,
+							/* next hop: 32, global + link-local */
+		0x00,					/* reserved */
+		0x20, 0xc0, 0x00, 0x02, 0x01,		/* 192.0.2.1/32 */
+	};
+	struct bgp_attrs a = { .local_as = 65001, .ebgp = true, .v4_nh6 = true,
+			       .has_nh6_ll = true };
+	struct bgp_prefix p = pfx4("192.0.2.1", 32);
+	struct bgp_update_info u;
+	uint8_t buf[BGP_MAX_LEN];
+	unsigned int used;
+	size_t l;
+
+	a.nh4 = ip4("10.0.0.1");		/* not sent */
+	a.nh6 = ip6("2001:db8::1");
+	a.nh6_ll = ip6("fe80::1");
+	l = bgp_update_encode(buf, sizeof(buf), &a, &p, 1, false, &used);
+	assert_int_equal(l, sizeof(want));
+	assert_int_equal(used, 1);
+	assert_memory_equal(buf, want, sizeof(want));
+	decode_ok(buf, l, true, false, &u);
+	assert_int_equal(u.mp_announced, 1);
+	assert_int_equal(u.announced, 0);
+	/* withdrawn the usual way: the Withdrawn Routes field (the same AFI/SAFI) */
+	l = bgp_update_encode(buf, sizeof(buf), NULL, &p, 1, true, &used);
+	assert_int_equal(used, 1);
+	decode_ok(buf, l, true, false, &u);
+	assert_int_equal(u.withdrawn, 1);
+}
+
+/* RFC 8950's capability: (AFI 1, SAFI 1, next hop AFI 2), and only that one counts. */
+static void test_open_ext_next_hop(void **state)
+{
+	static const uint8_t cap[] = { 0x05, 0x06, 0x00, 0x01, 0x00, 0x01, 0x00, 0x02 };
+	struct bgp_open o = { .asn = 65001, .hold_time = 90, .cap_mp_v4 = true,
+			      .cap_mp_v6 = true, .cap_ext_nh_v4 = true, .cap_as4 = true }, d;
+	struct bgp_err e;
+	uint8_t buf[BGP_MAX_LEN];
+	size_t l;
+
+	o.bgp_id = ip4("192.0.2.1");
+	l = bgp_open_encode(buf, sizeof(buf), &o);
+	assert_non_null(memmem(buf, l, cap, sizeof(cap)));
+	assert_int_equal(bgp_open_decode(buf, l, &d, &e), 0);
+	assert_true(d.cap_ext_nh_v4);
+	/* IPv6 NLRI over an IPv4 next hop (not ours to take), a bad length */
+	buf[(uint8_t *)memmem(buf, l, cap, sizeof(cap)) - buf + 3] = 2;
+	assert_int_equal(bgp_open_decode(buf, l, &d, &e), 0);
+	assert_false(d.cap_ext_nh_v4);
+	o.cap_ext_nh_v4 = false;
+	l = bgp_open_encode(buf, sizeof(buf), &o);
+	assert_null(memmem(buf, l, cap, 2));
 }
 
 static void test_update_v6_nh32(void **state)
@@ -1063,9 +1130,15 @@ static void test_update_mp(void **state)
 	};
 	/* MP_REACH_NLRI of 4 octets: no room for the reserved octet */
 	static const uint8_t reach_short[] = { 0x80, 0x0e, 0x04, 0x00, 0x02, 0x01, 0x00 };
-	/* IPv4 unicast with a 16-octet next hop (no RFC 8950 here) */
+	/* IPv4 unicast with a 16-octet next hop: RFC 8950, taken */
 	static const uint8_t v4_nh16[] = {
-		0x80, 0x0e, 0x15, 0x00, 0x01, 0x01, 0x10, V6_DB8(0x01), 0x00,
+		ORIGIN_IGP, AS_PATH_EMPTY,
+		0x80, 0x0e, 0x19, 0x00, 0x01, 0x01, 0x10, V6_DB8(0x01), 0x00,
+		0x18, 0x0a, 0x00, 0x00,
+	};
+	/* IPv4 unicast with an 8-octet next hop: neither IPv4 nor IPv6 */
+	static const uint8_t v4_nh8[] = {
+		0x80, 0x0e, 0x0d, 0x00, 0x01, 0x01, 0x08, 1, 2, 3, 4, 5, 6, 7, 8, 0x00,
 	};
 	/* MP_UNREACH_NLRI of 2 octets */
 	static const uint8_t unreach_short[] = { 0x80, 0x0f, 0x02, 0x00, 0x02 };
@@ -1096,8 +1169,8 @@ static void test_update_mp(void **state)
 		    sizeof(p129));
 	upd_rejects(reach_short, sizeof(reach_short), NULL, 0, true, BGP_UPD_OPTIONAL_ATTR,
 		    reach_short, sizeof(reach_short));
-	upd_rejects(v4_nh16, sizeof(v4_nh16), NULL, 0, true, BGP_UPD_OPTIONAL_ATTR, v4_nh16,
-		    sizeof(v4_nh16));
+	upd_rejects(v4_nh8, sizeof(v4_nh8), NULL, 0, true, BGP_UPD_OPTIONAL_ATTR, v4_nh8,
+		    sizeof(v4_nh8));
 	upd_rejects(unreach_short, sizeof(unreach_short), NULL, 0, true,
 		    BGP_UPD_OPTIONAL_ATTR, unreach_short, sizeof(unreach_short));
 	upd_rejects(unreach_cut, sizeof(unreach_cut), NULL, 0, true, BGP_UPD_OPTIONAL_ATTR,
@@ -1107,6 +1180,9 @@ static void test_update_mp(void **state)
 	assert_int_equal(bgp_update_decode(buf, l, true, true, &u, &e), 0);
 	assert_int_equal(u.mp_withdrawn, 0);
 	assert_false(u.eor);
+	l = mk_update(buf, NULL, 0, v4_nh16, sizeof(v4_nh16), NULL, 0);
+	assert_int_equal(bgp_update_decode(buf, l, true, true, &u, &e), 0);
+	assert_int_equal(u.mp_announced, 1);
 	l = mk_update(buf, NULL, 0, v4_mp, sizeof(v4_mp), NULL, 0);
 	assert_int_equal(bgp_update_decode(buf, l, true, true, &u, &e), 0);
 	assert_int_equal(u.mp_announced, 1);
@@ -1381,6 +1457,8 @@ int main(void)
 		cmocka_unit_test(test_update_v4_ebgp),
 		cmocka_unit_test(test_update_v4_withdraw),
 		cmocka_unit_test(test_update_v6_nh16),
+		cmocka_unit_test(test_update_v4_nh6),
+		cmocka_unit_test(test_open_ext_next_hop),
 		cmocka_unit_test(test_update_v6_nh32),
 		cmocka_unit_test(test_update_v6_withdraw),
 		cmocka_unit_test(test_eor),

@@ -140,7 +140,8 @@ static const char full[] =
 	"  neighbors:\n"
 	"    - { address: 192.0.2.254, asn: 65000, hold-time: 0s, password: s3cret,\n"
 	"        next-hop: 192.0.2.1, multihop: 2, ttl-security: true }\n"
-	"    - { address: \"2001:db8::fe\", asn: 65002, port: 1179, passive: true }\n";
+	"    - { address: \"2001:db8::fe\", asn: 65002, port: 1179, passive: true,\n"
+	"        extended-next-hop: true }\n";
 
 static void test_full(void **state)
 {
@@ -324,6 +325,8 @@ static void test_full(void **state)
 	assert_int_equal(cfg->bgp.neighbors[0].next_hop.family, AF_INET);
 	assert_int_equal(cfg->bgp.neighbors[1].hold_time_s, 90);
 	assert_int_equal(cfg->bgp.neighbors[1].port, 1179);
+	assert_true(cfg->bgp.neighbors[1].ext_next_hop);
+	assert_false(cfg->bgp.neighbors[0].ext_next_hop);
 	assert_null(cfg->bgp.neighbors[1].password);
 	assert_int_equal(cfg->bgp.mode, KMD_BGP_BUILTIN);
 	assert_int_equal(cfg->bgp.attrs.nlarge, 1);
@@ -800,6 +803,9 @@ static const struct {
 	  "t.yaml:5:7: bgp.neighbors[0]: missing required key \"asn\"" },
 	{ NB "      asn: 0\n", "t.yaml:7:7: bgp.neighbors[0].asn: given twice (first on line 6)" },
 	{ NB "      multihop: 0\n", "t.yaml:7:7: bgp.neighbors[0].multihop: 0 is out of range 1..255" },
+	{ NB "      extended-next-hop: true\n",
+	  "t.yaml:7:7: bgp.neighbors[0].extended-next-hop: only for an IPv6 neighbour (its session "
+	  "then carries the IPv4 VIPs with IPv6 next hops)" },
 	{ NB "      ttl-security: on\n",
 	  "t.yaml:7:7: bgp.neighbors[0].ttl-security: \"on\" is not true or false" },
 	{ NB "      passive: true\n",
