@@ -29,6 +29,8 @@ PKGS=(
 	prometheus
 	# make bench-health: the https farm's certificate
 	openssl
+	# kmaglev import keepalived: its sample configurations (tests/test_import.c)
+	keepalived
 )
 
 # --kernel: only what building the 6.12 kernels takes (make check starts the debug kernel's

@@ -39,6 +39,7 @@ void kmg_usage(FILE *f)
 		"  quota      per-source new-flow quotas: the sources that use them most\n"
 		"  save       the whole configuration, as commands that \"kmaglev -b -\" restores\n"
 		"  daemon     run health checks and keep the kernel as a config file says\n"
+		"  import     a keepalived.conf or ipvsadm-save output as a daemon config file\n"
 		"  status     the daemon's view: configured, health and kernel state of backends\n"
 		"  reload     make the daemon apply its configuration file again\n"
 		"  bgp        the daemon's announcements: BGP sessions, VIPs and why\n"
@@ -95,6 +96,7 @@ static const struct {
 	{ "quota", kmg_cmd_quota, kmg_usage_quota },
 	{ "save", kmg_cmd_save, kmg_usage_save },
 	{ "daemon", kmg_cmd_daemon, kmg_usage_daemon },
+	{ "import", kmg_cmd_import, kmg_usage_import },
 	{ "status", kmg_cmd_status, kmg_usage_status },
 	{ "reload", kmg_cmd_reload, kmg_usage_reload },
 	{ "bgp", kmg_cmd_bgp, kmg_usage_bgp },

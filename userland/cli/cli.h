@@ -33,6 +33,8 @@ int kmg_cmd_config(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_quota(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_simulate(struct kmg_ctx *ctx, int argc, char **argv);
 int kmg_cmd_save(struct kmg_ctx *ctx, int argc, char **argv);
+/* "kmaglev import keepalived|ipvsadm ..." (cmd_import.c; the readers: import.h) */
+int kmg_cmd_import(struct kmg_ctx *ctx, int argc, char **argv);
 /* The daemon's control socket, the client side: "kmaglev status", "reload"... (cmd_status.c) */
 /*
  * The socket to talk to: @opt (-s PATH) if given, else $KMAGLEV_SOCKET if set and not empty,
@@ -66,6 +68,7 @@ void kmg_usage_config(FILE *f);
 void kmg_usage_quota(FILE *f);
 void kmg_usage_simulate(FILE *f);
 void kmg_usage_save(FILE *f);
+void kmg_usage_import(FILE *f);
 void kmg_usage_status(FILE *f);
 void kmg_usage_bgp(FILE *f);
 void kmg_usage_graceful_restart(FILE *f);

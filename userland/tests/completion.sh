@@ -53,7 +53,7 @@ fi
 ERRF=$(mktemp)
 parses() {
 	local err="" rc
-	"$BIN" "$@" >/dev/null 2>"$ERRF"
+	"$BIN" "$@" </dev/null >/dev/null 2>"$ERRF"
 	rc=$?
 	((rc == 0)) && return 0
 	read -r -d '' err <"$ERRF"
@@ -76,6 +76,8 @@ declare -A SAMPLE=(
 	[timeout-tcp-syn]=30s [timeout-tcp-est]=30s [timeout-tcp-fin]=30s [timeout-udp]=30s
 	[probe-mark-min]=0 [probe-mark-max]=4294967295 [then]=-
 	[owner]=kmaglevd
+	# import: an empty file is an empty configuration
+	[keepalived]=/dev/null [--accept-losses]=/dev/null
 	# simulate's changes, "backend OP ...": the sample lines have backend 10.0.0.1
 	[add]=10.0.0.99 [del]=10.0.0.1 [set]="10.0.0.1 weight 2" [drain]=10.0.0.1
 	# status and reload
@@ -176,11 +178,11 @@ check() {
 
 # --- abbreviations -------------------------------------------------------------------------
 
-OBJECTS="service backend stats table simulate monitor config quota save daemon status reload graceful-restart family help bgp"
+OBJECTS="service backend stats table simulate monitor config quota save daemon import status reload graceful-restart family help bgp"
 declare -A COMMANDS=(
 	[service]="add set del show flush list" [backend]="add set del show drain list"
 	[config]="show set list" [table]="show list" [family]="show" [stats]="show"
-	[quota]="show list"
+	[quota]="show list" [import]="keepalived ipvsadm"
 )
 
 # The shortest prefix of $1 that no other of "${@:2}" starts with, in SHORT.
@@ -468,7 +470,7 @@ run_cases() {
 	case_ "save: nothing after" "save help " ""
 	case_ "save --yaml: nothing after" "save --yaml " ""
 	case_ "help" "help " \
-		"service backend stats table simulate monitor config quota save daemon status reload graceful-restart family bgp"
+		"service backend stats table simulate monitor config quota save daemon import status reload graceful-restart family bgp"
 	case_ "help: nothing after OBJECT" "help service " ""
 
 	# daemon (not run through the parser: that would start a daemon)
@@ -477,6 +479,15 @@ run_cases() {
 	case_ "daemon: -c takes a file" "daemon -c completion/kmag" "completion/kmaglev" novalidate
 	case_ "daemon: --check takes a file" "daemon --check completion/kmag" "completion/kmaglev" novalidate
 	case_ "daemon: --flush and -c" "daemon --flush " "-c" novalidate
+
+	# import (standard input and /dev/null: an empty configuration)
+	case_ "import" "import " "keepalived ipvsadm help"
+	case_ "import keepalived: a file" "import keepalived completion/kmag" "completion/kmaglev" novalidate
+	case_ "import keepalived: the option" "import keepalived -" "--accept-losses"
+	case_ "import ipvsadm: the option or stdin" "import ipvsadm -" "--accept-losses -"
+	case_ "import: after the file" "import keepalived /dev/null " "--accept-losses"
+	case_ "import: after the option and the file" "import ipvsadm --accept-losses - " ""
+	case_ "import keepalived: no stdin" "import keepalived - " ""
 
 	# status, reload: the daemon's control socket
 	case_ "status" "status " "-j -p -s help"

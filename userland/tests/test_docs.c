@@ -665,6 +665,9 @@ static const char *sample(const char *name, struct gen *g, char *buf, size_t len
 		{ "NAME", "kmaglevd" },
 		{ "SOCKET", "/nonexistent/kmaglev/daemon.sock" },
 		{ "CONFIG", "/nonexistent/kmaglev/kmaglev.yaml" },
+		/* empty: an import that maps everything and says nothing */
+		{ "KEEPALIVED-CONF", "/dev/null" },
+		{ "IPVSADM-SAVE", "/dev/null" },
 	};
 	size_t i;
 
@@ -995,6 +998,8 @@ static int setup(void **state)
 	assert_int_equal(setenv("KMAGLEV_SOCKET", "/nonexistent/kmaglev-docs/daemon.sock", 1), 0);
 	/* the daemon: never with a real config file (it would start) */
 	assert_int_equal(setenv("KMAGLEV_CONFIG", "/nonexistent/kmaglev-docs/kmaglev.yaml", 1), 0);
+	/* "import ipvsadm" without a file reads standard input: an empty one */
+	assert_non_null(freopen("/dev/null", "r", stdin));
 	load_man();
 	collect();
 	load_options();
