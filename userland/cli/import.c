@@ -313,6 +313,15 @@ static void put_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* Text in a comment: printable ASCII as it is, anything else as "?" (YAML wants UTF-8). */
+static void put_comment(FILE *f, const char *s)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)s; *p; p++)
+		fputc(*p >= 0x20 && *p < 0x7f ? *p : '?', f);
+}
+
 static void put_ms(FILE *f, const char *key, uint32_t ms, const char *ind)
 {
 	char buf[32];
@@ -465,7 +474,11 @@ static void put_service(FILE *f, const struct kmg_imp_service *s)
 	bool shared = shared_checks(s);
 	unsigned int i;
 
-	fprintf(f, "  # %s:%u: %s\n", s->src.file, s->src.line, s->what);
+	fputs("  # ", f);
+	put_comment(f, s->src.file);
+	fprintf(f, ":%u: ", s->src.line);
+	put_comment(f, s->what);
+	fputc('\n', f);
 	fputs("  - vip: ", f);
 	put_str(f, kmg_fmt_addr(&s->vip, buf, sizeof(buf)));
 	fprintf(f, "\n    port: %u\n", s->port);
@@ -482,7 +495,9 @@ static void put_service(FILE *f, const struct kmg_imp_service *s)
 	for (i = 0; i < s->nbe; i++) {
 		const struct kmg_imp_backend *b = &s->be[i];
 
-		fprintf(f, "      # %s:%u\n", b->src.file, b->src.line);
+		fputs("      # ", f);
+		put_comment(f, b->src.file);
+		fprintf(f, ":%u\n", b->src.line);
 		fputs("      - address: ", f);
 		put_str(f, kmg_fmt_addr(&b->addr, buf, sizeof(buf)));
 		fputc('\n', f);
@@ -503,13 +518,18 @@ static void put_file(FILE *f, const struct kmg_imp *imp)
 
 	fprintf(f, "# kmaglev daemon configuration, written by \"kmaglev import %s\" from\n",
 		imp->format);
-	fprintf(f, "# %s\n# Check it with \"kmaglev daemon --check FILE\".\n", imp->source);
+	fputs("# ", f);
+	put_comment(f, imp->source);
+	fputs("\n# Check it with \"kmaglev daemon --check FILE\".\n", f);
 	if (imp->advice)
 		fprintf(f, "%s", imp->advice);
 	if (imp->nlosses) {
 		fprintf(f, "#\n# Not mapped (%u, accepted with --accept-losses):\n", imp->nlosses);
-		for (i = 0; i < imp->nlosses && imp->losses; i++)
-			fprintf(f, "#   %s\n", imp->losses[i]);
+		for (i = 0; i < imp->nlosses && imp->losses; i++) {
+			fputs("#   ", f);
+			put_comment(f, imp->losses[i]);
+			fputc('\n', f);
+		}
 	}
 	if (imp->timeout_tcp_est || imp->timeout_tcp_fin || imp->timeout_udp) {
 		fputs("config:\n", f);

@@ -561,6 +561,14 @@ static void misc_check(struct vs *v, struct rs *r, const struct kac_node *c,
 		kac_argv_free(argv);
 		return;
 	}
+	for (i = 0; argv[i]; i++)
+		if (argv[i][0] && !kmg_imp_text_ok(argv[i], 4096, false))
+			break;
+	if (argv[i]) {
+		loss(ka, path_at, "a word of the command has control characters or is not UTF-8: no check written");
+		kac_argv_free(argv);
+		return;
+	}
 	if (argv[0][0] != '/') {
 		loss(ka, path_at, "kmaglev runs a program by its absolute path, with no shell and no PATH: write the full path; no check written");
 		kac_argv_free(argv);
@@ -1066,7 +1074,7 @@ static void quorum(struct vs *v, struct kmg_imp_service *s)
 	}
 	s->quorum_min = min;
 	snprintf(why, sizeof(why),
-		 "quorum: { min: %u } (live backends of weight %u): below it the service counts as unhealthy (kmaglev status) and serves what is up",
+		 "quorum: { min: %u } (live backends of weight %u): below it the service is shown below quorum (kmaglev status, the kmaglev_service_below_quorum metric) and serves what is up, as keepalived did without a sorry_server",
 		 min, s->be[0].weight);
 	if (!(v->said & SAID_QUORUM)) {
 		v->said |= SAID_QUORUM;

@@ -105,20 +105,22 @@ static bool name_char(int c)
 	return isalnum(c) || c == '_';
 }
 
-/* "$NAME=VALUE": keep it. 1 if @s is a definition, 0 if not, else an error. */
-static int definition(struct pstate *ps, const char *s, unsigned int line)
+/* "$NAME=VALUE": keep it (*@is set). 0, or an error recorded. */
+static int definition(struct pstate *ps, const char *s, unsigned int line, bool *is)
 {
 	const char *p = s + 1, *v;
 	struct def *d = NULL;
 	size_t len;
 	unsigned int i;
 
+	*is = false;
 	if (s[0] != '$' || !name_start((unsigned char)s[1]))
 		return 0;
 	while (name_char((unsigned char)*p))
 		p++;
 	if (*p != '=')
 		return 0;
+	*is = true;
 	len = p - s - 1;
 	v = p + 1 + strspn(p + 1, " \t");
 	if (*v && v[strlen(v) - 1] == '\\')
@@ -140,7 +142,7 @@ static int definition(struct pstate *ps, const char *s, unsigned int line)
 	}
 	free(d->value);
 	d->value = strdup(v);
-	return d->value ? 1 : oom();
+	return d->value ? 0 : oom();
 }
 
 /* The value of parameter @name (@len bytes), NULL if undefined; *@bad for one we cannot know. */
@@ -237,14 +239,18 @@ static int substitute(struct pstate *ps, const char *s, unsigned int line, char 
 	return 0;
 
 unknowable:
+	kmg_err(KMG_EFAIL, "%s:%u: ${%.*s} depends on how keepalived runs: not supported",
+		ps->file, line, (int)nlen, name);
 	free(str);
-	return kmg_err(KMG_EFAIL, "%s:%u: ${%.*s} depends on how keepalived runs: not supported",
-		       ps->file, line, (int)nlen, name);
+	return KMG_EFAIL;
 }
 
-/* The words of @s: blanks separate them, "..." is one, "{" and "}" are words of their own. */
-static int tokenize(const char *s, const char *file, unsigned int line, struct tok **tp,
-		    unsigned int *np)
+/*
+ * The words of @s: blanks separate them, "..." is one, "{" and "}" are words of their own
+ * (with @braces: not in an include's pattern, "{a,b}.conf").
+ */
+static int tokenize(const char *s, bool braces, const char *file, unsigned int line,
+		    struct tok **tp, unsigned int *np)
 {
 	struct tok *t = NULL;
 	unsigned int n = 0;
@@ -263,10 +269,10 @@ static int tokenize(const char *s, const char *file, unsigned int line, struct t
 				goto unclosed;
 			s++;
 			len = e - s;
-		} else if (*s == '{' || *s == '}') {
+		} else if (braces && (*s == '{' || *s == '}')) {
 			len = 1;
 		} else {
-			len = strcspn(s, " \t\f\v\r\"{}");
+			len = strcspn(s, braces ? " \t\f\v\r\"{}" : " \t\f\v\r\"");
 		}
 		if (kmg_grow(&t, n, sizeof(*t)))
 			goto nomem;
@@ -470,6 +476,7 @@ static int include(struct pstate *ps, const char *pattern, unsigned int line)
 
 static int line_in(struct pstate *ps, char *buf, unsigned int line)
 {
+	bool is_def;
 	struct tok *t = NULL;
 	unsigned int n = 0, i;
 	char *s = NULL;
@@ -486,11 +493,11 @@ static int line_in(struct pstate *ps, char *buf, unsigned int line)
 	if (buf[0] == '~')
 		return kmg_err(KMG_EFAIL, "%s:%u: sequence \"%.*s\": not supported (write its lines out)",
 			       ps->file, line, (int)strcspn(buf, "("), buf);
-	ret = definition(ps, buf, line);
-	if (ret)
-		return ret < 0 ? ret : 0;
+	ret = definition(ps, buf, line, &is_def);
+	if (ret || is_def)
+		return ret;
 	/* includes are found before parameters are replaced, as keepalived does */
-	ret = tokenize(buf, ps->file, line, &t, &n);
+	ret = tokenize(buf, false, ps->file, line, &t, &n);
 	if (ret)
 		return ret;
 	for (i = 0; n && i < KMG_ARRAY_SIZE(include_words); i++)
@@ -512,7 +519,7 @@ static int line_in(struct pstate *ps, char *buf, unsigned int line)
 			      "%s:%u: conditional line \"%.*s\" (from a parameter): not supported",
 			      ps->file, line, (int)strcspn(s, " \t"), s);
 	if (!ret)
-		ret = tokenize(s, ps->file, line, &t, &n);
+		ret = tokenize(s, true, ps->file, line, &t, &n);
 	if (!ret)
 		ret = feed(ps, t, n, line);
 out:
