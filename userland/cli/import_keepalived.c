@@ -608,8 +608,10 @@ static void dns_check(struct vs *v, struct rs *r, const struct kac_node *c,
 			s = value(ka, x);
 			for (j = 0; s && j < KMG_ARRAY_SIZE(types); j++)
 				if (!strcasecmp(s, types[j]))
-					type = types[j];
-			if (s && j == KMG_ARRAY_SIZE(types) && strcmp(type, s))
+					break;
+			if (s && j < KMG_ARRAY_SIZE(types))
+				type = types[j];
+			else if (s)
 				loss(ka, x, "not a type keepalived knows: it asks SOA, and so does the check");
 		} else if (is(x, "name")) {
 			s = value(ka, x);

@@ -666,6 +666,7 @@ static void test_losses(void **state)
 		{ "lb_kind TUN\n", "UDP_CHECK {\nrequire_reply\npayload 00ff\n}\n", "6: not mapped: payload 00ff: kmaglev sends text", 1 },
 		{ "lb_kind TUN\n", "UDP_CHECK {\nrequire_reply 6fXX\n}\n", "5: not mapped: require_reply 6fXX: kmaglev looks for a text in the reply", 1 },
 		{ "lb_kind TUN\n", "DNS_CHECK {\ntype HINFO\n}\n", "5: not mapped: type HINFO: not a type keepalived knows", 1 },
+		{ "lb_kind TUN\n", "DNS_CHECK {\ntype aaaa\n}\n", "", 0 },
 		{ "lb_kind TUN\n", "TCP_CHECK {\ndelay_loop 7200\n}\n", "4: not mapped: TCP_CHECK: delay_loop is outside kmaglev's interval range", 1 },
 	};
 	char text[1024], want[256];
