@@ -93,6 +93,23 @@ const char *kmg_imp_schedule(struct kmg_imp *imp, const struct kmg_imp_src *at, 
 	return persist || src ? "src-addr" : NULL;
 }
 
+bool kmg_imp_addr_ok(struct kmg_imp *imp, const struct kmg_imp_src *at, const char *what,
+		     const struct kmg_addr *a)
+{
+	char buf[INET6_ADDRSTRLEN], *why;
+	struct kmg_addr back;
+
+	kmg_fmt_addr(a, buf, sizeof(buf));
+	if (!kmg_arg_addr("address", buf, &back, 0))
+		return true;
+	why = strdup(kmg_errmsg());
+	kmg_err_clear();
+	kmg_imp_loss(imp, at, "%s: kmaglev takes no such address (%s): left out", what,
+		     why ? why : "?");
+	free(why);
+	return false;
+}
+
 /* --- the model ------------------------------------------------------------------------ */
 
 struct kmg_imp_service *kmg_imp_service_add(struct kmg_imp *imp, const struct kmg_imp_src *at,

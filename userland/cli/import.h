@@ -98,6 +98,14 @@ const char *kmg_imp_schedule(struct kmg_imp *imp, const struct kmg_imp_src *at, 
 			     const char *sched, bool port_flag, const char *persist);
 
 /*
+ * Whether kmaglev takes @a as a VIP or backend address (the loader's rules: no unspecified,
+ * multicast, IPv4-mapped, 0.0.0.0/8 or broadcast address). If not, a loss at @at: "@what:
+ * WHY: left out".
+ */
+bool kmg_imp_addr_ok(struct kmg_imp *imp, const struct kmg_imp_src *at, const char *what,
+		     const struct kmg_addr *a);
+
+/*
  * A new service, or NULL when the model has one with the same VIP, port and protocol already
  * (reported as a loss: the later one is left out) or memory ran out.
  */

@@ -245,8 +245,7 @@ static int add_service(struct ipv *p, const struct line *l)
 		skip(p, &r);
 		return 0;
 	}
-	if (kmg_addr_is_unspec(&r.a) || kmg_addr_is_multicast(&r.a) || kmg_addr_is_v4mapped(&r.a)) {
-		loss(p, l, "kmaglev's VIP is a unicast address (IPv4-mapped IPv6: the IPv4 form): left out");
+	if (!kmg_imp_addr_ok(p->imp, &l->at, l->text, &r.a)) {
 		skip(p, &r);
 		return 0;
 	}
@@ -341,10 +340,8 @@ static int add_server(struct ipv *p, const struct line *l)
 		loss(p, l, "no -A line before it made this service: left out");
 		return 0;
 	}
-	if (kmg_addr_is_unspec(&a) || kmg_addr_is_multicast(&a) || kmg_addr_is_v4mapped(&a)) {
-		loss(p, l, "kmaglev's backend is a unicast address (IPv4-mapped IPv6: the IPv4 form): left out");
+	if (!kmg_imp_addr_ok(p->imp, &l->at, l->text, &a))
 		return 0;
-	}
 	if (fwd == F_NAT)
 		loss(p, l, "-m: kmaglev does not translate addresses: it sends clients' packets to the backend in a tunnel and the backend answers them directly; each backend must take the tunnel and own the VIP (ip link set tunl0 up; ip addr add VIP/32 dev lo); written as encap ipip");
 	else if (fwd == F_DR)

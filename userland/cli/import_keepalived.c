@@ -788,6 +788,7 @@ static bool checker(struct vs *v, struct rs *r, const struct kac_node *x,
 static void real_server(struct vs *v, const struct kac_node *rx, struct rs *r)
 {
 	struct ka *ka = v->ka;
+	char buf[192];
 	struct timing t = unset;
 	const char *vhost = NULL;
 	unsigned int i;
@@ -805,11 +806,8 @@ static void real_server(struct vs *v, const struct kac_node *rx, struct rs *r)
 	}
 	if (rx->nw == 3)
 		r->port = n;
-	if (kmg_addr_is_unspec(&r->b.addr) || kmg_addr_is_multicast(&r->b.addr) ||
-	    kmg_addr_is_v4mapped(&r->b.addr)) {
-		loss(ka, rx, "kmaglev's backend is a unicast address (IPv4-mapped IPv6: the IPv4 form): left out");
+	if (!kmg_imp_addr_ok(ka->imp, &r->b.src, text(rx, buf, sizeof(buf)), &r->b.addr))
 		return;
-	}
 	/* timing first: the checkers below inherit it wherever it is written */
 	for (i = 0; i < rx->nkid; i++)
 		timing_kw(ka, &rx->kid[i], &t);
@@ -1106,7 +1104,9 @@ static void vs_settings(struct vs *v, const struct kac_node **sched,
 			if (method(ka, x, &v->method, &v->gre))
 				v->method_at = x;
 		} else if (is(x, "persistence_timeout")) {
-			*persist = x;
+			/* no value: keepalived's 360 s; 0: not persistent */
+			if (x->nw == 1 || (uint_value(ka, x, UINT32_MAX, &n) && n))
+				*persist = x;
 		} else if (is(x, "persistence_granularity")) {
 			if (x->nw == 2 && ((!kmg_parse_addr(x->w[1], &a) && a.family == AF_INET &&
 					    a.v4.s_addr == 0xffffffff) || !strcmp(x->w[1], "128")))
@@ -1194,14 +1194,9 @@ static void virtual_server(struct ka *ka, const struct kac_node *x)
 	} else if ((x->nw == 2 || x->nw == 3) && !kmg_grow(&m, 0, sizeof(*m)) &&
 		   !kmg_parse_addr(x->w[1], &m[0].a) &&
 		   (x->nw == 2 || !parse_uint(x->w[2], 65535, &port))) {
-		if (kmg_addr_is_unspec(&m[0].a) || kmg_addr_is_multicast(&m[0].a) ||
-		    kmg_addr_is_v4mapped(&m[0].a)) {
-			loss(ka, x, "kmaglev's VIP is a unicast address (IPv4-mapped IPv6: the IPv4 form): left out");
-		} else {
-			m[0].port = port;
-			snprintf(m[0].what, sizeof(m[0].what), "%s", text(x, buf, sizeof(buf)));
-			nm = 1;
-		}
+		m[0].port = port;
+		snprintf(m[0].what, sizeof(m[0].what), "%s", text(x, buf, sizeof(buf)));
+		nm = 1;
 	} else {
 		loss(ka, x, "not \"virtual_server ADDRESS [PORT]\", \"fwmark N\" or \"group NAME\": left out");
 	}
@@ -1237,6 +1232,8 @@ static void virtual_server(struct ka *ka, const struct kac_node *x)
 		struct kmg_imp_src at = src(x);
 		struct kmg_imp_service *s;
 
+		if (!kmg_imp_addr_ok(ka->imp, &at, m[i].what, &m[i].a))
+			continue;
 		s = kmg_imp_service_add(ka->imp, &at, &m[i].a, m[i].port, v.proto, m[i].what);
 		if (!s)
 			continue;

@@ -635,6 +635,7 @@ static void test_losses(void **state)
 		{ "lb_kind TUN\nprotocol SCTP\n", "", "1: not mapped: virtual_server 192.0.2.1 80: kmaglev balances TCP and UDP", 1 },
 		{ "lb_kind TUN\npersistence_granularity 255.255.255.0\n", "", "3: not mapped: persistence_granularity 255.255.255.0", 1 },
 		{ "lb_kind TUN\npersistence_granularity 255.255.255.255\n", "", "", 0 },
+		{ "lb_kind TUN\npersistence_timeout 0\n", "", "", 0 },
 		{ "lb_kind TUN\npersistence_engine sip\n", "", "3: not mapped: persistence_engine sip: kmaglev has no persistence engines", 1 },
 		{ "lb_kind TUN\nsorry_server 10.9.9.9 80\n", "", "3: not mapped: sorry_server 10.9.9.9 80: kmaglev has no fallback server", 1 },
 		{ "lb_kind TUN\nquorum_up /bin/up\n", "", "3: not mapped: quorum_up /bin/up: kmaglev runs no script", 1 },
@@ -789,6 +790,32 @@ static void test_ports(void **state)
 			   "          - kind: tcp\n"
 			   "            via: direct\n"
 			   "            port: 81\n");
+	run_free(&r);
+
+	/* addresses the daemon refuses, as a backend and as a group's VIPs */
+	run_ka("addr.conf",
+	       "virtual_server_group G {\n"
+	       "  0.255.255.255-1.0.0.0 80\n"
+	       "}\n"
+	       "virtual_server group G {\n"
+	       "  lb_kind TUN\n"
+	       "  real_server 255.255.255.255 80 {\n"
+	       "  }\n"
+	       "  real_server ::ffff:10.0.0.1 80 {\n"
+	       "  }\n"
+	       "}\n",
+	       &r);
+	assert_int_equal(r.ret, 0);
+	assert_has(r.diag, "addr.conf:6: not mapped: real_server 255.255.255.255 80: kmaglev takes no such address (invalid address \"255.255.255.255\": broadcast address): left out");
+	assert_has(r.diag, "addr.conf:8: not mapped: real_server ::ffff:10.0.0.1 80: kmaglev takes no such address (invalid address \"::ffff:10.0.0.1\": IPv4-mapped IPv6 address; use the IPv4 form 10.0.0.1): left out");
+	assert_has(r.diag, "addr.conf:4: not mapped: virtual_server group G: 0.255.255.255 80 (");
+	assert_int_equal(r.nlosses, 3);
+	assert_int_equal(r.nsvc, 1);
+	assert_has(r.body, "  - vip: 1.0.0.0\n");
+	run_free(&r);
+	run_ka("ports2.conf", "virtual_server 192.0.2.2 {\n  lb_kind TUN\n  persistence_timeout\n"
+	       "  real_server 10.0.0.3 {\n    TCP_CHECK {\n    }\n    MISC_CHECK {\n"
+	       "      misc_path /bin/true\n    }\n  }\n}\n", &r);
 	/* the service of every port: the exec check goes, its port does not matter */
 	assert_has(r.body, "  - vip: 192.0.2.2\n"
 			   "    port: 0\n"
@@ -1063,6 +1090,8 @@ static void test_ipvsadm_lines(void **state)
 		{ "-A -t 192.0.2.1:80 -s rr\n-a -t 192.0.2.1:80 -r 10.0.0.1 -i -x 10 -y 5\n", NULL, "t.save:2: not mapped: -a -t 192.0.2.1:80 -r 10.0.0.1 -i -x 10 -y 5: -y:" },
 		{ "-A -t 192.0.2.1:80 -s rr\n-A -t 192.0.2.1:80 -s wrr\n", NULL, "t.save:2: not mapped: -A -t 192.0.2.1:80 -s wrr: the service 192.0.2.1 port 80/tcp is t.save:1's already" },
 		{ "--set 7200 120 700000\n", NULL, "t.save:1: not mapped: --set 7200 120 700000: kmaglev's connection timeouts are at most 168h" },
+		{ "-A -t 192.0.2.1:80 -s rr\n-a -t 192.0.2.1:80 -r 0.0.0.12:80 -i\n", NULL, "t.save:2: not mapped: -a -t 192.0.2.1:80 -r 0.0.0.12:80 -i: kmaglev takes no such address (invalid address \"0.0.0.12\": address in 0.0.0.0/8): left out" },
+		{ "-A -u 239.1.1.1:53 -s rr\n-a -u 239.1.1.1:53 -r 10.0.0.1:53 -i\n", NULL, "t.save:1: not mapped: -A -u 239.1.1.1:53 -s rr: kmaglev takes no such address (invalid address \"239.1.1.1\": multicast address): left out" },
 		{ "# a comment\n\n-C\n--add-service --tcp-service [2001:db8::1]:80 --scheduler rr --persistent 60\n"
 		  "--add-server --tcp-service [2001:db8::1]:80 --real-server [2001:db8::2]:80 --ipip --weight 4 --u-threshold 9\n",
 		  NULL, NULL },
