@@ -216,7 +216,7 @@ void kmg_nl_multicast(struct kmg_net *kn, struct sk_buff *skb)
 	genlmsg_multicast_netns(&kmg_family, kn->net, skb, 0, KMAGLEV_NLGRP_EVENTS, GFP_KERNEL);
 }
 
-/* To the listeners, and unicast to the requester of @info (its NLM_F_ECHO). */
+/* To the listeners but the requester of @info, and to it by unicast (its NLM_F_ECHO). */
 void kmg_nl_notify(struct sk_buff *skb, struct genl_info *info)
 {
 	genl_notify(&kmg_family, skb, info, KMAGLEV_NLGRP_EVENTS, GFP_KERNEL);

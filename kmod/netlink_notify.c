@@ -12,12 +12,13 @@
 /*
  * Notifications carry the portid and sequence number of the request that caused them in their
  * header (as rtnetlink stamps its notifications), so that a listener can tell its own changes
- * from others'. Changes with no request behind them (a migration ending) carry 0 and 0. The
- * requester is not excluded from the group: a monitor also sees what it did itself. A request
- * with NLM_F_ECHO gets each notification it caused unicast to its own socket as well, before
- * its ACK (genl_notify(): "kmaglev -j service add" prints what the kernel made, ids included).
- * A notification that cannot be built sets ENOBUFS on the listeners' sockets, so that they
- * know to dump again.
+ * from others'. Changes with no request behind them (a migration ending) carry 0 and 0.
+ * Without NLM_F_ECHO the requester is not excluded from the group: a monitor also sees what
+ * it did itself. With it (genl_notify()), the requesting socket gets each notification it
+ * caused once, by unicast before its ACK, and is left out of the multicast: "kmaglev -j
+ * service add" prints what the kernel made. The echo is what the group gets: no seed. A
+ * notification that cannot be built sets ENOBUFS on the listeners' sockets, so that they know
+ * to dump again, and a lost echo says so in the request's extack (a warning on its ACK).
  */
 static u32 kmg_ntf_portid(const struct genl_info *info)
 {
@@ -49,8 +50,11 @@ static struct sk_buff *kmg_ntf_new(struct kmg_net *kn, const struct genl_info *i
 	if (!kmg_nl_listeners(kn) && !kmg_ntf_echo(info))
 		return NULL;
 	skb = genlmsg_new(GENLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!skb)
+	if (!skb) {
 		kmg_nl_lost(kn, NULL);
+		if (kmg_ntf_echo(info))
+			NL_SET_ERR_MSG(info->extack, "echo lost: out of memory");
+	}
 	return skb;
 }
 
@@ -62,12 +66,15 @@ static struct sk_buff *kmg_ntf_new(struct kmg_net *kn, const struct genl_info *i
 static void kmg_ntf_send(struct kmg_net *kn, struct sk_buff *skb, int err,
 			 struct genl_info *info)
 {
-	if (err)
+	if (err) {
 		kmg_nl_lost(kn, skb);
-	else if (kmg_ntf_echo(info))
+		if (kmg_ntf_echo(info))
+			NL_SET_ERR_MSG(info->extack, "echo lost: notification too large");
+	} else if (kmg_ntf_echo(info)) {
 		kmg_nl_notify(skb, info);
-	else
+	} else {
 		kmg_nl_multicast(kn, skb);
+	}
 }
 
 void kmg_notify_service(struct kmg_service *svc, u8 cmd, struct genl_info *info)
