@@ -27,8 +27,9 @@ PKGS=(
 	clang libclang-rt-14-dev
 	# promtool checks the daemon's /metrics
 	prometheus
-	# make bench-health: the https farm's certificate
-	openssl
+	# make bench-health: the https farm's certificate; daemon_checks.sh: its CA and
+	# certificates, and a real resolver on the backends (dnsmasq, without its service)
+	openssl dnsmasq-base
 	# kmaglev import keepalived: its sample configurations (tests/test_import.c)
 	keepalived
 )

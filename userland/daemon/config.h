@@ -73,6 +73,7 @@ struct kmd_check {
 	unsigned int nstatus;
 	char *body;			/* substring the body must contain; NULL: any */
 	bool verify_tls;		/* https: verify the certificate (default false) */
+	char *ca;			/* https: the CAs to verify with (a PEM file); NULL: the system's */
 	uint32_t reuse_s;		/* a connection serves runs this long; 0: one per run */
 	/* udp */
 	char *send;			/* payload sent */

@@ -5,8 +5,10 @@
  * interval, the kinds' own fields, the names.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lib/args.h"
 #include "daemon/config_int.h"
@@ -60,6 +62,7 @@ static void check_free(struct kmd_check *k)
 	free(k->path);
 	free(k->status);
 	free(k->body);
+	free(k->ca);
 	free(k->send);
 	free(k->expect);
 	free(k->query);
@@ -132,6 +135,49 @@ static void p_command(struct ctx *c, const struct raw_check *r, const struct kmd
 		k->argv[i] = xstrdup(c, r->command[i]);
 }
 
+#define PEM_CERT	"-----BEGIN CERTIFICATE-----"
+
+/*
+ * An https check's "ca": an absolute path to a regular file this process can read, with a
+ * PEM certificate in it (a line starting PEM_CERT). Checked when the file is loaded (--check,
+ * start, reload): a CA that cannot be read would fail every run of the check.
+ */
+static void p_ca(struct ctx *c, const struct val *v, struct kmd_check *k)
+{
+	bool pem = false, bol = true;
+	char line[256];
+	struct stat st;
+	size_t n;
+	FILE *f;
+
+	if (v->s[0] != '/') {
+		err_at(c, v->at, v->key, "\"%s\" is not an absolute path", v->s);
+		return;
+	}
+	if (!p_text(c, v, 1, 4096, false, &k->ca))
+		return;
+	f = fopen(v->s, "r");
+	if (!f) {
+		err_at(c, v->at, v->key, "%s: %s", v->s, strerror(errno));
+		return;
+	}
+	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+		err_at(c, v->at, v->key, "%s: not a regular file", v->s);
+		fclose(f);
+		return;
+	}
+	while (!pem && fgets(line, sizeof(line), f)) {
+		n = strlen(line);
+		pem = bol && !strncmp(line, PEM_CERT, strlen(PEM_CERT));
+		bol = n && line[n - 1] == '\n';
+	}
+	if (ferror(f))
+		err_at(c, v->at, v->key, "%s: %s", v->s, strerror(errno));
+	else if (!pem)
+		err_at(c, v->at, v->key, "%s: no PEM certificate in it (\"" PEM_CERT "\")", v->s);
+	fclose(f);
+}
+
 static bool name_ok(const char *s)
 {
 	size_t i, len = strlen(s);
@@ -150,7 +196,7 @@ static void p_check(struct ctx *c, const struct raw_check *r, const struct kmd_y
 {
 	char buf[128];
 	uint32_t kind = 0, x;
-	bool known;
+	bool known, verify_ok = true;
 	struct val v;
 	unsigned int i;
 
@@ -246,7 +292,15 @@ static void p_check(struct ctx *c, const struct raw_check *r, const struct kmd_y
 		if (cfg_val(map, "body", r->v[CK_BODY], &v))
 			p_text(c, &v, 1, 4096, false, &k->body);
 		if (kind == KMD_CHECK_HTTPS && cfg_val(map, "verify-tls", r->v[CK_VERIFY_TLS], &v))
-			p_bool(c, &v, &k->verify_tls);
+			verify_ok = p_bool(c, &v, &k->verify_tls);
+		/* (a verify-tls in error has its own message) */
+		if (kind == KMD_CHECK_HTTPS && cfg_val(map, "ca", r->v[CK_CA], &v) && verify_ok) {
+			if (k->verify_tls)
+				p_ca(c, &v, k);
+			else
+				err_at(c, v.at, v.key, "needs verify-tls: true (without it no "
+				       "certificate is verified)");
+		}
 		k->reuse_s = KMD_REUSE_DEFAULT_S;
 		if (cfg_val(map, "reuse", r->v[CK_REUSE], &v))
 			p_time(c, &v, true, 0, KMD_REUSE_MAX_S, &k->reuse_s);

@@ -28,6 +28,7 @@ const struct check_key check_keys[CK_N] = {
 	[CK_BODY] = { "body", HTTP_KINDS },
 	[CK_VERIFY_TLS] = { "verify-tls", KB(HTTPS) },
 	[CK_REUSE] = { "reuse", HTTP_KINDS },
+	[CK_CA] = { "ca", KB(HTTPS) },
 	[CK_SEND] = { "send", KB(UDP) },
 	[CK_EXPECT] = { "expect", KB(UDP) },
 	[CK_QUERY] = { "query", KB(DNS) },

@@ -9,6 +9,8 @@
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include <cyaml/cyaml.h>
 
 #include "helpers.h"
@@ -736,6 +738,25 @@ static const struct {
 	  "t.yaml:6:9: services[0].checks[0].reuse: tcp checks do not take it (http or https checks do)" },
 	{ CHKOF("https") "        verify-tls: maybe\n",
 	  "t.yaml:6:9: services[0].checks[0].verify-tls: \"maybe\" is not true or false" },
+	/* ca: https with verify-tls, an absolute path to a readable file with a certificate */
+	{ CHK "        ca: /etc/ca.pem\n",
+	  "t.yaml:6:9: services[0].checks[0].ca: http checks do not take it (https checks do)" },
+	{ CHKOF("https") "        ca: /etc/ca.pem\n",
+	  "t.yaml:6:9: services[0].checks[0].ca: needs verify-tls: true (without it no certificate is verified)" },
+	{ CHKOF("https") "        verify-tls: false\n        ca: /etc/ca.pem\n",
+	  "t.yaml:7:9: services[0].checks[0].ca: needs verify-tls: true (without it no certificate is verified)" },
+	{ CHKOF("https") "        verify-tls: maybe\n        ca: /etc/ca.pem\n",
+	  "t.yaml:6:9: services[0].checks[0].verify-tls: \"maybe\" is not true or false" },
+	{ CHKOF("https") "        verify-tls: true\n        ca: ca.pem\n",
+	  "t.yaml:7:9: services[0].checks[0].ca: \"ca.pem\" is not an absolute path" },
+	{ CHKOF("https") "        verify-tls: true\n        ca: \"\"\n",
+	  "t.yaml:7:9: services[0].checks[0].ca: \"\" is not an absolute path" },
+	{ CHKOF("https") "        verify-tls: true\n        ca: /nonexistent/ca.pem\n",
+	  "t.yaml:7:9: services[0].checks[0].ca: /nonexistent/ca.pem: No such file or directory" },
+	{ CHKOF("https") "        verify-tls: true\n        ca: /\n",
+	  "t.yaml:7:9: services[0].checks[0].ca: /: not a regular file" },
+	{ CHKOF("https") "        verify-tls: true\n        ca: /dev/null\n",
+	  "t.yaml:7:9: services[0].checks[0].ca: /dev/null: not a regular file" },
 	{ CHKOF("tcp") "        path: /\n",
 	  "t.yaml:6:9: services[0].checks[0].path: tcp checks do not take it (http or https checks do)" },
 	{ CHKOF("tcp") "        status: [200]\n",
@@ -1030,6 +1051,74 @@ static void test_files(void **state)
 	fclose(e);
 	free(errs);
 	unlink(path);
+}
+
+/* write_file PATH TEXT */
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/*
+ * An https check's ca: a PEM file is taken (its path kept); a file with no certificate in
+ * it (a key), and one this process cannot read, are refused with the path and why.
+ */
+static void test_https_ca(void **state)
+{
+	char dir[] = "/tmp/kmaglev-ca-XXXXXX", ca[64], key[64], locked[64], yaml[512], *errs;
+	struct kmd_config *cfg = NULL;
+	const struct kmd_check *k;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(ca, sizeof(ca), "%s/ca.pem", dir);
+	snprintf(key, sizeof(key), "%s/key.pem", dir);
+	snprintf(locked, sizeof(locked), "%s/locked.pem", dir);
+	write_file(ca, "# the test CA\n-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+	write_file(key, "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n"
+		   "not at a line's start: -----BEGIN CERTIFICATE-----\n");
+	write_file(locked, "-----BEGIN CERTIFICATE-----\n");
+	assert_int_equal(chmod(locked, 0), 0);
+
+	snprintf(yaml, sizeof(yaml), CHKOF("https") "        host: www.example.com\n"
+		 "        verify-tls: true\n        ca: %s\n", ca);
+	load_ok(yaml, &cfg);
+	k = &cfg->services[0].checks[0];
+	assert_true(k->verify_tls);
+	assert_string_equal(k->ca, ca);
+	assert_string_equal(k->host, "www.example.com");
+	kmd_config_free(cfg);
+	/* without ca: NULL (the system's CAs) */
+	load_ok(CHKOF("https") "        verify-tls: true\n", &cfg);
+	assert_null(cfg->services[0].checks[0].ca);
+	kmd_config_free(cfg);
+
+	snprintf(yaml, sizeof(yaml), CHKOF("https") "        verify-tls: true\n        ca: %s\n", key);
+	cfg = (void *)1;
+	assert_int_equal(load(yaml, &cfg, &errs), -1);
+	assert_null(cfg);
+	snprintf(yaml, sizeof(yaml), "t.yaml:7:9: services[0].checks[0].ca: %s: no PEM certificate "
+		 "in it (\"-----BEGIN CERTIFICATE-----\")\n", key);
+	assert_string_equal(errs, yaml);
+	free(errs);
+
+	/* (root reads a file of mode 0 all the same) */
+	if (geteuid()) {
+		snprintf(yaml, sizeof(yaml), CHKOF("https") "        verify-tls: true\n"
+			 "        ca: %s\n", locked);
+		assert_int_equal(load(yaml, &cfg, &errs), -1);
+		snprintf(yaml, sizeof(yaml), "t.yaml:7:9: services[0].checks[0].ca: %s: "
+			 "Permission denied\n", locked);
+		assert_string_equal(errs, yaml);
+		free(errs);
+	}
+	unlink(ca);
+	unlink(key);
+	unlink(locked);
+	rmdir(dir);
 }
 
 static void test_kind_names(void **state)
@@ -1521,6 +1610,7 @@ int main(void)
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_https_ca),
 		cmocka_unit_test(test_kind_names),
 		cmocka_unit_test(test_cyaml_log),
 		cmocka_unit_test(test_save_roundtrip),

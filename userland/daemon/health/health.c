@@ -121,7 +121,7 @@ static bool check_eq(const struct kmd_check *a, const struct kmd_check *b)
 	if (a->nstatus && memcmp(a->status, b->status, a->nstatus * sizeof(*a->status)))
 		return false;
 	return str_eq(a->host, b->host) && str_eq(a->path, b->path) &&
-	       str_eq(a->body, b->body) && str_eq(a->send, b->send) &&
+	       str_eq(a->ca, b->ca) && str_eq(a->body, b->body) && str_eq(a->send, b->send) &&
 	       str_eq(a->expect, b->expect) && str_eq(a->query, b->query) &&
 	       argv_eq(a->argv, b->argv);
 }
@@ -184,6 +184,7 @@ static void check_release(struct kmd_check *c)
 	free(c->path);
 	free(c->status);
 	free(c->body);
+	free(c->ca);
 	free(c->send);
 	free(c->expect);
 	free(c->query);
@@ -209,11 +210,12 @@ static int check_copy(struct kmd_check *d, const struct kmd_check *s)
 	unsigned int n = 0;
 
 	*d = *s;
-	d->name = d->host = d->path = d->body = d->send = d->expect = d->query = NULL;
+	d->name = d->host = d->path = d->body = d->ca = d->send = d->expect = d->query = NULL;
 	d->status = NULL;
 	d->argv = NULL;
 	if (dup_str(&d->name, s->name) || dup_str(&d->host, s->host) ||
 	    dup_str(&d->path, s->path) || dup_str(&d->body, s->body) ||
+	    dup_str(&d->ca, s->ca) ||
 	    dup_str(&d->send, s->send) || dup_str(&d->expect, s->expect) ||
 	    dup_str(&d->query, s->query))
 		goto fail;

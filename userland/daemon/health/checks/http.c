@@ -49,6 +49,10 @@
  */
 #define HTTP_MULTI_MAX	64
 
+/* https: curl's error buffer is the probe's socket buffer, which http does not use */
+_Static_assert(sizeof(((struct kmd_probe *)0)->buf) >= CURL_ERROR_SIZE,
+	       "kmd_probe.buf holds a curl error buffer");
+
 struct http_multi;
 
 /* A probe's place in its multi handle, and the socket of the slot's connection. */
@@ -437,6 +441,11 @@ static CURL *http_easy(struct kmd_probe *p, struct http_slot *slot)
 	    curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, slot) ||
 	    curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, c->verify_tls ? 1L : 0L) ||
 	    curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, c->verify_tls ? 2L : 0L) ||
+	    /* the check's own CAs, and only those: not the system's directory beside them */
+	    (c->ca && (curl_easy_setopt(e, CURLOPT_CAINFO, c->ca) ||
+		       curl_easy_setopt(e, CURLOPT_CAPATH, NULL))) ||
+	    /* TLS failures in the TLS library's words (http_verdict()) */
+	    (tls && curl_easy_setopt(e, CURLOPT_ERRORBUFFER, p->buf)) ||
 	    (to_list && curl_easy_setopt(e, CURLOPT_CONNECT_TO, to_list)) ||
 	    (res_list && curl_easy_setopt(e, CURLOPT_RESOLVE, res_list))) {
 		curl_easy_cleanup(e);
@@ -480,6 +489,7 @@ static void http_start(struct kmd_probe *p)
 		}
 	}
 	p->body_len = 0;
+	p->buf[0] = '\0';	/* https: the run's TLS error, if any */
 	if (curl_multi_add_handle(slot->hm->multi, p->easy) != CURLM_OK) {
 		kmd_probe_done(p, false, "http: cannot start the request");
 		return;
@@ -569,6 +579,13 @@ static bool http_verdict(struct kmd_probe *p, CURLcode rc, char *why, size_t len
 		return false;
 	case CURLE_GOT_NOTHING:
 		snprintf(why, len, "empty reply");
+		return false;
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_SSL_CACERT_BADFILE:
+		/* which name did not match, which issuer is unknown: curl's error buffer */
+		snprintf(why, len, "tls: %.120s", c->kind == KMD_CHECK_HTTPS && p->buf[0] ? p->buf :
+			 curl_easy_strerror(rc));
 		return false;
 	case CURLE_RECV_ERROR:
 	case CURLE_SEND_ERROR:
