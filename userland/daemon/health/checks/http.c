@@ -444,6 +444,13 @@ static CURL *http_easy(struct kmd_probe *p, struct http_slot *slot)
 	    /* the check's own CAs, and only those: not the system's directory beside them */
 	    (c->ca && (curl_easy_setopt(e, CURLOPT_CAINFO, c->ca) ||
 		       curl_easy_setopt(e, CURLOPT_CAPATH, NULL))) ||
+	    /*
+	     * A verifying probe's new connection is a full handshake: a resumed TLS session
+	     * shows no certificate, and the one verified when it began would pass for a
+	     * certificate the server has since replaced (the easy handle, and its session
+	     * cache, last across runs with reuse 0).
+	     */
+	    (c->verify_tls && curl_easy_setopt(e, CURLOPT_SSL_SESSIONID_CACHE, 0L)) ||
 	    /* TLS failures in the TLS library's words (http_verdict()) */
 	    (tls && curl_easy_setopt(e, CURLOPT_ERRORBUFFER, p->buf)) ||
 	    (to_list && curl_easy_setopt(e, CURLOPT_CONNECT_TO, to_list)) ||
