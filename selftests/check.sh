@@ -372,7 +372,8 @@ unit_host_results() {
 # What runs where, quick tier (make check):
 # - stock kernel (Debian's 6.1), one vCPU each: one VM with the control plane as a user
 #   namespace's root and as the host's (userns: every op, the dumps and events, the caps and
-#   their extack errors; module_load), `kmaglev daemon` with its health checks (daemon), the
+#   their extack errors; module_load), `kmaglev daemon` with its health checks (daemon: tcp,
+#   http, agent; daemon_checks: https with a private CA, udp, dns with dnsmasq, exec), the
 #   BGP speaker against BIRD (bgp) and ECMP failover over two LBs in the built-in mode
 #   (bgp_ecmp); one VM with the data plane, dp_basic in both hook modes, dp_quota (per-source
 #   quotas) in mode prerouting and dp_shed (load shedding) in mode ingress. control_plane.sh
@@ -410,7 +411,7 @@ STOCK_SOAK=$(cd "$TOP/selftests/net" && ls soak_*.sh | sed 's/\.sh$//' | grep -v
 DEB612_A="dp_basic dp_badpkt dp_acl dp_conntable soak_churn"
 DEB612_B=$(tr ' ' '\n' <<<"$DP_ALL" | grep -vxE "${DEB612_A// /|}" | tr '\n' ' ')
 # The quick tier's sets
-QUICK_CTL="userns module_load daemon bgp bgp_ecmp"
+QUICK_CTL="userns module_load daemon daemon_checks bgp bgp_ecmp"
 QUICK_DP="dp_basic@$HOOK_STOCK dp_basic@$HOOK_TEST dp_quota@$HOOK_STOCK dp_shed@$HOOK_TEST"
 QUICK_DEBUG="control_plane teardown"
 

@@ -99,14 +99,15 @@ result_is() {
 	done
 }
 now() { date +%s.%N; }
-# since VIP TS: seconds from TS to the first service-change event of VIP after TS
+# since VIP TS: seconds from TS to the first service-change event of VIP after TS (the
+# monitor's JSON lines, its times "2026-12-07T03:56:55.181181Z", in one jq: a process per
+# event is slow in the guest)
 since() {
-	local iso s
-	jq -rR --arg v "$1" 'fromjson? | select(.event == "service-change" and .service.address == $v) | .time' \
-		"$DP_TMP/mon.log" | while read -r iso; do
-		s=$(date -d "$iso" +%s.%N)
-		awk -v a="$s" -v b="$2" 'BEGIN { if (a <= b) exit 1; printf "%.1f\n", a - b }' && break
-	done
+	jq -nrR --arg v "$1" --argjson ts "$2" '
+		[inputs | fromjson? | select(.event == "service-change" and .service.address == $v) |
+		 .time | capture("^(?<s>[^.]*)(?<f>\\.[0-9]+)?Z$") |
+		 (.s + "Z" | fromdateiso8601) + ((.f // ".0") | ("0" + .) | tonumber) - $ts |
+		 select(. > 0)] | first // empty | . * 10 | round / 10' "$DP_TMP/mon.log"
 }
 # detected DESC TS SVC BACKEND STATE: the kernel shows STATE; the event came within BOUND.
 detected() {
@@ -160,8 +161,9 @@ pki() {
 # is logged in tls.bN.log: "handshake sni=NAME cert=main|other resumed=True|False" (the server
 # sends session tickets, as OpenSSL does by default).
 cat >"$DP_TMP/tls.py" <<'PY'
-import http.server, ssl, sys
+import http.server, os, ssl, sys, time
 name, port, pki, modef, ready = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+gate = sys.argv[6] if len(sys.argv) > 6 else None
 def ctx(cert):
     c = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     c.load_cert_chain(pki + "/" + cert + ".pem", pki + "/" + cert + ".key")
@@ -208,14 +210,18 @@ class S(http.server.ThreadingHTTPServer):
             self.RequestHandlerClass(tls, client_address, self)
         finally:
             tls.close()
+while gate and not os.path.exists(gate):
+    time.sleep(0.1)
 s = S(("", port), H)
 open(ready, "w").close()
 s.serve_forever()
 PY
+# tls_start N [GATE]: with GATE, the server listens once the file GATE exists (python takes
+# seconds to start in the guest: a server can be made ready beforehand)
 tls_start() {
 	rm -f "$DP_TMP/tls.b$1.ready"
 	dp_bg "tls.b$1" ip netns exec "$(be_ns "$1")" python3 "$DP_TMP/tls.py" "b$1" "$TLS_PORT" \
-		"$PKI" "$DP_TMP/tls.b$1.mode" "$DP_TMP/tls.b$1.ready"
+		"$PKI" "$DP_TMP/tls.b$1.mode" "$DP_TMP/tls.b$1.ready" ${2:+"$2"}
 }
 tls_ready() { dp_wait 60 test -f "$DP_TMP/tls.b$1.ready"; }
 # stop NAME: stop a server started with dp_bg, and wait for it
@@ -402,6 +408,8 @@ stop udp.b1
 dns_hosts 1 off
 rm -f "$DP_TMP/www/b1/weight"
 detected "https: the TLS server killed: down" "$ts" "$S0" "$(be 1)" down
+# (started again now, to listen at the next step)
+tls_start 1 "$DP_TMP/tls.b1.go"
 detected "udp: socat stopped: down" "$ts" "$S2" "$(be 1)" down
 detected "dns: the name goes upstream, DNSSEC fails it (SERVFAIL): down" "$ts" "$S3" "$(be 1)" down
 ktap_test_result "dns: status says rcode SERVFAIL" result_is "$S3" "$(be 1)" "rcode SERVFAIL"
@@ -421,8 +429,8 @@ others_up() {
 ktap_test_result "the other backends stay up" others_up
 
 # --- and back ----------------------------------------------------------------------------------
-# (timed from when the TLS server listens: python takes seconds to start in the guest)
-tls_start 1
+# (timed from when b1's TLS server, started above, listens)
+touch "$DP_TMP/tls.b1.go"
 tls_ready 1
 ts=$(now)
 udp_start 1
