@@ -70,12 +70,12 @@ be_field() {
 }
 # wait_be SECS SVC BACKEND FIELD VALUE: until the kernel shows it; prints how long it took.
 wait_be() {
-	local secs=$1 svc=$2 be=$3 f=$4 v=$5 t0=$SECONDS
-	if dp_wait "$secs" eval '[[ $(be_field '"$svc $be $f"') == '"$v"' ]]'; then
+	local secs=$1 svc=$2 b=$3 f=$4 v=$5 t0=$SECONDS
+	if dp_wait "$secs" eval '[[ $(be_field '"$svc $b $f"') == '"$v"' ]]'; then
 		echo "$((SECONDS - t0))"
 		return 0
 	fi
-	echo "# $svc $be: $f is $(be_field "$svc" "$be" "$f"), not $v after ${secs}s"
+	echo "# $svc $b: $f is $(be_field "$svc" "$b" "$f"), not $v after ${secs}s"
 	K backend show "$svc" | sed 's/^/#   /'
 	tail -n 5 "$DLOG" | sed 's/^/#   log: /'
 	return 1
