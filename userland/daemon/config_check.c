@@ -6,8 +6,10 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "lib/args.h"
@@ -149,6 +151,7 @@ static void p_ca(struct ctx *c, const struct val *v, struct kmd_check *k)
 	struct stat st;
 	size_t n;
 	FILE *f;
+	int fd;
 
 	if (v->s[0] != '/') {
 		err_at(c, v->at, v->key, "\"%s\" is not an absolute path", v->s);
@@ -156,14 +159,21 @@ static void p_ca(struct ctx *c, const struct val *v, struct kmd_check *k)
 	}
 	if (!p_text(c, v, 1, 4096, false, &k->ca))
 		return;
-	f = fopen(v->s, "r");
-	if (!f) {
+	/* (non-blocking: a FIFO is refused, not waited on) */
+	fd = open(v->s, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
 		err_at(c, v->at, v->key, "%s: %s", v->s, strerror(errno));
 		return;
 	}
-	if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		err_at(c, v->at, v->key, "%s: not a regular file", v->s);
-		fclose(f);
+		close(fd);
+		return;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		err_at(c, v->at, v->key, "%s: %s", v->s, strerror(errno));
+		close(fd);
 		return;
 	}
 	while (!pem && fgets(line, sizeof(line), f)) {

@@ -1069,7 +1069,8 @@ static void write_file(const char *path, const char *text)
  */
 static void test_https_ca(void **state)
 {
-	char dir[] = "/tmp/kmaglev-ca-XXXXXX", ca[64], key[64], locked[64], yaml[512], *errs;
+	char dir[] = "/tmp/kmaglev-ca-XXXXXX", ca[64], key[64], locked[64], fifo[64], yaml[512];
+	char *errs;
 	struct kmd_config *cfg = NULL;
 	const struct kmd_check *k;
 
@@ -1082,6 +1083,8 @@ static void test_https_ca(void **state)
 		   "not at a line's start: -----BEGIN CERTIFICATE-----\n");
 	write_file(locked, "-----BEGIN CERTIFICATE-----\n");
 	assert_int_equal(chmod(locked, 0), 0);
+	snprintf(fifo, sizeof(fifo), "%s/fifo.pem", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
 
 	snprintf(yaml, sizeof(yaml), CHKOF("https") "        host: www.example.com\n"
 		 "        verify-tls: true\n        ca: %s\n", ca);
@@ -1105,6 +1108,14 @@ static void test_https_ca(void **state)
 	assert_string_equal(errs, yaml);
 	free(errs);
 
+	/* a FIFO: refused at once, not waited on for a writer */
+	snprintf(yaml, sizeof(yaml), CHKOF("https") "        verify-tls: true\n        ca: %s\n", fifo);
+	assert_int_equal(load(yaml, &cfg, &errs), -1);
+	snprintf(yaml, sizeof(yaml), "t.yaml:7:9: services[0].checks[0].ca: %s: not a regular file\n",
+		 fifo);
+	assert_string_equal(errs, yaml);
+	free(errs);
+
 	/* (root reads a file of mode 0 all the same) */
 	if (geteuid()) {
 		snprintf(yaml, sizeof(yaml), CHKOF("https") "        verify-tls: true\n"
@@ -1118,6 +1129,7 @@ static void test_https_ca(void **state)
 	unlink(ca);
 	unlink(key);
 	unlink(locked);
+	unlink(fifo);
 	rmdir(dir);
 }
 
