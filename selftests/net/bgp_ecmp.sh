@@ -1,17 +1,25 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# ECMP failover end to end, in both BGP modes: two LB hosts run kmaglev with the same services
-# (same seed, backends and weights) and the daemon, which health-checks the backends through
-# the tunnels and announces the VIP over BGP; the router (dp_lib.sh's) runs BIRD 2 with
-# "merge paths" and spreads the flows over both LBs (fib_multipath_hash_policy=1). dp_lib's
-# static VIP routes are removed: only BGP steers the VIP's traffic.
+# ECMP failover end to end, in both BGP modes and both address families: two LB hosts run
+# kmaglev with the same services (same seed, backends and weights) and the daemon, which
+# health-checks the backends through the tunnels and announces the VIP over BGP; the router
+# (dp_lib.sh's) runs BIRD 2 with "merge paths" for ipv4 and ipv6 and spreads the flows over
+# both LBs (fib_multipath_hash_policy=1, both families). dp_lib's static VIP routes are
+# removed: only BGP steers the VIP's traffic.
 #
-#   mode builtin  the daemon's own speaker peers with the router
+#   mode builtin  the daemon's own speaker peers with the router: over IPv4 for the IPv4 VIP,
+#                 over IPv6 for the IPv6 VIP (IPv6 unicast, MP_REACH_NLRI, next hop the LB's
+#                 global address and its link-local one)
 #   mode routes   the daemon keeps blackhole routes (proto 252, table 100) and a BIRD in each
 #                 LB netns, Documentation/examples/bird2-kmaglev.conf with our addresses,
-#                 exports them to the router (next hop self)
+#                 exports them to the router (next hop self) over one IPv4 session, the IPv6
+#                 VIP with the LB's IPv6 address as next hop
 #
-# In each mode:
+# Family 4: VIP 192.0.2.10, IPv4 backends (IPIP, tunl0 on the backends). Family 6: VIP
+# 2001:db8:f::10, IPv6 backends (encap ipip: IPv6 in IPv6, ip6any on the backends); the tunnel
+# checks go the same way, and the client's streams and requests are IPv6.
+#
+# In each mode, for each family (a pass: mode, family):
 #   - the router installs the VIP with both LBs as next hops
 #   - 12 long-lived streams from fixed client ports spread over both LBs (the LBs' new-flow
 #     counters: at least one each; a 1 in 2048 chance that the router's hash puts all 12 on
@@ -21,9 +29,9 @@
 #     on the backend that said hello to it (a stream moved to another backend would be reset:
 #     no socket there)
 #   - LB 1's daemon restarts and announces again; the streams are spread again, still alive
-#   - LB 2's data path breaks (a blackhole route to the backends' networks in LB 2: the
-#     encapsulated packets, the tunnel checks among them, go nowhere): its checks fail, it
-#     withdraws; every new connection is answered, through LB 1
+#   - LB 2's data path breaks (a blackhole route to the backends' networks in LB 2, 10.0.0.0/16
+#     or 2001:db8:b::/48: the encapsulated packets, the tunnel checks among them, go nowhere):
+#     its checks fail, it withdraws; every new connection is answered, through LB 1
 #
 # Mode routes uses table 100, not the default 254 (main): a blackhole route to the VIP in main
 # makes the LB's own connections to the VIP fail (EINVAL at connect), and the tunnel health
@@ -56,12 +64,33 @@ ECMP_MODES=(${KMAGLEV_ECMP_MODES:-builtin routes})
 for m in "${ECMP_MODES[@]}"; do
 	[[ $m == builtin || $m == routes ]] || ktap_skip_all "KMAGLEV_ECMP_MODES: unknown mode '$m' (builtin, routes)"
 done
-# results: the topology, the own checks of same_tables and newflows, NCASES per mode, the
-# module's unload
-dp_test_start $((4 + 8 * ${#ECMP_MODES[@]})) 2 3
+# KMAGLEV_ECMP_FAMILIES: the VIP's address families to run in each mode (default both)
+ECMP_FAMILIES=(${KMAGLEV_ECMP_FAMILIES:-4 6})
+for f in "${ECMP_FAMILIES[@]}"; do
+	[[ $f == 4 || $f == 6 ]] || ktap_skip_all "KMAGLEV_ECMP_FAMILIES: unknown family '$f' (4, 6)"
+done
+HAS6=0
+[[ " ${ECMP_FAMILIES[*]} " == *" 6 "* ]] && HAS6=1
+# results: the topology, the own checks of same_tables and newflows, NCASES per pass (mode and
+# family), the module's unload
+dp_test_start $((4 + 8 * ${#ECMP_MODES[@]} * ${#ECMP_FAMILIES[@]})) 2 3
 
-V4=$(dp_vip4 0)
 MODE=
+# The pass's family and what goes with it (set_family)
+FAM='' VIP='' PLEN='' SVC='' BENET='' CLHOST='' PASS=''
+set_family() {
+	FAM=$1
+	if [[ $FAM == 4 ]]; then
+		VIP=$(dp_vip4 0) PLEN=32 SVC="$(dp_vip4 0)/tcp" BENET=10.0.0.0/16 CLHOST=$DP_CL4
+	else
+		VIP=$(dp_vip6 0) PLEN=128 SVC="[$(dp_vip6 0)]/tcp" BENET=2001:db8:b::/48 CLHOST="[$DP_CL6]"
+	fi
+	PASS="$MODE v$FAM"
+}
+# LB N's address, the router's on LB N's link, backend N's: of the pass's family
+lb_addr() { dp_lb"$FAM" "$1"; }
+rtlb_addr() { dp_rtlb"$FAM" "$1"; }
+be_addr() { dp_be"$FAM" "$1"; }
 declare -A DPID=() LBBIRD=()
 DSEQ=0
 
@@ -71,23 +100,60 @@ ip -n "$DP_RT" -b - <<-EOF
 	route del 2001:db8:f::/48
 EOF
 dp_sysctl "$DP_RT" net.ipv4.fib_multipath_hash_policy=1 net.ipv6.fib_multipath_hash_policy=1
+# The router's sessions: to each LB's IPv4 address (IPv4 unicast, and IPv6 unicast when the
+# IPv6 VIP is run: mode routes sends it over the IPv4 session) and, for the IPv6 VIP in mode
+# builtin, to each LB's IPv6 address (IPv6 unicast). A session the LBs' configuration of the
+# moment does not have stays down (BIRD tries it every second: refused).
 RT_UP=1
+RT_NBR="$(dp_lb4 1),$(dp_lb4 2)" RT_AFI=v4
+if [[ $HAS6 -eq 1 ]]; then
+	RT_NBR+=",$(dp_lb6 1)@v6,$(dp_lb6 2)@v6" RT_AFI=v4,v6
+fi
 bgp_peer_start bird "$DP_RT" rt as=$RT_AS id="$(dp_rtlb4 1)" \
-	neighbor="$(dp_lb4 1),$(dp_lb4 2)" peer_as=$LB_AS afi=v4 multipath=1 kernel=1 hold=30 ||
+	neighbor="$RT_NBR" peer_as=$LB_AS afi=$RT_AFI multipath=1 kernel=1 hold=30 ||
 	RT_UP=0
 
-# lb_name ADDR: lb1 or lb2 for a next hop address
+# lb_name ADDR DEV: lb1 or lb2 for a next hop (its address, or a link-local one on lN)
 lb_name() {
 	local i
-	for ((i = 1; i <= DP_NLB; i++)); do [[ $1 == "$(dp_lb4 $i)" ]] && { echo "lb$i"; return; }; done
+	for ((i = 1; i <= DP_NLB; i++)); do
+		[[ $1 == "$(dp_lb4 $i)" || $1 == "$(dp_lb6 $i)" ]] && { echo "lb$i"; return; }
+		[[ $1 == fe80:* && $2 == "l$i" ]] && { echo "lb$i"; return; }
+	done
 	echo "$1"
 }
 # The router's next hops for the VIP: "lb1 lb2", "lb2", "" (sorted).
 rt_nhs() {
-	local a
-	for a in $(ip -n "$DP_RT" route show "$V4" | awk '{ for (i = 1; i < NF; i++) if ($i == "via") print $(i + 1) }'); do
-		lb_name "$a"
+	local a d
+	ip -n "$DP_RT" -"$FAM" route show "$VIP" |
+		awk '{ v = ""; d = ""; for (i = 1; i < NF; i++) { if ($i == "via") v = $(i + 1); if ($i == "dev") d = $(i + 1) }
+		       if (v != "") print v, d }' |
+	while read -r a d; do
+		lb_name "$a" "$d"
 	done | sort | tr '\n' ' ' | sed 's/ $//'
+}
+# nh6_both: the router's BIRD has the IPv6 VIP from each LB with the LB's global address and
+# the link-local one of its eth0 as BGP next hop (MP_REACH_NLRI, mode builtin); NH6 says what
+# it saw.
+NH6=
+nh6_both() {
+	local i ll got rc=0
+	got=$(bgp_peer_cmd "$DP_RT" rt show route "$VIP/$PLEN" all |
+		awk '$1 == "BGP.next_hop:" { print $2, $3 }')
+	NH6=
+	for ((i = 1; i <= DP_NLB; i++)); do
+		ll=$(ip -n "${DP_LB[i]}" -6 -o addr show dev eth0 scope link |
+			awk '{ sub(/\/.*/, "", $4); print $4; exit }')
+		if [[ -n $ll ]] && grep -qxF "$(dp_lb6 "$i") $ll" <<<"$got"; then
+			NH6+="lb$i $(dp_lb6 "$i") $ll, "
+		else
+			NH6+="lb$i: not $(dp_lb6 "$i") ${ll:-(no link-local)}, "
+			rc=1
+		fi
+	done
+	NH6=${NH6%, }
+	[[ $rc -eq 0 ]] || NH6+=" (got: $(tr '\n' ';' <<<"$got" | sed 's/;$//'))"
+	return $rc
 }
 nhs_are() { [[ $(rt_nhs) == "$1" ]]; }
 # now VAR: the time in microseconds (no process started)
@@ -117,16 +183,16 @@ KS() { local i=$1; shift; KMAGLEV_SOCKET=$DP_TMP/d$i.sock ip netns exec "${DP_LB
 diag() {
 	local i
 	{
-		echo "router: ip route show $V4:"
-		ip -n "$DP_RT" route show "$V4"
+		echo "router: ip -$FAM route show $VIP:"
+		ip -n "$DP_RT" -"$FAM" route show "$VIP"
 		bgp_peer_cmd "$DP_RT" rt show protocols
-		bgp_peer_cmd "$DP_RT" rt show route "$V4/32" all
+		bgp_peer_cmd "$DP_RT" rt show route "$VIP/$PLEN" all
 		for ((i = 1; i <= DP_NLB; i++)); do
 			echo "lb$i: kmaglev bgp show:"
 			KS "$i" bgp show
 			KS "$i" status
 			if [[ $MODE == routes ]]; then
-				ip -n "${DP_LB[i]}" route show table $RT_TABLE proto 252
+				ip -n "${DP_LB[i]}" -"$FAM" route show table $RT_TABLE proto 252
 				lb_birdc "$i" show protocols
 				lb_birdc "$i" show route
 			fi
@@ -150,16 +216,16 @@ write_config() {
 	  metrics: "off"
 	  socket: $DP_TMP/d$i.sock
 	services:
-	  - vip: $V4
+	  - vip: "$VIP"
 	    port: 0
 	    proto: tcp
 	    window: ${WINDOW}s
 	    checks:
 	      - { kind: tcp, via: tunnel, port: $DP_STREAM_PORT, interval: 1s, timeout: 1s, fast-interval: 300ms, jitter: 100ms, rise: 1, fall: 2 }
 	    backends:
-	      - { address: $(dp_be4 1) }
-	      - { address: $(dp_be4 2) }
-	      - { address: $(dp_be4 3), weight: 2 }
+	      - { address: "$(be_addr 1)" }
+	      - { address: "$(be_addr 2)" }
+	      - { address: "$(be_addr 3)", weight: 2 }
 	EOF
 	if [[ $MODE == builtin ]]; then
 		cat <<-EOF
@@ -168,7 +234,7 @@ write_config() {
 		  router-id: $(dp_lb4 "$i")
 		  shutdown-time: 1s
 		  neighbors:
-		    - { address: $(dp_rtlb4 "$i"), asn: $RT_AS, hold-time: 30s }
+		    - { address: "$(rtlb_addr "$i")", asn: $RT_AS, hold-time: 30s }
 		EOF
 	else
 		cat <<-EOF
@@ -229,19 +295,19 @@ lb_bird_stop() {
 	rm -f "${LBBIRD[$i]}/bird.pid"
 }
 
-# "LPORT bN" for each established connection from the client to port 7000 on the backends
-# (the streams' sockets, where they are), sorted.
+# "LPORT bN" for each established connection from the client (the pass's family) to port 7000
+# on the backends (the streams' sockets, where they are), sorted.
 be_streams() {
 	local i
 	for ((i = 1; i <= DP_NBE; i++)); do
-		ip netns exec "${DP_BE[i]}" ss -Htn state established "( sport = :$DP_STREAM_PORT )" dst "$DP_CL4" |
+		ip netns exec "${DP_BE[i]}" ss -Htn state established "( sport = :$DP_STREAM_PORT )" dst "$CLHOST" |
 			awk -v b="b$i" '{ n = split($NF, a, ":"); print a[n], b }'
 	done | sort
 }
 
 # digest N [SERVICE]: the digest of LB N's current table of SERVICE (the VIP's service), from
 # kmaglev -j table show; nothing if there is none.
-digest() { dp_kmj "$1" .digest table show "${2:-$V4/tcp}"; }
+digest() { dp_kmj "$1" .digest table show "${2:-$SVC}"; }
 # same_tables [SERVICE]: both LBs have a table of SERVICE and the same one
 same_tables() {
 	local d1
@@ -252,7 +318,7 @@ same_tables() {
 settled() {
 	local i
 	for i in 1 2; do
-		dp_km "$i" -j service show "$V4/tcp" | kmg_jq_test '.[0] | has("prev-generation") | not' ||
+		dp_km "$i" -j service show "$SVC" | kmg_jq_test '.[0] | has("prev-generation") | not' ||
 			return 1
 	done
 	same_tables
@@ -260,7 +326,7 @@ settled() {
 
 # newflows N [SERVICE]: new flows of SERVICE (the VIP's) in LB N (kmaglev -j stats); nothing
 # if it cannot be read.
-newflows() { dp_svc_stat "$1" "${2:-$V4/tcp}" '.stats."new-flows"'; }
+newflows() { dp_svc_stat "$1" "${2:-$SVC}" '.stats."new-flows"'; }
 # delta VAR BEFORE AFTER: VAR=AFTER-BEFORE, or VAR=? (and failure) when a read failed: a
 # counter that could not be read never counts as +0.
 delta() {
@@ -271,45 +337,53 @@ delta() {
 		return 1
 	fi
 }
-# --- one mode ----------------------------------------------------------------------------------
+# --- one pass: a mode and a family ------------------------------------------------------------
 NCASES=8
-run_mode() {
-	local m=$MODE t0 t ok n1 n2 a b c1 c2 out
+# run_pass PORTS: the pass's cases, the streams from client ports PORTS (a range of NSTREAMS)
+run_pass() {
+	local m=$PASS k=$MODE$FAM t0 t ok n1 n2 a b c1 c2 out
 	local -A B=() A=()
 
 	# 1: both announce; the router has both next hops
 	ok=1
-	if [[ $m == routes ]]; then
+	if [[ $MODE == routes ]]; then
 		lb_bird_start 1 && lb_bird_start 2 || ok=0
 	fi
 	now t0
 	if [[ $ok -eq 1 ]] && daemon_start 1 && daemon_start 2 && wait_nhs $UP_BOUND "lb1 lb2" "$t0"; then
-		ktap_test_pass "$m: the router has $V4 via lb1 and lb2 (ECMP), ${TOOK}s after the daemons started"
+		out="$m: the router has $VIP via lb1 and lb2 (ECMP), ${TOOK}s after the daemons started"
+		if [[ $MODE != builtin || $FAM != 6 ]]; then
+			ktap_test_pass "$out"
+		elif nh6_both; then
+			ktap_test_pass "$out; BGP next hops global + link-local: $NH6"
+		else
+			diag
+			ktap_test_fail "$out; BGP next hops global + link-local: $NH6"
+		fi
 	else
 		diag
-		dp_fail_rest "$m: the router has $V4 via lb1 and lb2" $((DP_PLAN - __ktap_n - NCASES))
+		dp_fail_rest "$m: the router has $VIP via lb1 and lb2" $((DP_PLAN - __ktap_n - NCASES))
 		return 1
 	fi
 
-	# 2: streams spread over both LBs (from client ports of this mode's own: the LBs' connection
-	# tables still hold the other mode's 5-tuples), once both LBs have the same table and no
-	# previous one
+	# 2: streams spread over both LBs (from client ports of this pass's own), once both LBs
+	# have the same table and no previous one
 	if ! dp_wait $((WINDOW + 30)) settled; then
 		for ((t = 1; t <= 2; t++)); do
-			dp_km $t service show "$V4/tcp" | sed "s/^/# lb$t: /"
-			dp_km $t table show "$V4/tcp" | sed "s/^/# lb$t: /"
+			dp_km $t service show "$SVC" | sed "s/^/# lb$t: /"
+			dp_km $t table show "$SVC" | sed "s/^/# lb$t: /"
 		done
 	fi
 	n1=$(newflows 1) n2=$(newflows 2)
-	dp_stream_start "s$m" "$V4" "$1" --interval 0.2
-	if ! dp_stream_wait "s$m" 60; then
+	dp_stream_start "s$k" "$VIP" "$1" --interval 0.2
+	if ! dp_stream_wait "s$k" 60; then
 		diag
 		dp_fail_rest "$m: $NSTREAMS streams" $((DP_PLAN - __ktap_n - NCASES + 1))
 		return 1
 	fi
 	delta a "$n1" "$(newflows 1)"
 	delta b "$n2" "$(newflows 2)"
-	out="$a via lb1, $b via lb2 (the LBs' new-flow counters; both LBs' table digest $(digest 1)); backends $(dp_tally "$DP_TMP/s$m.info" | tr '\n' ' ' | sed 's/ $//')"
+	out="$a via lb1, $b via lb2 (the LBs' new-flow counters; both LBs' table digest $(digest 1)); backends $(dp_tally "$DP_TMP/s$k.info" | tr '\n' ' ' | sed 's/ $//')"
 	if [[ $a != '?' && $b != '?' && $a -ge 1 && $b -ge 1 && $((a + b)) -eq $NSTREAMS ]]; then
 		ktap_test_pass "$m: $NSTREAMS streams spread over both LBs: $out"
 	else
@@ -333,16 +407,16 @@ run_mode() {
 	dp_sleep 3
 	dp_snap_all A
 	t=$(dp_delta B A lb2/eth0:rx_packets)
-	sort "$DP_TMP/s$m.info" >"$DP_TMP/s$m.want"
-	be_streams >"$DP_TMP/s$m.got"
-	a=$(comm -12 "$DP_TMP/s$m.want" "$DP_TMP/s$m.got" | wc -l)
-	if dp_stream_alive "s$m" && [[ $t -ge $((NSTREAMS * 5)) && $a -eq $NSTREAMS ]] &&
-		cmp -s "$DP_TMP/s$m.want" "$DP_TMP/s$m.got"; then
+	sort "$DP_TMP/s$k.info" >"$DP_TMP/s$k.want"
+	be_streams >"$DP_TMP/s$k.got"
+	a=$(comm -12 "$DP_TMP/s$k.want" "$DP_TMP/s$k.got" | wc -l)
+	if dp_stream_alive "s$k" && [[ $t -ge $((NSTREAMS * 5)) && $a -eq $NSTREAMS ]] &&
+		cmp -s "$DP_TMP/s$k.want" "$DP_TMP/s$k.got"; then
 		ktap_test_pass "$m: after the move to lb2: $NSTREAMS streams, 0 resets, $a on the same backend (lb2 received $t packets in 3s)"
 	else
-		diff "$DP_TMP/s$m.want" "$DP_TMP/s$m.got" | sed 's/^/# /'
-		sed 's/^/# /' "$DP_TMP/s$m.log"
-		ktap_test_fail "$m: after the move to lb2: streams alive ($(dp_stream_alive "s$m" && echo yes || echo no)), $a of $NSTREAMS on the same backend (lb2 received $t packets in 3s)"
+		diff "$DP_TMP/s$k.want" "$DP_TMP/s$k.got" | sed 's/^/# /'
+		sed 's/^/# /' "$DP_TMP/s$k.log"
+		ktap_test_fail "$m: after the move to lb2: streams alive ($(dp_stream_alive "s$k" && echo yes || echo no)), $a of $NSTREAMS on the same backend (lb2 received $t packets in 3s)"
 	fi
 
 	# 5: LB 1's daemon back (after its lame duck ended): it announces again
@@ -358,16 +432,16 @@ run_mode() {
 
 	# 6: the streams moved back (those hashed to LB 1) and stopped clean
 	dp_sleep 2
-	if dp_stream_stop "s$m" >"$DP_TMP/s$m.stop.log"; then
+	if dp_stream_stop "s$k" >"$DP_TMP/s$k.stop.log"; then
 		ktap_test_pass "$m: lb1 back: $NSTREAMS streams ran to the end, 0 resets, every echo"
 	else
-		sed 's/^/# /' "$DP_TMP/s$m.stop.log"
+		sed 's/^/# /' "$DP_TMP/s$k.stop.log"
 		ktap_test_fail "$m: lb1 back: $NSTREAMS streams ran to the end with no reset"
 	fi
 
 	# 7: LB 2's data path breaks: its tunnel checks fail, it withdraws
 	now t0
-	ip -n "${DP_LB[2]}" route add blackhole 10.0.0.0/16
+	ip -n "${DP_LB[2]}" route add blackhole "$BENET"
 	if wait_nhs $FAIL_BOUND "lb1" "$t0"; then
 		ktap_test_pass "$m: lb2's path to the backends broken: route via lb2 withdrawn ${TOOK}s after the break (bound ${FAIL_BOUND}s)"
 	else
@@ -381,14 +455,14 @@ run_mode() {
 	# than curl's timeouts. LB 2 must see none of them.
 	n1=$(newflows 1) n2=$(newflows 2)
 	for t in 1 2 3; do
-		dp_curl_many "$V4" $NCURL >"$DP_TMP/c$m"
-		dp_all_answered "$DP_TMP/c$m" $NCURL >/dev/null && break
+		dp_curl_many "$VIP" $NCURL >"$DP_TMP/c$k"
+		dp_all_answered "$DP_TMP/c$k" $NCURL >/dev/null && break
 	done
 	delta c1 "$n1" "$(newflows 1)"
 	delta c2 "$n2" "$(newflows 2)"
-	out="lb1 new flows +$c1, lb2 +$c2; $(dp_tally "$DP_TMP/c$m" | tr '\n' ' ' | sed 's/ $//')"
+	out="lb1 new flows +$c1, lb2 +$c2; $(dp_tally "$DP_TMP/c$k" | tr '\n' ' ' | sed 's/ $//')"
 	[[ $t -eq 1 ]] || out+="; batch $t"
-	if dp_all_answered "$DP_TMP/c$m" $NCURL && [[ $c1 != '?' && $c2 != '?' && $c1 -ge $NCURL && $c2 -eq 0 ]]; then
+	if dp_all_answered "$DP_TMP/c$k" $NCURL && [[ $c1 != '?' && $c2 != '?' && $c1 -ge $NCURL && $c2 -eq 0 ]]; then
 		ktap_test_pass "$m: $NCURL new connections all answered through lb1 ($out)"
 	else
 		diag
@@ -397,10 +471,10 @@ run_mode() {
 }
 
 # Back to the start: LB 2 repaired, streams, daemons and LB BIRDs stopped, no route left.
-mode_end() {
+pass_end() {
 	local t0
-	ip -n "${DP_LB[2]}" route del blackhole 10.0.0.0/16 2>/dev/null
-	[[ -n ${DP_BGPID[s$MODE]:-} ]] && dp_stream_stop "s$MODE" >/dev/null
+	ip -n "${DP_LB[2]}" route del blackhole "$BENET" 2>/dev/null
+	[[ -n ${DP_BGPID[s$MODE$FAM]:-} ]] && dp_stream_stop "s$MODE$FAM" >/dev/null
 	daemon_stop 1
 	daemon_stop 2
 	lb_bird_stop 1
@@ -452,14 +526,22 @@ if [[ $RT_UP -ne 1 ]]; then
 	dp_fail_rest "BIRD in the router" 1
 else
 	for MODE in "${ECMP_MODES[@]}"; do
-		write_config 1 >"$DP_TMP/check.yaml"
-		if ! out=$("$KMAGLEV" daemon --check "$DP_TMP/check.yaml" 2>&1); then
-			echo "$out" | sed 's/^/# /'
-			dp_fail_rest "$MODE: daemon --check of the configuration" $((DP_PLAN - __ktap_n - NCASES))
-			continue
-		fi
-		if [[ $MODE == builtin ]]; then run_mode 43000-43011; else run_mode 43100-43111; fi
-		mode_end
+		for f in "${ECMP_FAMILIES[@]}"; do
+			set_family "$f"
+			write_config 1 >"$DP_TMP/check.yaml"
+			if ! out=$("$KMAGLEV" daemon --check "$DP_TMP/check.yaml" 2>&1); then
+				echo "$out" | sed 's/^/# /'
+				dp_fail_rest "$PASS: daemon --check of the configuration" $((DP_PLAN - __ktap_n - NCASES))
+				continue
+			fi
+			# client ports of the pass's own (the LBs' connection tables still hold the
+			# earlier passes' 5-tuples): 43000, +100 in mode routes, +200 for IPv6
+			p=43000
+			[[ $MODE == routes ]] && p=$((p + 100))
+			[[ $FAM == 6 ]] && p=$((p + 200))
+			run_pass "$p-$((p + NSTREAMS - 1))"
+			pass_end
+		done
 	done
 fi
 for MODE in 1 2; do daemon_stop $MODE; lb_bird_stop $MODE; done
