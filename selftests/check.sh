@@ -374,11 +374,11 @@ unit_host_results() {
 #   namespace's root and as the host's (userns: every op, the dumps and events, the caps and
 #   their extack errors; module_load), `kmaglev daemon` with its health checks (daemon: tcp,
 #   http, agent; daemon_checks: https with a private CA, udp, dns with dnsmasq, exec), the
-#   BGP speaker against BIRD (bgp) and ECMP failover over two LBs in the built-in mode
-#   (bgp_ecmp); one VM with the data plane, dp_basic in both hook modes, dp_quota (per-source
-#   quotas) in mode prerouting and dp_shed (load shedding) in mode ingress. control_plane.sh
-#   runs once, on the debug kernel: on 6.1 it is in the full tier (Documentation/testing.rst,
-#   "Paying once").
+#   BGP speaker against BIRD (bgp) and ECMP failover over two LBs in the built-in mode, for
+#   an IPv4 and an IPv6 VIP (bgp_ecmp); one VM with the data plane, dp_basic in both hook
+#   modes, dp_quota (per-source quotas) in mode prerouting and dp_shed (load shedding) in
+#   mode ingress. control_plane.sh runs once, on the debug kernel: on 6.1 it is in the full
+#   tier (Documentation/testing.rst, "Paying once").
 # - debug kernel (6.12 with KASAN, KMEMLEAK, UBSAN, lockdep, full preemption, fault
 #   injection; a process costs three to four times what it does on stock): KUnit, control_plane
 #   and teardown, at reduced sizes, two vCPUs; the netlink fuzzer and the packet fuzzer (10,000
@@ -516,9 +516,9 @@ job_q_hardening() {
 		"$TOP/selftests/net/run_tests.sh" fuzz_netlink faults fuzz_packets
 }
 # User namespaces, the daemon and BGP on the stock kernel: BIRD alone as the peer, ECMP
-# failover in the built-in speaker's mode.
+# failover in the built-in speaker's mode, IPv4 and IPv6 (the IPv6 pass adds about 35 s).
 job_q_stock_ctl() {
-	KMAGLEV_BGP_PEERS=bird KMAGLEV_ECMP_MODES=builtin KMAGLEV_VM_CPUS=1 \
+	KMAGLEV_BGP_PEERS=bird KMAGLEV_ECMP_MODES=builtin KMAGLEV_ECMP_FAMILIES="4 6" KMAGLEV_VM_CPUS=1 \
 		vm_job q-stock-ctl stock "kselftests on stock kernel ($QUICK_CTL)" \
 		"$TOP/selftests/net/run_tests.sh" $QUICK_CTL
 }

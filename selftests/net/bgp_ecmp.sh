@@ -352,6 +352,7 @@ run_pass() {
 	now t0
 	if [[ $ok -eq 1 ]] && daemon_start 1 && daemon_start 2 && wait_nhs $UP_BOUND "lb1 lb2" "$t0"; then
 		out="$m: the router has $VIP via lb1 and lb2 (ECMP), ${TOOK}s after the daemons started"
+		[[ $FAM == 4 ]] || ip -n "$DP_RT" -6 route show "$VIP" | sed 's/^/# router: /'
 		if [[ $MODE != builtin || $FAM != 6 ]]; then
 			ktap_test_pass "$out"
 		elif nh6_both; then
