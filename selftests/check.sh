@@ -516,7 +516,8 @@ job_q_hardening() {
 		"$TOP/selftests/net/run_tests.sh" fuzz_netlink faults fuzz_packets
 }
 # User namespaces, the daemon and BGP on the stock kernel: BIRD alone as the peer, ECMP
-# failover in the built-in speaker's mode, IPv4 and IPv6 (the IPv6 pass adds about 35 s).
+# failover in the built-in speaker's mode, IPv4 and IPv6 (the IPv6 pass adds about 25 s,
+# 15 s of CPU: Documentation/testing.rst).
 job_q_stock_ctl() {
 	KMAGLEV_BGP_PEERS=bird KMAGLEV_ECMP_MODES=builtin KMAGLEV_ECMP_FAMILIES="4 6" KMAGLEV_VM_CPUS=1 \
 		vm_job q-stock-ctl stock "kselftests on stock kernel ($QUICK_CTL)" \
