@@ -87,8 +87,7 @@ set_family() {
 	fi
 	PASS="$MODE v$FAM"
 }
-# LB N's address, the router's on LB N's link, backend N's: of the pass's family
-lb_addr() { dp_lb"$FAM" "$1"; }
+# The router's address on LB N's link, backend N's: of the pass's family
 rtlb_addr() { dp_rtlb"$FAM" "$1"; }
 be_addr() { dp_be"$FAM" "$1"; }
 declare -A DPID=() LBBIRD=()
