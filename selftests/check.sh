@@ -519,7 +519,8 @@ job_q_hardening() {
 # failover in the built-in speaker's mode, IPv4 and IPv6 (the IPv6 pass adds about 25 s,
 # 15 s of CPU: Documentation/testing.rst).
 job_q_stock_ctl() {
-	KMAGLEV_BGP_PEERS=bird KMAGLEV_ECMP_MODES=builtin KMAGLEV_ECMP_FAMILIES="4 6" KMAGLEV_VM_CPUS=1 \
+	KMAGLEV_BGP_PEERS=bird KMAGLEV_ECMP_MODES=builtin KMAGLEV_ECMP_FAMILIES="4 6" \
+	KMAGLEV_VM_CPUS=1 \
 		vm_job q-stock-ctl stock "kselftests on stock kernel ($QUICK_CTL)" \
 		"$TOP/selftests/net/run_tests.sh" $QUICK_CTL
 }

@@ -83,7 +83,8 @@ set_family() {
 	if [[ $FAM == 4 ]]; then
 		VIP=$(dp_vip4 0) PLEN=32 SVC="$(dp_vip4 0)/tcp" BENET=10.0.0.0/16 CLHOST=$DP_CL4
 	else
-		VIP=$(dp_vip6 0) PLEN=128 SVC="[$(dp_vip6 0)]/tcp" BENET=2001:db8:b::/48 CLHOST="[$DP_CL6]"
+		VIP=$(dp_vip6 0) PLEN=128 SVC="[$(dp_vip6 0)]/tcp" BENET=2001:db8:b::/48
+		CLHOST="[$DP_CL6]"
 	fi
 	PASS="$MODE v$FAM"
 }
@@ -117,15 +118,25 @@ bgp_peer_start bird "$DP_RT" rt as=$RT_AS id="$(dp_rtlb4 1)" \
 # Polled every 0.1 s while a bound runs: two processes a poll (a TCG guest on a loaded host
 # forks slowly, and the poll's own time counts in the bound).
 NHMAP=
-for ((__i = 1; __i <= DP_NLB; __i++)); do NHMAP+="$(dp_lb4 $__i)=lb$__i $(dp_lb6 $__i)=lb$__i "; done
+for ((__i = 1; __i <= DP_NLB; __i++)); do
+	NHMAP+="$(dp_lb4 $__i)=lb$__i $(dp_lb6 $__i)=lb$__i "
+done
 rt_nhs() {
 	ip -n "$DP_RT" -"$FAM" route show "$VIP" | awk -v map="$NHMAP" '
-	BEGIN { n = split(map, m, " "); for (i = 1; i <= n; i++) { split(m[i], kv, "="); name[kv[1]] = kv[2] } }
+	BEGIN {
+		n = split(map, m, " ")
+		for (i = 1; i <= n; i++) { split(m[i], kv, "="); name[kv[1]] = kv[2] }
+	}
 	{
 		v = ""; d = ""
-		for (i = 1; i < NF; i++) { if ($i == "via") v = $(i + 1); if ($i == "dev") d = $(i + 1) }
+		for (i = 1; i < NF; i++) {
+			if ($i == "via") v = $(i + 1)
+			if ($i == "dev") d = $(i + 1)
+		}
 		if (v == "") next
-		if (v in name) x = name[v]; else if (v ~ /^fe80:/ && d ~ /^l[0-9]+$/) x = "lb" substr(d, 2); else x = v
+		if (v in name) x = name[v]
+		else if (v ~ /^fe80:/ && d ~ /^l[0-9]+$/) x = "lb" substr(d, 2)
+		else x = v
 		out[++k] = x
 	}
 	END {
