@@ -240,12 +240,13 @@ unsigned int kmd_util_share(const struct kmd_util *u, unsigned int applied, int 
 	return f;
 }
 
-bool kmd_util_overloaded(const struct kmd_util *u, bool was, int min_util)
+bool kmd_util_overloaded(const struct kmd_util *u, bool was, int min_util, double on_s)
 {
 	if (!u->on || !u->shed_above || min_util < 0)
 		return false;
 	if (was)
-		return min_util >= (int)u->shed_above - KMD_SHED_HYST;
+		return min_util >= (int)u->shed_above - KMD_SHED_HYST ||
+		       on_s * 1000 < u->shed_hold_ms;
 	return min_util >= (int)u->shed_above;
 }
 

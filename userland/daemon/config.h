@@ -135,6 +135,7 @@ struct kmd_util {
 	uint32_t target;		/* 1..95, default 70 */
 	uint32_t min_weight;		/* 1..100, default 50: no report drains a backend */
 	uint32_t shed_above;		/* 1..100; 0 (the default): never overloaded */
+	uint32_t shed_hold_ms;		/* overload lasts at least this long; default 10 s */
 };
 
 struct kmd_service {
@@ -236,11 +237,15 @@ unsigned int kmd_util_share(const struct kmd_util *u, unsigned int applied, int 
  * Whether a service under @u is overloaded now, given whether it was (@was) and the lowest
  * smoothed utilization @min_util among its backends that serve and report one (-1: none):
  * overload starts once that is at shed-above or more (every such backend is), and ends once
- * it falls below shed-above - KMD_SHED_HYST (some backend has room again). Never without
- * shed-above, nor without a backend that reports.
+ * it falls below shed-above - KMD_SHED_HYST (some backend has room again), but not before it
+ * has lasted shed-hold (@on_s: seconds since it started), so that shedding, which lowers the
+ * utilization it is based on, does not turn itself off and on every few reports. Never
+ * without shed-above, nor without a backend that reports (which end it at once).
  */
-bool kmd_util_overloaded(const struct kmd_util *u, bool was, int min_util);
+bool kmd_util_overloaded(const struct kmd_util *u, bool was, int min_util, double on_s);
 #define KMD_SHED_HYST	5
+#define KMD_SHED_HOLD_DEFAULT_MS	10000
+#define KMD_SHED_HOLD_MAX_MS		600000
 /* As kmd_config_load(), from a string in memory; @name stands for the file in messages. */
 int kmd_config_load_str(const char *name, const char *yaml, size_t len, struct kmd_config **cfg,
 			FILE *err);

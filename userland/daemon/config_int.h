@@ -92,7 +92,7 @@ struct raw_quorum {
 };
 
 struct raw_util {
-	char *target, *min_weight, *shed_above;
+	char *target, *min_weight, *shed_above, *shed_hold;
 };
 
 struct raw_svc_bgp {

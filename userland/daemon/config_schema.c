@@ -69,6 +69,7 @@ static const cyaml_schema_field_t util_fields[] = {
 	STR("target", OPT, struct raw_util, target),
 	STR("min-weight", OPT, struct raw_util, min_weight),
 	STR("shed-above", OPT, struct raw_util, shed_above),
+	STR("shed-hold", OPT, struct raw_util, shed_hold),
 	CYAML_FIELD_END
 };
 

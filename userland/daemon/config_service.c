@@ -126,6 +126,7 @@ static void p_util(struct ctx *c, const struct raw_util *r, const struct kmd_yno
 	s->util.target = KMD_UTIL_TARGET_DEFAULT;
 	s->util.min_weight = KMD_UTIL_MIN_WEIGHT_DEFAULT;
 	s->util.shed_above = 0;
+	s->util.shed_hold_ms = KMD_SHED_HOLD_DEFAULT_MS;
 	if (!util_reported(s)) {
 		cfg_val(svc, "utilization", NULL, &v);
 		err_at(c, v.at, v.key, "no agent check of the service or its backends reports "
@@ -140,6 +141,9 @@ static void p_util(struct ctx *c, const struct raw_util *r, const struct kmd_yno
 	if (cfg_val(map, "shed-above", r->shed_above, &v) &&
 	    p_u32(c, &v, KMD_SHED_HYST + 1, 100, &x))
 		s->util.shed_above = x;
+	if (cfg_val(map, "shed-hold", r->shed_hold, &v) &&
+	    p_ms(c, &v, 0, KMD_SHED_HOLD_MAX_MS, &x))
+		s->util.shed_hold_ms = x;
 	path_pop(c, mark);
 }
 

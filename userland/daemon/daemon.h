@@ -47,6 +47,7 @@ struct kmd_svc {
 	bool healthy;			/* quorum met (or action serve/fail-open) */
 	bool below_quorum;
 	bool overloaded;		/* shed-above: the kernel's overload is to be on */
+	double overloaded_at;		/* since when (CLOCK_MONOTONIC, seconds) */
 	unsigned int nup, nconfigured;	/* healthy and configured-up backends (quorum) */
 	uint32_t kernel_id;		/* the kernel's service id, 0: not there yet */
 	struct kmg_service last;	/* the desired state last applied (owns last.be) */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lib/log.h"
 #include "daemon/state.h"
@@ -115,6 +116,15 @@ static bool be_serves(const struct kmd_be *b)
 	       b->conf->be.weight && b->weight_pct && b->weight;
 }
 
+/* The monotonic clock, in seconds: the overload's hold is not moved by clock changes. */
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 bool kmd_svc_overload_update(struct kmd_svc *s)
 {
 	const struct kmd_util *u = &s->conf->util;
@@ -135,10 +145,11 @@ bool kmd_svc_overload_update(struct kmd_svc *s)
 	/* an agent that has not answered yet (start, reload): the adopted state stands */
 	if (pending)
 		return false;
-	now = kmd_util_overloaded(u, s->overloaded, min);
+	now = kmd_util_overloaded(u, s->overloaded, min, mono_s() - s->overloaded_at);
 	if (now == s->overloaded)
 		return false;
 	s->overloaded = now;
+	s->overloaded_at = mono_s();
 	kmd_svc_name(s, name, sizeof(name));
 	if (now)
 		kmd_warn("service %s: overloaded: every backend that serves is at %d%% "

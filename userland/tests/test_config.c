@@ -644,6 +644,8 @@ static const struct {
 	/* off is shed-above - 5: from 5 down, a service could never come back */
 	{ AGENT "    utilization: { shed-above: 5 }\n",
 	  "t.yaml:5:20: services[0].utilization.shed-above: 5 is out of range 6..100" },
+	{ AGENT "    utilization: { shed-above: 90, shed-hold: 11m }\n",
+	  "t.yaml:5:36: services[0].utilization.shed-hold: 11m is out of range 0ms..10m" },
 	{ AGENT "    utilization: { shed-above: 101 }\n",
 	  "t.yaml:5:20: services[0].utilization.shed-above: 101 is out of range 6..100" },
 	{ AGENT "    utilization: { shed-above: 90% }\n",
@@ -970,6 +972,7 @@ static void test_shed_settings(void **state)
 	assert_true(KMG_HAS(&s->svc, KMAGLEV_A_SERVICE_CRITICALITY));
 	assert_true(s->util.on);
 	assert_int_equal(s->util.shed_above, 90);
+	assert_int_equal(s->util.shed_hold_ms, KMD_SHED_HOLD_DEFAULT_MS);
 	assert_int_equal(s->util.target, 70);
 	assert_int_equal(s->util.min_weight, 50);
 	s = &cfg->services[1];
@@ -982,6 +985,9 @@ static void test_shed_settings(void **state)
 	kmd_config_free(cfg);
 	load_ok(AGENT "    utilization: { target: 60 }\n", &cfg);
 	assert_int_equal(cfg->services[0].util.shed_above, 0);
+	kmd_config_free(cfg);
+	load_ok(AGENT "    utilization: { shed-above: 90, shed-hold: 0s }\n", &cfg);
+	assert_int_equal(cfg->services[0].util.shed_hold_ms, 0);
 	kmd_config_free(cfg);
 }
 

@@ -556,25 +556,37 @@ static void test_util_overloaded(void **state)
 	unsigned int i;
 
 	for (i = 0; i < KMG_ARRAY_SIZE(cases); i++)
-		if (kmd_util_overloaded(&u, cases[i].was, cases[i].min) != cases[i].now)
+		if (kmd_util_overloaded(&u, cases[i].was, cases[i].min, 60) != cases[i].now)
 			fail_msg("was %d, lowest %d%%: want %d", cases[i].was, cases[i].min,
 				 cases[i].now);
 	/* 100 and 1..5: the hysteresis stops at the ends */
 	u.shed_above = 100;
-	assert_false(kmd_util_overloaded(&u, false, 99));
-	assert_true(kmd_util_overloaded(&u, false, 100));
-	assert_true(kmd_util_overloaded(&u, true, 95));
-	assert_false(kmd_util_overloaded(&u, true, 94));
+	assert_false(kmd_util_overloaded(&u, false, 99, 60));
+	assert_true(kmd_util_overloaded(&u, false, 100, 60));
+	assert_true(kmd_util_overloaded(&u, true, 95, 60));
+	assert_false(kmd_util_overloaded(&u, true, 94, 60));
 	u.shed_above = 3;
-	assert_true(kmd_util_overloaded(&u, false, 3));
-	assert_true(kmd_util_overloaded(&u, true, 0));
+	assert_true(kmd_util_overloaded(&u, false, 3, 60));
+	assert_true(kmd_util_overloaded(&u, true, 0, 60));
 	/* without shed-above, or without the block: never */
 	u.shed_above = 0;
-	assert_false(kmd_util_overloaded(&u, false, 100));
-	assert_false(kmd_util_overloaded(&u, true, 100));
+	assert_false(kmd_util_overloaded(&u, false, 100, 60));
+	assert_false(kmd_util_overloaded(&u, true, 100, 60));
 	u.shed_above = 90;
 	u.on = false;
-	assert_false(kmd_util_overloaded(&u, true, 100));
+	assert_false(kmd_util_overloaded(&u, true, 100, 60));
+
+	/* shed-hold: once on, on for that long whatever the reports; then as above */
+	u.on = true;
+	u.shed_hold_ms = 10000;
+	assert_true(kmd_util_overloaded(&u, true, 0, 9.9));
+	assert_false(kmd_util_overloaded(&u, true, 0, 10));
+	assert_true(kmd_util_overloaded(&u, true, 86, 10));
+	assert_false(kmd_util_overloaded(&u, false, 89, 0));	/* it does not start one */
+	/* but no backend that reports, or no shed-above, ends it at once */
+	assert_false(kmd_util_overloaded(&u, true, -1, 1));
+	u.shed_above = 0;
+	assert_false(kmd_util_overloaded(&u, true, 100, 1));
 }
 
 static void set_utils(struct world *w, int a, int b, int c)
