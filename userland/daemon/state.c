@@ -416,16 +416,20 @@ static const struct kmd_be *prev_be(const struct kmd_svc *ps, unsigned int nps,
  * config's (a reload), else the kernel's (a start). Only with utilization shed-above; without,
  * the service is never overloaded.
  */
+/* The overload state a service starts with, and since when (*@at: its shed-hold goes on). */
 static bool svc_adopt_overload(const struct kmd_svc *s, const struct kmg_service *ks,
-			       const struct kmd_svc *prev, unsigned int nprev)
+			       const struct kmd_svc *prev, unsigned int nprev, double *at)
 {
 	unsigned int i;
 
+	*at = mono_s();		/* a restart that finds it on: the hold starts again */
 	if (!s->conf->util.on || !s->conf->util.shed_above)
 		return false;
 	for (i = 0; i < nprev; i++)
-		if (same_key(&prev[i].conf->svc.key, &s->conf->svc.key))
+		if (same_key(&prev[i].conf->svc.key, &s->conf->svc.key)) {
+			*at = prev[i].overloaded_at;
 			return prev[i].overloaded;
+		}
 	return ks && KMG_HAS(ks, KMAGLEV_A_SERVICE_OVERLOAD) &&
 	       ks->overload == KMAGLEV_OVERLOAD_ON;
 }
@@ -449,7 +453,8 @@ int kmd_state_build(struct kmd *d, const struct kmd_config *cfg, const struct km
 		sv[i].conf = cs;
 		sv[i].healthy = true;
 		sv[i].kernel_id = ks ? ks->id : 0;
-		sv[i].overloaded = svc_adopt_overload(&sv[i], ks, prev, nprev);
+		sv[i].overloaded = svc_adopt_overload(&sv[i], ks, prev, nprev,
+						      &sv[i].overloaded_at);
 		sv[i].be = cs->nbackends ? calloc(cs->nbackends, sizeof(*sv[i].be)) : NULL;
 		if (cs->nbackends && !sv[i].be)
 			goto nomem;
