@@ -63,8 +63,8 @@ void kmg_imp_loss(struct kmg_imp *imp, const struct kmg_imp_src *at, const char 
 		line = strdup(msg);
 	}
 	free(msg);
-	if (line && !kmg_grow(&imp->losses, imp->nlosses, sizeof(*imp->losses)))
-		imp->losses[imp->nlosses] = line;
+	if (line && !kmg_grow(&imp->losses, imp->nlost, sizeof(*imp->losses)))
+		imp->losses[imp->nlost++] = line;
 	else
 		free(line);
 	imp->nlosses++;
@@ -255,7 +255,7 @@ void kmg_imp_free(struct kmg_imp *imp)
 		free(s->what);
 	}
 	free(imp->svc);
-	for (i = 0; i < imp->nlosses && imp->losses; i++)
+	for (i = 0; i < imp->nlost; i++)
 		free(imp->losses[i]);
 	free(imp->losses);
 	for (i = 0; i < imp->nfiles; i++)
@@ -265,7 +265,37 @@ void kmg_imp_free(struct kmg_imp *imp)
 	imp->nfiles = 0;
 	imp->svc = NULL;
 	imp->losses = NULL;
-	imp->nsvc = imp->nlosses = 0;
+	imp->nsvc = imp->nlosses = imp->nlost = 0;
+}
+
+ssize_t kmg_imp_getline(char **buf, size_t *cap, FILE *f, size_t max)
+{
+	size_t n = 0;
+	int c;
+
+	for (;;) {
+		if (n + 2 > *cap) {
+			size_t ncap = *cap ? *cap * 2 : 256;
+			char *b = realloc(*buf, ncap);
+
+			if (!b)
+				return -3;
+			*buf = b;
+			*cap = ncap;
+		}
+		c = getc(f);
+		if (c == EOF)
+			break;
+		if (n == max)
+			return -2;
+		(*buf)[n++] = c;
+		if (c == '\n')
+			break;
+	}
+	(*buf)[n] = '\0';
+	if (ferror(f))
+		return -3;
+	return n || c != EOF ? (ssize_t)n : -1;
 }
 
 bool kmg_imp_text_ok(const char *s, size_t max, bool nospace)
@@ -542,7 +572,7 @@ static void put_file(FILE *f, const struct kmg_imp *imp)
 		fprintf(f, "%s", imp->advice);
 	if (imp->nlosses) {
 		fprintf(f, "#\n# Not mapped (%u, accepted with --accept-losses):\n", imp->nlosses);
-		for (i = 0; i < imp->nlosses && imp->losses; i++) {
+		for (i = 0; i < imp->nlost; i++) {
 			fputs("#   ", f);
 			put_comment(f, imp->losses[i]);
 			fputc('\n', f);

@@ -71,7 +71,8 @@ struct kmg_imp {
 	unsigned int nfiles;
 	unsigned int nnotes;
 	char **losses;			/* "FILE:LINE: WHAT: WHY", for the header too */
-	unsigned int nlosses;
+	unsigned int nlost;		/* of them kept in losses[] (memory may run out) */
+	unsigned int nlosses;		/* counted */
 	struct kmg_imp_service *svc;
 	unsigned int nsvc;
 	/* config: connection timeouts in seconds, 0: not given */
@@ -122,6 +123,14 @@ struct kmg_imp_check *kmg_imp_check_add(struct kmg_imp_backend *b);
 int kmg_imp_check_copy(struct kmg_imp_check *dst, const struct kmg_imp_check *k);
 void kmg_imp_checks_free(struct kmg_imp_check *k, unsigned int n);
 void kmg_imp_free(struct kmg_imp *imp);
+
+/*
+ * A line of @f into *@buf (grown as needed, its newline kept), at most @max bytes: its length,
+ * -1 at the end of the file, -2 for a longer line (the rest unread), -3 out of memory or a
+ * read error. getline() alone would take a stream without newlines (/dev/zero) whole.
+ */
+#define KMG_IMP_LINE_MAX	65536
+ssize_t kmg_imp_getline(char **buf, size_t *cap, FILE *f, size_t max);
 
 /*
  * Whether @s can be a text value of the file: 1..@max bytes of UTF-8 without control

@@ -80,6 +80,8 @@ static int addr_port(const char *s, struct kmg_addr *a, uint16_t *port, bool *ha
 	char buf[INET6_ADDRSTRLEN + 16], *p = NULL;
 	uint64_t v;
 
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;		/* cut, it would mean another address or port */
 	snprintf(buf, sizeof(buf), "%s", s);
 	if (buf[0] == '[') {
 		char *e = strchr(buf, ']');
@@ -421,7 +423,7 @@ int kmg_import_ipvsadm(struct kmg_imp *imp, FILE *in, const char *name)
 		      "# Add checks: to the services (Documentation/daemon.rst).\n";
 	if (!imp->source)
 		imp->source = name;
-	while (!ret && (len = getline(&buf, &cap, in)) >= 0) {
+	while (!ret && (len = kmg_imp_getline(&buf, &cap, in, KMG_IMP_LINE_MAX)) >= 0) {
 		l.at.line++;
 		while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
 			buf[--len] = '\0';
@@ -450,8 +452,12 @@ int kmg_import_ipvsadm(struct kmg_imp *imp, FILE *in, const char *name)
 			ret = one_line(&p, &l);
 		free(copy);
 	}
-	if (!ret && ferror(in))
-		ret = kmg_err(KMG_EFAIL, "reading %s: %s", name, strerror(errno));
+	if (!ret && len == -2)
+		ret = kmg_err(KMG_EFAIL, "%s:%u: a line of more than %u bytes: not ipvsadm's "
+			      "output", name, l.at.line + 1, KMG_IMP_LINE_MAX);
+	else if (!ret && len == -3)
+		ret = kmg_err(KMG_EFAIL, "reading %s: %s", name,
+			      ferror(in) ? strerror(errno) : "out of memory");
 	if (!ret && imp->nsvc) {
 		struct kmg_imp_src at = { name, 0 };
 

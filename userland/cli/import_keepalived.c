@@ -411,12 +411,46 @@ static bool literal(const char *re)
 }
 
 /* One url { } of HTTP_GET or SSL_GET: a check like @base. */
+/* A name, an IPv4 address or an [IPv6] one: what the daemon takes as a check's host. */
+static bool host_chars(const char *s, size_t n)
+{
+	if (n > 2 && s[0] == '[')
+		return s[n - 1] == ']' && strspn(s + 1, "0123456789abcdefABCDEF:.") == n - 2;
+	return n && n <= 253 &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._") >= n;
+}
+
+/*
+ * keepalived's virtualhost as a check's host: a "NAME:PORT" loses its port (the daemon's check
+ * sends Host with the check's port, and a port in host would make another URL), anything
+ * else that is no host name is a loss and the check sends the address. NULL or the host.
+ */
+static const char *vhost_clean(struct ka *ka, const struct kac_node *u, const char *host,
+			       char *buf, size_t len)
+{
+	const char *colon = strrchr(host, ':');
+	size_t n = strlen(host);
+
+	if (host_chars(host, n))
+		return host;
+	if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1) &&
+	    (size_t)(colon - host) < len && host_chars(host, colon - host)) {
+		memcpy(buf, host, colon - host);
+		buf[colon - host] = '\0';
+		note(ka, u, "the virtualhost's port is dropped: kmaglev's check sends Host with the check's own port");
+		return buf;
+	}
+	loss(ka, u, "the virtualhost is no host name (letters, digits, \"-\", \".\", \"_\", or an [IPv6] address): the check sends the address as Host");
+	return NULL;
+}
+
 static void url(struct vs *v, struct rs *r, const struct kac_node *u, const char *vhost,
 		const struct kmg_imp_check *base)
 {
 	struct ka *ka = v->ka;
 	struct kmg_imp_check st = { 0 }, *k;
 	const char *path = NULL, *host = vhost, *body = NULL, *s;
+	char hbuf[256];
 	unsigned int i;
 
 	for (i = 0; i < u->nkid; i++) {
@@ -452,10 +486,8 @@ static void url(struct vs *v, struct rs *r, const struct kac_node *u, const char
 		loss(ka, u, "kmaglev's path starts with \"/\" and has no spaces or control characters: no check written");
 		return;
 	}
-	if (host && !kmg_imp_text_ok(host, 253, true)) {
-		loss(ka, u, "the virtualhost has spaces or control characters: the check sends the address as Host");
-		host = NULL;
-	}
+	if (host)
+		host = vhost_clean(ka, u, host, hbuf, sizeof(hbuf));
 	k = kmg_imp_check_add(&r->b);
 	if (!k || kmg_imp_check_copy(k, base))
 		return;
@@ -954,6 +986,8 @@ static int range(const char *s, struct kmg_addr *first, unsigned int *count)
 	uint8_t *fb, *eb;
 	uint64_t v;
 
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;		/* cut, it would mean another range */
 	snprintf(buf, sizeof(buf), "%s", s);
 	sep = strpbrk(buf, "-/");
 	if (sep)
@@ -1067,7 +1101,7 @@ static void quorum(struct vs *v, struct kmg_imp_service *s)
 		loss(ka, v->quorum_at, "keepalived counts the weights of live servers, kmaglev the live backends (quorum: min), and these weights differ");
 		return;
 	}
-	min = (v->quorum + s->be[0].weight - 1) / s->be[0].weight;
+	min = ((uint64_t)v->quorum + s->be[0].weight - 1) / s->be[0].weight;
 	if (min > s->nbe) {
 		loss(ka, v->quorum_at, "more than all the servers' weight: never reached");
 		return;

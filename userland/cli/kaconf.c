@@ -16,11 +16,15 @@
 
 #include "lib/err.h"
 #include "lib/util.h"
+#include "cli/import.h"
 #include "cli/kaconf.h"
 
 #define MAX_DEPTH	64	/* blocks in blocks */
 #define MAX_INCLUDE	16	/* includes in includes */
 #define MAX_EXPAND	1000	/* parameter replacements in one line */
+#define MAX_EXPANDED	65536	/* a line with its parameters replaced: bytes */
+#define MAX_LINE	65536	/* a line as read: bytes */
+#define MAX_FILES	1000	/* files read in all, includes included */
 
 struct def {
 	char *name, *value;
@@ -39,6 +43,7 @@ struct pstate {
 	struct def *defs;
 	unsigned int ndefs;
 	unsigned int includes;
+	unsigned int files;		/* read so far: an include fan-out is bounded */
 	const char *file;		/* being read */
 	char *dir;			/* its directory, absolute if it can be */
 };
@@ -226,6 +231,11 @@ static int substitute(struct pstate *ps, const char *s, unsigned int line, char 
 			free(str);
 			return kmg_err(KMG_EFAIL, "%s:%u: the parameters expand without end",
 				       ps->file, line);
+		}
+		if (strlen(str) - skip + strlen(v) > MAX_EXPANDED) {
+			free(str);
+			return kmg_err(KMG_EFAIL, "%s:%u: the parameters expand to more than %u bytes",
+				       ps->file, line, MAX_EXPANDED);
 		}
 		/* the value in place of the reference, read again from its start */
 		if (asprintf(&n, "%.*s%s%s", (int)pos, str, v, str + pos + skip) < 0) {
@@ -540,6 +550,9 @@ static int read_file(struct pstate *ps, const char *path, const char *from, unsi
 	int ret = 0;
 	FILE *f;
 
+	if (++ps->files > MAX_FILES)
+		return kmg_err(KMG_EFAIL, "%s:%u: include %s: more than %u files read in all",
+			       from ? from : path, at, path, MAX_FILES);
 	f = fopen(path, "r");
 	if (!f) {
 		if (from)
@@ -559,7 +572,7 @@ static int read_file(struct pstate *ps, const char *path, const char *from, unsi
 	}
 	if (!ps->file || !ps->dir)
 		ret = oom();
-	while (!ret && (len = getline(&buf, &cap, f)) >= 0) {
+	while (!ret && (len = kmg_imp_getline(&buf, &cap, f, MAX_LINE)) >= 0) {
 		line++;
 		while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
 			buf[--len] = '\0';
@@ -569,8 +582,12 @@ static int read_file(struct pstate *ps, const char *path, const char *from, unsi
 		else
 			ret = line_in(ps, buf, line);
 	}
-	if (!ret && ferror(f))
-		ret = kmg_err(KMG_EFAIL, "reading %s: %s", path, strerror(errno));
+	if (!ret && len == -2)
+		ret = kmg_err(KMG_EFAIL, "%s:%u: a line of more than %u bytes", ps->file, line + 1,
+			      MAX_LINE);
+	else if (!ret && len == -3)
+		ret = kmg_err(KMG_EFAIL, "reading %s: %s", path,
+			      ferror(f) ? strerror(errno) : "out of memory");
 	free(buf);
 	fclose(f);
 	free(ps->dir);

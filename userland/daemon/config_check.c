@@ -188,6 +188,20 @@ static void p_ca(struct ctx *c, const struct val *v, struct kmd_check *k)
 	fclose(f);
 }
 
+/*
+ * The host of an http check: a name, an IPv4 address or an IPv6 one in brackets. It goes in
+ * the URL before the check's port: "host:8080" or "x/y" would make another URL.
+ */
+static bool host_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (s[0] == '[')
+		return n > 2 && s[n - 1] == ']' && strspn(s + 1, "0123456789abcdefABCDEF:.") == n - 2;
+	return n && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._") ==
+		    n;
+}
+
 static bool name_ok(const char *s)
 {
 	size_t i, len = strlen(s);
@@ -277,8 +291,14 @@ static void p_check(struct ctx *c, const struct raw_check *r, const struct kmd_y
 	if (!known)
 		goto name;
 	if (HTTP_KINDS & (1U << kind)) {
-		if (cfg_val(map, "host", r->v[CK_HOST], &v))
-			p_text(c, &v, 1, 253, true, &k->host);
+		if (cfg_val(map, "host", r->v[CK_HOST], &v)) {
+			if (!host_ok(v.s))
+				err_at(c, v.at, v.key, "\"%s\" is not a host name (letters, digits, "
+				       "\"-\", \".\", \"_\"; no port: the check's port is the URL's) "
+				       "nor an [IPv6] address", v.s);
+			else
+				p_text(c, &v, 1, 253, true, &k->host);
+		}
 		if (cfg_val(map, "path", r->v[CK_PATH], &v)) {
 			if (v.s[0] != '/')
 				err_at(c, v.at, v.key, "\"%s\" does not start with \"/\"", v.s);

@@ -717,7 +717,8 @@ static const struct {
 	{ CHK "        fall: 1001\n",
 	  "t.yaml:6:9: services[0].checks[0].fall: 1001 is out of range 1..1000" },
 	{ CHK "        host: \"a b\"\n",
-	  "t.yaml:6:9: services[0].checks[0].host: \"a b\" contains a space" },
+	  "t.yaml:6:9: services[0].checks[0].host: \"a b\" is not a host name (letters, digits, "
+	  "\"-\", \".\", \"_\"; no port: the check's port is the URL's) nor an [IPv6] address" },
 	{ CHK "        path: healthz\n",
 	  "t.yaml:6:9: services[0].checks[0].path: \"healthz\" does not start with \"/\"" },
 	{ CHK "        status: [200, \"600\"]\n",
@@ -728,6 +729,13 @@ static const struct {
 	  "t.yaml:6:18: services[0].checks[0].status[0]: \"ok\" is not a status code or a range like 200-399" },
 	{ CHK "        status: []\n",
 	  "t.yaml:6:9: services[0].checks[0].status: must list at least one status or range" },
+	{ CHK "        host: www.example.com:8080\n",
+	  "t.yaml:6:9: services[0].checks[0].host: \"www.example.com:8080\" is not a host name "
+	  "(letters, digits, \"-\", \".\", \"_\"; no port: the check's port is the URL's) nor "
+	  "an [IPv6] address" },
+	{ CHK "        host: x/y\n",
+	  "t.yaml:6:9: services[0].checks[0].host: \"x/y\" is not a host name (letters, digits, "
+	  "\"-\", \".\", \"_\"; no port: the check's port is the URL's) nor an [IPv6] address" },
 	{ CHK "        body: \"\"\n",
 	  "t.yaml:6:9: services[0].checks[0].body: must not be empty" },
 	{ CHK "        verify-tls: false\n",

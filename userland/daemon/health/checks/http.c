@@ -441,9 +441,15 @@ static CURL *http_easy(struct kmd_probe *p, struct http_slot *slot)
 	    curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, slot) ||
 	    curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, c->verify_tls ? 1L : 0L) ||
 	    curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, c->verify_tls ? 2L : 0L) ||
-	    /* the check's own CAs, and only those: not the system's directory beside them */
+	    /*
+	     * The check's own CAs, and only those: not the system's directory beside them.
+	     * Read at each handshake: libcurl 7.87+ would otherwise keep the CA store of a
+	     * path in the multi handle for a day, and a CA file rotated in place (then a
+	     * reload) would still verify with the old CAs.
+	     */
 	    (c->ca && (curl_easy_setopt(e, CURLOPT_CAINFO, c->ca) ||
-		       curl_easy_setopt(e, CURLOPT_CAPATH, NULL))) ||
+		       curl_easy_setopt(e, CURLOPT_CAPATH, NULL) ||
+		       curl_easy_setopt(e, CURLOPT_CA_CACHE_TIMEOUT, 0L))) ||
 	    /*
 	     * A verifying probe's new connection is a full handshake: a resumed TLS session
 	     * shows no certificate, and the one verified when it began would pass for a
