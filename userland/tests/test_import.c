@@ -299,6 +299,86 @@ static void test_syntax_errors(void **state)
 	free(p);
 }
 
+/* Input that would take the reader's time or memory without end is refused. */
+static void test_bounds(void **state)
+{
+	char *p = path_of("big.conf"), name[32], text[128];
+	struct kac_tree t;
+	unsigned int i;
+	FILE *f;
+
+	/* a line longer than 64 KiB (and /dev/zero, a line without end) */
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs("virtual_server 192.0.2.1 80 {\n# ", f);
+	for (i = 0; i < 70000; i++)
+		fputc('x', f);
+	fputs("\n}\n", f);
+	fclose(f);
+	kmg_err_clear();
+	assert_int_equal(kac_parse(p, &t), KMG_EFAIL);
+	assert_has(kmg_errmsg(), "big.conf:2: a line of more than 65536 bytes");
+	kac_free(&t);
+	kmg_err_clear();
+	assert_int_equal(kac_parse("/dev/zero", &t), KMG_EFAIL);
+	assert_has(kmg_errmsg(), "/dev/zero:1: a line of more than 65536 bytes");
+	kac_free(&t);
+	/* parameters that double at each step: bounded in bytes, not only in steps */
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs("$A=", f);
+	for (i = 0; i < 4000; i++)
+		fputc('a', f);
+	fputc('\n', f);
+	for (i = 0; i < 5; i++)
+		fprintf(f, "$%c=${%c} ${%c}\n", 'B' + i, 'A' + i, 'A' + i);
+	fputs("x ${F}\n", f);
+	fclose(f);
+	kmg_err_clear();
+	assert_int_equal(kac_parse(p, &t), KMG_EFAIL);
+	assert_has(kmg_errmsg(), "the parameters expand to more than 65536 bytes");
+	kac_free(&t);
+	/* each file includes the next three times: 3^8 reads; bounded in files */
+	for (i = 0; i < 9; i++) {
+		snprintf(name, sizeof(name), "fan%u.conf", i);
+		snprintf(text, sizeof(text), i < 8 ? "include fan%u.conf\ninclude fan%u.conf\n"
+			 "include fan%u.conf\n" : "a b\n", i + 1, i + 1, i + 1);
+		put(name, text);
+	}
+	free(p);
+	p = path_of("fan0.conf");
+	kmg_err_clear();
+	assert_int_equal(kac_parse(p, &t), KMG_EFAIL);
+	assert_has(kmg_errmsg(), "more than 1000 files read in all");
+	kac_free(&t);
+	free(p);
+}
+
+/* A virtualhost with a port loses it, with a note; one that is no host name is a loss. */
+static void test_virtualhost(void **state)
+{
+	static const char head[] =
+		"virtual_server 192.0.2.1 80 {\n lb_kind TUN\n real_server 10.0.0.1 80 {\n"
+		"  HTTP_GET {\n   url { path /h\n    virtualhost ";
+	char text[512];
+	struct run r;
+
+	snprintf(text, sizeof(text), "%swww.example.com:8080 }\n  }\n }\n}\n", head);
+	run_ka("vh.conf", text, &r);
+	assert_int_equal(r.ret, 0);
+	assert_has(r.yaml, "host: www.example.com\n");
+	assert_has(r.diag, "the virtualhost's port is dropped");
+	assert_int_equal(r.nlosses, 0);
+	run_free(&r);
+	snprintf(text, sizeof(text), "%sexample.com/x }\n  }\n }\n}\n", head);
+	run_ka("vh.conf", text, &r);
+	assert_int_equal(r.ret, 0);
+	assert_has(r.diag, "the virtualhost is no host name");
+	assert_int_equal(r.nlosses, 1);
+	assert_null(strstr(r.yaml, "host:"));
+	run_free(&r);
+}
+
 static void test_include(void **state)
 {
 	struct kac_tree t;
@@ -1239,6 +1319,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_syntax),
+		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_virtualhost),
 		cmocka_unit_test(test_syntax_errors),
 		cmocka_unit_test(test_include),
 		cmocka_unit_test(test_definitions),
