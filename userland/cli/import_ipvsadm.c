@@ -253,7 +253,9 @@ static int add_service(struct ipv *p, const struct line *l)
 	}
 	s = kmg_imp_service_add(p->imp, &l->at, &r.a, r.port, r.proto, l->text);
 	if (!s) {
-		skip(p, &r);
+		/* a second -A of a service made: its -a lines add to it, as ipvsadm -R's do */
+		if (!find(p, &r))
+			skip(p, &r);
 		return 0;
 	}
 	s->hash = kmg_imp_schedule(p->imp, &l->at, l->text, sched,

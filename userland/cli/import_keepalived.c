@@ -1255,6 +1255,17 @@ static void virtual_server(struct ka *ka, const struct kac_node *x)
 		if (rs[nrs - 1].ok && !rs[nrs - 1].method_at && v.method != M_TUN)
 			defaulted = true;
 	}
+	/*
+	 * Without alpha, keepalived takes each real server in before its first check; kmaglev
+	 * takes a backend in only once its checks pass (rise), whatever alpha said (with it
+	 * they agree, and the note above says so).
+	 */
+	for (j = 0; j < nrs && !(v.said & SAID_ALPHA); j++)
+		if (rs[j].ok && rs[j].b.nchecks) {
+			note_once(&v, SAID_ALPHA, x,
+				  "no alpha: keepalived takes each real server in before its first check; kmaglev takes a backend in only once its checks pass");
+			break;
+		}
 	/* the virtual server's method, when a real server takes it */
 	if (defaulted && v.method_at)
 		loss(ka, v.method_at, method_loss(v.method));

@@ -682,8 +682,9 @@ static void test_full(void **state)
 	assert_true(asprintf(&want, full_yaml, p) > 0);
 	if (strcmp(r.body, want))
 		fail_msg("got:\n%s\nwant:\n%s", r.body, want);
-	/* the notes: the schedulers and persistence once a service, the quorum */
-	assert_int_equal(r.nnotes, 4);
+	/* the notes: the schedulers and persistence once a service, the quorum, no alpha */
+	assert_int_equal(r.nnotes, 7);
+	assert_has(r.diag, "no alpha: keepalived takes each real server in before its first check");
 	assert_has(r.diag, "full.conf:8: note: virtual_server 192.0.2.10 80: Maglev consistent hashing replaces the scheduler wrr (the weights are kept)\n");
 	assert_has(r.diag, "full.conf:11: note: quorum 4: quorum: { min: 2 }");
 	assert_has(r.diag, "full.conf:43: note: virtual_server 2001:db8::10 443: persistence_timeout: hash: src-addr");
@@ -1168,7 +1169,7 @@ static void test_ipvsadm_lines(void **state)
 		{ "-a -t 192.0.2.1:80 -r 10.0.0.1:80 -i -w 1\n", NULL, "t.save:1: not mapped: -a -t 192.0.2.1:80 -r 10.0.0.1:80 -i -w 1: no -A line before it" },
 		{ "-A -t 192.0.2.1:80 -s rr\n-a -t 192.0.2.1:80 -r 10.0.0.1 -i -w 70000\n", NULL, "t.save:2: not mapped: -a -t 192.0.2.1:80 -r 10.0.0.1 -i -w 70000: -w:" },
 		{ "-A -t 192.0.2.1:80 -s rr\n-a -t 192.0.2.1:80 -r 10.0.0.1 -i -x 10 -y 5\n", NULL, "t.save:2: not mapped: -a -t 192.0.2.1:80 -r 10.0.0.1 -i -x 10 -y 5: -y:" },
-		{ "-A -t 192.0.2.1:80 -s rr\n-A -t 192.0.2.1:80 -s wrr\n", NULL, "t.save:2: not mapped: -A -t 192.0.2.1:80 -s wrr: the service 192.0.2.1 port 80/tcp is t.save:1's already" },
+		{ "-A -t 192.0.2.1:80 -s rr\n-A -t 192.0.2.1:80 -s wrr\n-a -t 192.0.2.1:80 -r 10.0.0.9 -i\n", NULL, "t.save:2: not mapped: -A -t 192.0.2.1:80 -s wrr: the service 192.0.2.1 port 80/tcp is t.save:1's already" },
 		{ "--set 7200 120 700000\n", NULL, "t.save:1: not mapped: --set 7200 120 700000: kmaglev's connection timeouts are at most 168h" },
 		{ "-A -t 192.0.2.1:80 -s rr\n-a -t 192.0.2.1:80 -r 0.0.0.12:80 -i\n", NULL, "t.save:2: not mapped: -a -t 192.0.2.1:80 -r 0.0.0.12:80 -i: kmaglev takes no such address (invalid address \"0.0.0.12\": address in 0.0.0.0/8): left out" },
 		{ "-A -u 239.1.1.1:53 -s rr\n-a -u 239.1.1.1:53 -r 10.0.0.1:53 -i\n", NULL, "t.save:1: not mapped: -A -u 239.1.1.1:53 -s rr: kmaglev takes no such address (invalid address \"239.1.1.1\": multicast address): left out" },
@@ -1201,6 +1202,8 @@ static void test_ipvsadm_lines(void **state)
 					   "        weight: 4\n"
 					   "        max-conns: 9\n");
 		}
+		if (i == 8)	/* the -a after a second -A goes to the service made */
+			assert_has(r.body, "      - address: 10.0.0.9\n");
 		if (i == 9)
 			assert_has(r.body, "config:\n  timeout-tcp-est: 2h\n  timeout-tcp-fin: 2m\n  timeout-udp: 168h\n");
 		run_free(&r);
