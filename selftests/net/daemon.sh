@@ -60,24 +60,9 @@ K() { dp_km $LB "$@"; }
 # the CLI's commands that talk to the daemon
 KS() { KMAGLEV_SOCKET=$SOCK ip netns exec "${DP_LB[LB]}" "$KMAGLEV" "$@"; }
 
-# be_field SVC BACKEND FIELD: a field of a backend in `kmaglev -j backend show SVC` (services,
-# each with its backends); nothing if it is not there.
-be_field() {
-	K -j backend show "$1" |
-		kmg_jq '.[].backends[] | select(.backend == $b) | .[$f]' --arg b "$2" --arg f "$3"
-}
-# wait_be SECS SVC BACKEND FIELD VALUE: until the kernel shows it; prints how long it took.
-wait_be() {
-	local secs=$1 svc=$2 be=$3 f=$4 v=$5 t0=$SECONDS
-	if dp_wait "$secs" eval '[[ $(be_field '"$svc $be $f"') == '"$v"' ]]'; then
-		echo "$((SECONDS - t0))"
-		return 0
-	fi
-	echo "# $svc $be: $f is $(be_field "$svc" "$be" "$f"), not $v after ${secs}s"
-	K backend show "$svc" | sed 's/^/#   /'
-	tail -n 5 "$DLOG" | sed 's/^/#   log: /'
-	return 1
-}
+# be_field SVC BACKEND FIELD, wait_be SECS SVC BACKEND FIELD VALUE: dp_lib.sh's, on our LB
+be_field() { dp_be_field $LB "$@"; }
+wait_be() { dp_wait_be $LB "$DLOG" "$@"; }
 # now: a timestamp comparable with the monitor's
 now() { date +%s.%N; }
 # since VIP TS: seconds from TS to the first service-change event of VIP after TS (the

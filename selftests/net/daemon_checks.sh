@@ -63,23 +63,9 @@ KS() { KMAGLEV_SOCKET=$SOCK ip netns exec "${DP_LB[LB]}" "$KMAGLEV" "$@"; }
 be() { dp_be4 "$1"; }
 be_ns() { echo "${DP_BE[$1]}"; }
 
-# be_field SVC BACKEND FIELD: a field of a backend in `kmaglev -j backend show SVC`
-be_field() {
-	K -j backend show "$1" |
-		kmg_jq '.[].backends[] | select(.backend == $b) | .[$f]' --arg b "$2" --arg f "$3"
-}
-# wait_be SECS SVC BACKEND FIELD VALUE: until the kernel shows it; prints how long it took.
-wait_be() {
-	local secs=$1 svc=$2 b=$3 f=$4 v=$5 t0=$SECONDS
-	if dp_wait "$secs" eval '[[ $(be_field '"$svc $b $f"') == '"$v"' ]]'; then
-		echo "$((SECONDS - t0))"
-		return 0
-	fi
-	echo "# $svc $b: $f is $(be_field "$svc" "$b" "$f"), not $v after ${secs}s"
-	K backend show "$svc" | sed 's/^/#   /'
-	tail -n 5 "$DLOG" | sed 's/^/#   log: /'
-	return 1
-}
+# be_field SVC BACKEND FIELD, wait_be SECS SVC BACKEND FIELD VALUE: dp_lib.sh's, on our LB
+be_field() { dp_be_field $LB "$@"; }
+wait_be() { dp_wait_be $LB "$DLOG" "$@"; }
 # result SVC BACKEND: the last result of the backend's (first) check, from `kmaglev status`
 result() {
 	KS -j status | kmg_jq '.services[] | select(.service == $s) | .backends[] |

@@ -546,6 +546,26 @@ dp_km() {
 	ip netns exec "${DP_LB[i]}" timeout 20 "$KMAGLEV" "$@"
 }
 
+# dp_be_field LB SVC BACKEND FIELD: a field of a backend in LB's `kmaglev -j backend show SVC`
+# (services, each with its backends); nothing if it is not there.
+dp_be_field() {
+	dp_km "$1" -j backend show "$2" |
+		kmg_jq '.[].backends[] | select(.backend == $b) | .[$f]' --arg b "$3" --arg f "$4"
+}
+# dp_wait_be LB LOG SECS SVC BACKEND FIELD VALUE: until LB's kernel shows it; prints how long it
+# took, or what it shows instead (and the tail of the daemon's LOG).
+dp_wait_be() {
+	local lb=$1 log=$2 secs=$3 svc=$4 b=$5 f=$6 v=$7 t0=$SECONDS
+	if dp_wait "$secs" eval '[[ $(dp_be_field '"$lb $svc $b $f"') == '"$v"' ]]'; then
+		echo "$((SECONDS - t0))"
+		return 0
+	fi
+	echo "# $svc $b: $f is $(dp_be_field "$lb" "$svc" "$b" "$f"), not $v after ${secs}s"
+	dp_km "$lb" backend show "$svc" | sed 's/^/#   /'
+	tail -n 5 "$log" | sed 's/^/#   log: /'
+	return 1
+}
+
 # dp_kmj N FILTER ARGS...: what jq FILTER picks from "kmaglev -j ARGS" in LB N (kmg_jq: fails,
 # printing nothing, when the command fails or the key is not there). Not with the stand-in.
 dp_kmj() {
