@@ -55,7 +55,7 @@ PKI=$DP_TMP/pki
 DPID=
 # Detection bound in seconds, as daemon.sh's: interval 2 s x fall 2 + jitter 0.2 s + timeout
 # 2 s, plus 4 s for a loaded TCG guest.
-BOUND=10
+BOUND=10	# (dp_detected reads it)
 WAIT=30
 
 K() { dp_km $LB "$@"; }
@@ -84,33 +84,8 @@ result_is() {
 	done
 }
 now() { date +%s.%N; }
-# since VIP TS: seconds from TS to the first service-change event of VIP after TS (the
-# monitor's JSON lines, its times "2026-12-07T03:56:55.181181Z", in one jq: a process per
-# event is slow in the guest)
-since() {
-	jq -nrR --arg v "$1" --argjson ts "$2" '
-		[inputs | fromjson? | select(.event == "service-change" and .service.address == $v) |
-		 .time | capture("^(?<s>[^.]*)(?<f>\\.[0-9]+)?Z$") |
-		 (.s + "Z" | fromdateiso8601) + ((.f // ".0") | ("0" + .) | tonumber) - $ts |
-		 select(. > 0)] | first // empty | . * 10 | round / 10' "$DP_TMP/mon.log"
-}
-# detected DESC TS SVC BACKEND STATE: the kernel shows STATE; the event came within BOUND.
-detected() {
-	local desc=$1 ts=$2 svc=$3 out t
-	if ! out=$(wait_be $WAIT "$svc" "$4" state "$5"); then
-		echo "$out"
-		ktap_test_fail "$desc"
-		return
-	fi
-	t=$(since "${svc%%:*}" "$ts")
-	if [[ -n $t ]] && awk -v t="$t" -v b=$BOUND 'BEGIN { exit !(t <= b) }'; then
-		ktap_test_pass "$desc in ${t}s (bound ${BOUND}s)"
-	else
-		echo "# the event came after ${t:-never}s"
-		grep "service-change" "$DP_TMP/mon.log" | tail -n 3 | sed 's/^/#   /'
-		ktap_test_fail "$desc within ${BOUND}s"
-	fi
-}
+# detected DESC TS SVC BACKEND STATE: dp_lib.sh's dp_detected
+detected() { dp_detected "$@"; }
 
 # --- certificates ----------------------------------------------------------------------------
 # ca NAME CN: a self-signed CA, PKI/NAME.pem and .key; cert NAME CA SANS: a server certificate
@@ -448,7 +423,7 @@ verify_off() {
 	local t
 	dp_wait $WAIT eval '[[ $(handshakes "sni=wrong.kmaglev.test cert=other resumed=False") -ge 2 ]]' ||
 		{ echo "# no full handshake with the other CA's certificate"; tail -n 5 "$DP_TMP/tls.b2.log" | sed 's/^/#   /'; return 1; }
-	t=$(since "$V1" "$TS_OTHER")
+	t=$(dp_since "$V1" "$TS_OTHER")
 	[[ -z $t ]] || { echo "# $S1 changed ${t}s after the switch"; return 1; }
 	[[ $(be_field "$S1" "$(be 2)" state) == up ]] && result_is "$S1" "$(be 2)" ok
 }

@@ -566,6 +566,37 @@ dp_wait_be() {
 	return 1
 }
 
+# dp_since VIP TS: seconds (one decimal) from TS (date +%s.%N) to the first service-change
+# event of VIP after TS in the daemon tests' monitor log, $DP_TMP/mon.log (`kmaglev -j -t
+# monitor`, times like "2026-12-07T03:56:55.181181Z"); nothing if none came. One jq for all
+# the lines: a process per event is seconds in a TCG guest.
+dp_since() {
+	jq -nrR --arg v "$1" --argjson ts "$2" '
+		[inputs | fromjson? | select(.event == "service-change" and .service.address == $v) |
+		 .time | capture("^(?<s>[^.]*)(?<f>\\.[0-9]+)?Z$") |
+		 (.s + "Z" | fromdateiso8601) + ((.f // ".0") | ("0" + .) | tonumber) - $ts |
+		 select(. > 0)] | first // empty | . * 10 | round / 10' "$DP_TMP/mon.log"
+}
+# dp_detected DESC TS SVC BACKEND STATE: one KTAP result: LB's kernel shows STATE for BACKEND
+# of SVC (VIP[:PORT]/PROTO) within WAIT s, and the service-change event came within BOUND s
+# of TS. LB, DLOG, WAIT and BOUND are the caller's (the daemon tests').
+dp_detected() {
+	local desc=$1 ts=$2 svc=$3 out t
+	if ! out=$(dp_wait_be "$LB" "$DLOG" "$WAIT" "$svc" "$4" state "$5"); then
+		echo "$out"
+		ktap_test_fail "$desc"
+		return
+	fi
+	t=$(dp_since "${svc%%[:/]*}" "$ts")
+	if [[ -n $t ]] && awk -v t="$t" -v b="$BOUND" 'BEGIN { exit !(t <= b) }'; then
+		ktap_test_pass "$desc in ${t}s (bound ${BOUND}s)"
+	else
+		echo "# the event came after ${t:-never}s"
+		grep "service-change" "$DP_TMP/mon.log" | tail -n 3 | sed 's/^/#   /'
+		ktap_test_fail "$desc within ${BOUND}s"
+	fi
+}
+
 # dp_kmj N FILTER ARGS...: what jq FILTER picks from "kmaglev -j ARGS" in LB N (kmg_jq: fails,
 # printing nothing, when the command fails or the key is not there). Not with the stand-in.
 dp_kmj() {
