@@ -141,31 +141,6 @@ const char *kmg_field_key(const struct kmg_object *obj, const struct kmg_field *
 	return f->key ? f->key : kmg_field_desc(obj, f)->name;
 }
 
-const struct kmg_field *kmg_field_lookup(const struct kmg_object *obj, const char *kw,
-					 bool *ambiguous)
-{
-	const struct kmg_field *found = NULL;
-	size_t len = strlen(kw);
-	unsigned int i;
-
-	*ambiguous = false;
-	for (i = 0; i < obj->n; i++)
-		if (!strcmp(kw, kmg_field_key(obj, &obj->fields[i])))
-			return &obj->fields[i];
-	for (i = 0; len && i < obj->n; i++) {
-		const struct kmg_field *f = &obj->fields[i];
-
-		if (f->flags & (KMG_FF_RO | KMG_FF_KEY) || strncmp(kw, kmg_field_key(obj, f), len))
-			continue;
-		if (found) {
-			*ambiguous = true;
-			return NULL;
-		}
-		found = f;
-	}
-	return found;
-}
-
 static size_t field_size(const struct kmg_attr_desc *d)
 {
 	switch (d->type) {

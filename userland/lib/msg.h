@@ -222,9 +222,6 @@ extern const struct kmg_object kmg_obj_quota;
 const char *kmg_field_key(const struct kmg_object *obj, const struct kmg_field *f);
 const struct kmg_attr_desc *kmg_field_desc(const struct kmg_object *obj,
 					   const struct kmg_field *f);
-/* The field with keyword @kw (exact, else a unique prefix of a settable one), or NULL. */
-const struct kmg_field *kmg_field_lookup(const struct kmg_object *obj, const char *kw,
-					 bool *ambiguous);
 /* The value of an integer field (u8..u64) of @s. */
 uint64_t kmg_field_uint(const struct kmg_object *obj, const struct kmg_field *f,
 			const void *s);
