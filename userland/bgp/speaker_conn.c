@@ -85,6 +85,12 @@ bool listens_for(int lfam, int pfam)
 	return lfam == pfam || lfam == AF_INET6;
 }
 
+/* GTSM (RFC 5082): the least TTL taken from a neighbour @c->ttl hops away (else 1). */
+static int gtsm_min_ttl(const struct bgp_peer_cfg *c)
+{
+	return 256 - (c->ttl ? c->ttl : 1);
+}
+
 static int peer_ttl(const struct bgp_peer *p)
 {
 	if (p->cfg.ttl_security)
@@ -102,7 +108,7 @@ static int peer_ttl(const struct bgp_peer *p)
  */
 static int set_ttl(int fd, int family, const struct bgp_peer *p)
 {
-	int ttl = peer_ttl(p), min = 256 - (p->cfg.ttl ? p->cfg.ttl : 1);
+	int ttl = peer_ttl(p), min = gtsm_min_ttl(&p->cfg);
 	int err;
 
 	if (family == AF_INET)
@@ -714,7 +720,7 @@ void listen_gtsm(struct bgp_speaker *sp)
 		return;
 	for (i = 0; i < sp->npeers; i++) {
 		const struct bgp_peer_cfg *c = &sp->peers[i]->cfg;
-		int m = 256 - (c->ttl ? c->ttl : 1);
+		int m = gtsm_min_ttl(c);
 
 		if (!listens_for(sp->cfg.listen.family, c->addr.family))
 			continue;
