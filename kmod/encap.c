@@ -34,6 +34,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/kmaglev.h>
+#include <net/arp.h>
 #include <net/dsfield.h>
 #include <net/gre.h>
 #include <net/inet_ecn.h>
@@ -41,6 +42,7 @@
 #include <net/ip6_route.h>
 #include <net/ip_tunnels.h>
 #include <net/ipv6.h>
+#include <net/ndisc.h>
 #include <net/route.h>
 #ifdef KMG_HAVE_NET_GSO_H
 #include <net/gso.h>
@@ -337,7 +339,7 @@ kmg_route4_new(struct kmg_net *kn, struct kmg_backend *be, __be32 want, u8 proto
 	}
 	kmg_encap_src_gen(be, gen);
 	cached.v4 = fl4.saddr;
-	return kmg_route_set(&be->routes, &rt->dst, &cached);
+	return kmg_route_set(&be->routes, &rt->dst, &cached, false);
 }
 
 /* As kmg_route4_new(), for IPv6. */
@@ -357,7 +359,7 @@ kmg_route6_new(struct kmg_net *kn, struct kmg_backend *be, const struct in6_addr
 		return NULL;
 	kmg_encap_src_gen(be, gen);
 	cached.v6 = fl6.saddr;
-	return kmg_route_set(&be->routes, dst, &cached);
+	return kmg_route_set(&be->routes, dst, &cached, false);
 }
 
 static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
@@ -378,7 +380,8 @@ static void kmg_xmit4(struct kmg_net *kn, const struct kmg_service *svc,
 	kmg_encap_of(be, p, false, &e);
 	r = kmg_route_get(&be->routes);
 	gen = kmg_encap_src(svc, AF_INET, &src);
-	if (!r || READ_ONCE(be->dst_src_seq) != gen || (src.v4 && r->saddr.v4 != src.v4)) {
+	if (!r || r->dr || READ_ONCE(be->dst_src_seq) != gen ||
+	    (src.v4 && r->saddr.v4 != src.v4)) {
 		r = kmg_route4_new(kn, be, src.v4, e.proto, gen);
 		if (!r)
 			goto no_route;
@@ -454,7 +457,7 @@ static void kmg_xmit6(struct kmg_net *kn, const struct kmg_service *svc,
 	kmg_encap_of(be, p, true, &e);
 	r = kmg_route_get(&be->routes);
 	gen = kmg_encap_src(svc, AF_INET6, &src);
-	if (!r || READ_ONCE(be->dst_src_seq) != gen ||
+	if (!r || r->dr || READ_ONCE(be->dst_src_seq) != gen ||
 	    (!ipv6_addr_any(&src.v6) && !ipv6_addr_equal(&r->saddr.v6, &src.v6))) {
 		r = kmg_route6_new(kn, be, &src.v6, e.proto, gen);
 		if (!r)
@@ -499,6 +502,103 @@ no_route:
 	kmg_drop(kn, skb, KMG_C_DROP_NO_ROUTE, SKB_DROP_REASON_IP_OUTNOROUTES);
 }
 
+/*
+ * encap dr: look up the backend's direct route (kmg_route_dr()) and cache it for this CPU, or
+ * drop the packet (drop-dr-route) and return NULL.
+ */
+static noinline const struct kmg_route *kmg_route_dr_new(struct kmg_net *kn,
+							 struct kmg_backend *be,
+							 struct sk_buff *skb)
+{
+	union kmg_inaddr none = { };
+	enum kmg_dr_why why;
+	struct dst_entry *dst;
+
+	dst = kmg_route_dr(kn->net, &be->addr, &why);
+	if (IS_ERR(dst)) {
+		kmg_drop(kn, skb, KMG_C_DROP_DR_ROUTE, SKB_DROP_REASON_IP_OUTNOROUTES);
+		return NULL;
+	}
+	return kmg_route_set(&be->routes, dst, &none, true);
+}
+
+/*
+ * encap dr: count a packet for a backend whose neighbour entry has failed (the neighbour
+ * layer starts resolving it again, and drops the packet if that fails too). None yet: the
+ * output path makes one.
+ */
+static void kmg_dr_neigh_note(struct kmg_net *kn, const struct kmg_backend *be,
+			      struct net_device *dev)
+{
+	struct neighbour *n;
+
+	if (be->addr.family == AF_INET)
+		n = __ipv4_neigh_lookup_noref(dev, (__force u32)kmg_addr_v4(&be->addr));
+	else
+		n = __ipv6_neigh_lookup_noref(dev, &be->addr.in6);
+	if (n && unlikely(READ_ONCE(n->nud_state) & NUD_FAILED))
+		kmg_count(kn, KMG_C_DR_NEIGH_FAILED);
+}
+
+/*
+ * encap dr (direct routing, as IPVS's DR mode): the client's packet goes to the backend's
+ * link-layer address as it is, but for its TTL / hop limit, still addressed to the VIP; the
+ * backend owns the VIP (on lo, without answering ARP / ND for it) and answers the client
+ * directly. The backend is of the packet's family (checked when it is configured) on a
+ * directly attached network: its route (kmg_route_dr()) has the backend as next hop, so the
+ * output path, or kmg_neigh_out() for the early path, resolves and caches the backend's
+ * neighbour entry as the kernel does for any next hop. With no header to add, a packet that
+ * does not fit the route's MTU gets Packet Too Big / fragmentation needed as a router's would,
+ * or is fragmented when it may be.
+ */
+static void kmg_xmit_dr(struct kmg_net *kn, struct kmg_backend *be, struct sk_buff *skb,
+			const struct kmg_pkt *p, bool fwd)
+{
+	const struct kmg_route *r;
+	struct dst_entry *dst;
+	unsigned int mtu;
+	bool frag, direct;
+
+	/* a backend of the other family: refused when configured, so never on the way here */
+	if (unlikely(be->addr.family != p->family)) {
+		kmg_drop(kn, skb, KMG_C_DROP_DR_ROUTE, SKB_DROP_REASON_IP_OUTNOROUTES);
+		return;
+	}
+	r = kmg_route_get(&be->routes);
+	if (unlikely(!r || !r->dr)) {
+		r = kmg_route_dr_new(kn, be, skb);
+		if (!r)
+			return;
+	}
+	/* as in kmg_xmit4(): the slot's fields are read before the packet leaves */
+	dst = r->dst;
+	mtu = kmg_route_mtu(r);
+	if (kmg_too_big(kn, skb, p, mtu)) {
+		kmg_drop(kn, skb, KMG_C_DROP_TOO_BIG, SKB_DROP_REASON_PKT_TOO_BIG);
+		return;
+	}
+	/* an IPv4 packet without DF, or reassembled from fragments that each fit */
+	frag = !skb_is_gso(skb) && skb->len > mtu;
+	direct = !frag && kmg_direct_ok(p, r, skb, mtu);
+	if (skb_cow_head(skb, LL_RESERVED_SPACE(dst->dev) + dst->header_len))
+		goto nomem;
+	if (fwd)
+		kmg_hop_dec(skb, p);
+	skb_scrub_packet(skb, false);
+	skb_dst_set_noref(skb, dst);
+	if (p->family == AF_INET)
+		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+	else
+		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+	skb->ignore_df = frag;
+	kmg_dr_neigh_note(kn, be, READ_ONCE(dst->dev));
+	kmg_tx(kn, skb, direct);
+	return;
+
+nomem:
+	kmg_drop(kn, skb, KMG_C_DROP_NOMEM, SKB_DROP_REASON_NOMEM);
+}
+
 /* Send @skb (the client's packet) to @be; always consumes it. */
 void kmg_xmit(struct kmg_net *kn, const struct kmg_service *svc, struct kmg_backend *be,
 	      struct sk_buff *skb, const struct kmg_pkt *p)
@@ -518,7 +618,9 @@ void kmg_xmit(struct kmg_net *kn, const struct kmg_service *svc, struct kmg_back
 	}
 	/* a tag the packet arrived with (mode ingress sees them before the VLAN device) */
 	__vlan_hwaccel_clear_tag(skb);
-	if (be->addr.family == AF_INET)
+	if (READ_ONCE(be->encap) == KMAGLEV_ENCAP_DR)
+		kmg_xmit_dr(kn, be, skb, p, fwd);
+	else if (be->addr.family == AF_INET)
 		kmg_xmit4(kn, svc, be, skb, p, fwd);
 	else
 		kmg_xmit6(kn, svc, be, skb, p, fwd);

@@ -12,10 +12,11 @@
  * reference with skb_dst_force().
  *
  * Rules: a CPU's slot is read and written only by that CPU, with bottom halves off (the
- * netfilter hooks), or by kmg_route_cache_destroy() once no packet can reach the backend (an
- * RCU callback). kmg_route_cache_reset() may run anywhere: it makes every slot cached up to
- * now stale, so each CPU looks its route up again (as dst_cache_reset() does). A route the
- * kernel invalidated (dst_check()) is looked up again too.
+ * netfilter hooks, and route_flush.c's flush when a device goes), or by
+ * kmg_route_cache_destroy() once no packet can reach the backend (an RCU callback).
+ * kmg_route_cache_reset() may run anywhere: it makes every slot cached up to now stale, so
+ * each CPU looks its route up again (as dst_cache_reset() does). A route the kernel
+ * invalidated (dst_check()) is looked up again too.
  *
  * What a slot derives from its route holds while the route passes dst_check():
  * - plain (no lightweight tunnel state, xfrm bundle or L3 master device): fixed for the
@@ -42,6 +43,8 @@
 #include <linux/percpu.h>
 #include <net/dst.h>
 #include <net/ip6_fib.h>
+#include <net/ip6_route.h>
+#include <net/netlink.h>
 
 #include "parse.h"
 #include "route.h"
@@ -83,11 +86,23 @@ void kmg_route_drop(struct kmg_route *r)
 }
 
 /*
+ * Drop @cpu's cached route, from @cpu itself with bottom halves off, or for an offline CPU
+ * (route_flush.c).
+ */
+void kmg_route_cache_drop_cpu(struct kmg_route_cache *rc, int cpu)
+{
+	struct kmg_route *r = per_cpu_ptr(rc->pcpu, cpu);
+
+	if (r->dst)
+		kmg_route_drop(r);
+}
+
+/*
  * Cache @dst (its reference passes to the cache) for this CPU, and return the slot. The
  * caller may go on using the route without a reference, as after kmg_route_get().
  */
 const struct kmg_route *kmg_route_set(struct kmg_route_cache *rc, struct dst_entry *dst,
-				      const union kmg_inaddr *saddr)
+				      const union kmg_inaddr *saddr, bool dr)
 {
 	struct kmg_route *r = this_cpu_ptr(rc->pcpu);
 	struct dst_entry *old = r->dst;
@@ -96,6 +111,7 @@ const struct kmg_route *kmg_route_set(struct kmg_route_cache *rc, struct dst_ent
 	r->dst = dst;
 	r->stamp = jiffies;
 	r->saddr = *saddr;
+	r->dr = dr;
 	r->cookie = v6 ? rt6_get_cookie((struct rt6_info *)dst) : 0;
 	r->plain = !dst->lwtstate && !dst_xfrm(dst) && !netif_is_l3_master(READ_ONCE(dst->dev));
 	/* an exception found after dst_mtu() asked is seen by kmg_route_mtu() */
@@ -103,4 +119,94 @@ const struct kmg_route *kmg_route_set(struct kmg_route_cache *rc, struct dst_ent
 		 !dst_metric_locked(dst, RTAX_MTU) ? dst_mtu(dst) : 0;
 	dst_release(old);
 	return r;
+}
+
+/*
+ * encap dr: the route that takes a packet still addressed to the VIP to the backend at @a, on
+ * the backend's own link. Its next hop is forced to @a (FLOWI_FLAG_KNOWN_NH, as IPVS's direct
+ * routing asks): an IPv4 route gets @a as its gateway (rt_gw4), an IPv6 one is a clone whose
+ * destination is @a (rt6_nexthop()), so that the output path resolves the backend's
+ * link-layer address, not the VIP's. The FIB does not keep such routes (it makes one per
+ * lookup): the backend's route cache does. They are uncached routes, so a PMTU exception made
+ * after one was looked up does not reach it; on a directly attached link the device's MTU is
+ * the path's.
+ *
+ * Only a unicast route straight onto a link will do; anything else is refused with the reason
+ * in *why (a route through a gateway would hand the VIP's packet to the gateway, which routes
+ * it back to the LB). A link without neighbour resolution (NOARP: point-to-point, dummy)
+ * sends it as it is. Returns the route (a reference) or an ERR_PTR.
+ * Does not sleep: called by the packet path (under RCU, bottom halves off) and by netlink
+ * requests.
+ */
+struct dst_entry *kmg_route_dr(struct net *net, const struct kmg_addr *a, enum kmg_dr_why *why)
+{
+	struct dst_entry *dst;
+
+	*why = KMG_DR_OK;
+	if (a->family == AF_INET) {
+		struct flowi4 fl4 = {
+			.daddr = kmg_addr_v4(a),
+			.flowi4_flags = FLOWI_FLAG_KNOWN_NH,
+		};
+		struct rtable *rt = ip_route_output_key(net, &fl4);
+
+		if (IS_ERR(rt)) {
+			*why = KMG_DR_NO_ROUTE;
+			return ERR_CAST(rt);
+		}
+		dst = &rt->dst;
+		if (rt->rt_type == RTN_LOCAL)
+			*why = KMG_DR_LOCAL;
+		else if (rt->rt_type != RTN_UNICAST)
+			*why = KMG_DR_NO_ROUTE;
+		else if (rt->rt_uses_gateway)
+			*why = KMG_DR_GATEWAY;
+	} else {
+		struct flowi6 fl6 = {
+			.daddr = a->in6,
+			.flowi6_flags = FLOWI_FLAG_KNOWN_NH,
+		};
+		const struct rt6_info *rt;
+		int err;
+
+		dst = ip6_route_output(net, NULL, &fl6);
+		err = dst->error;
+		if (err) {
+			dst_release(dst);
+			*why = KMG_DR_NO_ROUTE;
+			return ERR_PTR(err);
+		}
+		rt = (const struct rt6_info *)dst;
+		if (rt->rt6i_flags & RTF_LOCAL)
+			*why = KMG_DR_LOCAL;
+		else if (rt->rt6i_flags & (RTF_REJECT | RTF_ANYCAST))
+			*why = KMG_DR_NO_ROUTE;
+		else if (rt->rt6i_flags & RTF_GATEWAY)
+			*why = KMG_DR_GATEWAY;
+	}
+	if (*why == KMG_DR_OK && (READ_ONCE(dst->dev)->flags & IFF_LOOPBACK))
+		*why = KMG_DR_LOCAL;
+	if (*why != KMG_DR_OK) {
+		dst_release(dst);
+		return ERR_PTR(-EHOSTUNREACH);
+	}
+	return dst;
+}
+
+/* Tell whoever asked for an encap dr backend why kmg_route_dr() refused it. */
+void kmg_route_dr_explain(enum kmg_dr_why why, struct netlink_ext_ack *extack)
+{
+	switch (why) {
+	case KMG_DR_GATEWAY:
+		NL_SET_ERR_MSG(extack,
+			       "encap dr: the backend is not on a directly attached network (gateway)");
+		break;
+	case KMG_DR_LOCAL:
+		NL_SET_ERR_MSG(extack, "encap dr: the backend address is this host's own");
+		break;
+	default:
+		NL_SET_ERR_MSG(extack,
+			       "encap dr: no route to the backend on a directly attached network");
+		break;
+	}
 }

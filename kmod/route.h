@@ -17,6 +17,10 @@
 #include <net/dst.h>
 #include <net/route.h>
 
+struct net;
+struct netlink_ext_ack;
+
+#include "addr.h"
 #include "parse.h"	/* union kmg_inaddr */
 
 /*
@@ -35,6 +39,8 @@ struct kmg_route {
 	u32 mtu;
 	/* no lightweight tunnel, xfrm or L3 master (VRF) device: see kmg_neigh_out() */
 	bool plain;
+	/* an encap dr route (kmg_route_dr()): its next hop is the backend itself */
+	bool dr;
 	union kmg_inaddr saddr;		/* the source the route was looked up with */
 };
 
@@ -48,8 +54,21 @@ int kmg_route_cache_init(struct kmg_route_cache *rc, gfp_t gfp);
 void kmg_route_cache_destroy(struct kmg_route_cache *rc);
 void kmg_route_cache_reset(struct kmg_route_cache *rc);
 void kmg_route_drop(struct kmg_route *r);
+void kmg_route_cache_drop_cpu(struct kmg_route_cache *rc, int cpu);
 const struct kmg_route *kmg_route_set(struct kmg_route_cache *rc, struct dst_entry *dst,
-				      const union kmg_inaddr *saddr);
+				      const union kmg_inaddr *saddr, bool dr);
+
+/* Why a backend has no encap dr route (kmg_route_dr()). */
+enum kmg_dr_why {
+	KMG_DR_OK,
+	KMG_DR_NO_ROUTE,	/* none, or not a unicast one */
+	KMG_DR_GATEWAY,		/* through a gateway: not on a directly attached network */
+	KMG_DR_LOCAL,		/* the address is this host's */
+};
+
+struct dst_entry *kmg_route_dr(struct net *net, const struct kmg_addr *a,
+			       enum kmg_dr_why *why);
+void kmg_route_dr_explain(enum kmg_dr_why why, struct netlink_ext_ack *extack);
 
 /*
  * This CPU's slot, or NULL when it has no route (none, stale or invalid). No reference: the

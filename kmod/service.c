@@ -160,8 +160,32 @@ static u32 kmg_chg_state(const struct kmg_be_change *c)
 	return c->cfg && (c->cfg->set & KMG_BE_SET_STATE) ? c->cfg->state : c->be->state;
 }
 
-static int kmg_chg_validate(struct kmg_net *kn, const struct kmg_be_change *c,
-			    struct netlink_ext_ack *extack)
+/*
+ * encap dr: the backend must be of the VIP's family, on a directly attached network (its
+ * route, as the packet path will look it up, is refused otherwise). A route that changes
+ * later is the packet path's to notice (drop-dr-route).
+ */
+static int kmg_chg_validate_dr(struct kmg_net *kn, const struct kmg_service *svc,
+			       const struct kmg_addr *a, struct netlink_ext_ack *extack)
+{
+	struct dst_entry *dst;
+	enum kmg_dr_why why;
+
+	if (a->family != svc->key.family) {
+		NL_SET_ERR_MSG(extack, "encap dr: the backend must be of the VIP's address family");
+		return -EINVAL;
+	}
+	dst = kmg_route_dr(kn->net, a, &why);
+	if (IS_ERR(dst)) {
+		kmg_route_dr_explain(why, extack);
+		return -EHOSTUNREACH;
+	}
+	dst_release(dst);
+	return 0;
+}
+
+static int kmg_chg_validate(struct kmg_net *kn, const struct kmg_service *svc,
+			    const struct kmg_be_change *c, struct netlink_ext_ack *extack)
 {
 	const struct kmg_backend_cfg *cfg = c->cfg;
 	u32 encap;
@@ -180,6 +204,9 @@ static int kmg_chg_validate(struct kmg_net *kn, const struct kmg_be_change *c,
 		NL_SET_ERR_MSG(extack, "backend gre-key requires encap gre");
 		return -EINVAL;
 	}
+	/* only when it becomes dr: a dr backend whose route changed may still be drained */
+	if (encap == KMAGLEV_ENCAP_DR && (c->is_new || c->be->encap != KMAGLEV_ENCAP_DR))
+		return kmg_chg_validate_dr(kn, svc, &cfg->addr, extack);
 	return 0;
 }
 
@@ -362,7 +389,7 @@ static int kmg_service_commit(struct kmg_service *svc, const struct kmg_service_
 		return -E2BIG;
 	}
 	for (i = 0; i < n; i++) {
-		err = kmg_chg_validate(kn, &set[i], extack);
+		err = kmg_chg_validate(kn, svc, &set[i], extack);
 		if (err)
 			return err;
 	}

@@ -50,10 +50,15 @@ enum kmaglev_backend_state {
  * @KMAGLEV_ENCAP_IPIP: IP in IP: the outer header is the backend's family
  *   (IPIP, 4in6, 6in4, 6in6).
  * @KMAGLEV_ENCAP_GRE: GRE, keyed when the backend has a gre-key.
+ * @KMAGLEV_ENCAP_DR: Direct routing (IPVS's DR mode): the client's packet is
+ *   sent unchanged but for its TTL / hop limit to the backend's link-layer
+ *   address. The backend is of the VIP's family, on a network attached
+ *   directly to the LB, and owns the VIP itself.
  */
 enum kmaglev_encap {
 	KMAGLEV_ENCAP_IPIP,
 	KMAGLEV_ENCAP_GRE,
+	KMAGLEV_ENCAP_DR,
 };
 
 #define KMAGLEV_INGRESS_DEV_LEN_MAX	255
@@ -323,6 +328,8 @@ enum {
 	KMAGLEV_A_GLOBAL_STATS_SHED_NEW_RATE,
 	KMAGLEV_A_GLOBAL_STATS_SHED_LOAD,
 	KMAGLEV_A_GLOBAL_STATS_SHED_UTIL,
+	KMAGLEV_A_GLOBAL_STATS_DR_NEIGH_FAILED,
+	KMAGLEV_A_GLOBAL_STATS_DROP_DR_ROUTE,
 
 	__KMAGLEV_A_GLOBAL_STATS_MAX,
 	KMAGLEV_A_GLOBAL_STATS_MAX = (__KMAGLEV_A_GLOBAL_STATS_MAX - 1)
