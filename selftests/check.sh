@@ -376,8 +376,8 @@ unit_host_results() {
 #   http, agent; daemon_checks: https with a private CA, udp, dns with dnsmasq, exec), the
 #   BGP speaker against BIRD (bgp) and ECMP failover over two LBs in the built-in mode, for
 #   an IPv4 and an IPv6 VIP (bgp_ecmp); one VM with the data plane, dp_basic in both hook
-#   modes, dp_quota (per-source quotas) in mode prerouting and dp_shed (load shedding) in
-#   mode ingress. control_plane.sh runs once, on the debug kernel: on 6.1 it is in the full
+#   modes, dp_quota (per-source quotas) in mode prerouting, dp_shed (load shedding) and
+#   dp_dr (L2 direct routing) in mode ingress. control_plane.sh runs once, on the debug kernel: on 6.1 it is in the full
 #   tier (Documentation/testing.rst, "Paying once").
 # - debug kernel (6.12 with KASAN, KMEMLEAK, UBSAN, lockdep, full preemption, fault
 #   injection; a process costs three to four times what it does on stock): KUnit, control_plane
@@ -412,7 +412,7 @@ DEB612_A="dp_basic dp_badpkt dp_acl dp_conntable soak_churn"
 DEB612_B=$(tr ' ' '\n' <<<"$DP_ALL" | grep -vxE "${DEB612_A// /|}" | tr '\n' ' ')
 # The quick tier's sets
 QUICK_CTL="userns module_load daemon daemon_checks bgp bgp_ecmp"
-QUICK_DP="dp_basic@$HOOK_STOCK dp_basic@$HOOK_TEST dp_quota@$HOOK_STOCK dp_shed@$HOOK_TEST"
+QUICK_DP="dp_basic@$HOOK_STOCK dp_basic@$HOOK_TEST dp_quota@$HOOK_STOCK dp_shed@$HOOK_TEST dp_dr@$HOOK_TEST"
 QUICK_DEBUG="control_plane teardown"
 
 declare -a J_NAME J_DESC

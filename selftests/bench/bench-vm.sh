@@ -60,13 +60,15 @@ DST_PLAIN=198.51.100.1
 VIP_IPVS=10.100.0.1		# IPVS: a local address of the LB netns
 VIP_IPIP=10.100.1.1		# kmaglev VIPs: not local, and no route in the LB netns
 VIP_GRE=10.100.1.2
+VIP_DR=10.100.1.5		# encap dr: the packet as it came, to the backend's address on bk0
 VIP_RB=10.100.1.3		# 100 backends; its table is rebuilt during case 6
 VIP_NEW=10.100.1.4		# the new-flow cases (7)
 VIP_CONN=10.100.1.7		# the 1M-entry phase (8, 9)
 VIP_TCP=10.100.9.1		# the TCP phase (ingress mode, IPIP), on lo of BE
 BE_TCP=10.201.0.2 TCP_PORT=5201
 PORT=5000
-BE_IPVS=10.200.0.1 BE_IPIP=10.200.0.2 BE_GRE=10.200.0.3 BE_NEW=10.200.0.4 BE_CONN=10.200.0.7
+BE_IPVS=10.200.0.1 BE_IPIP=10.200.0.2 BE_GRE=10.200.0.3 BE_NEW=10.200.0.4 BE_DR=10.200.0.5
+BE_CONN=10.200.0.7
 BE_FILL=10.200.2.1
 RB_BACKENDS=100			# 10.200.1.1 .. 10.200.1.100
 NVIPS=1000			# kmaglev services configured in every loaded run
@@ -341,10 +343,11 @@ measure() {
 
 # --- kmaglev: one configuration for every loaded run --------------------------------------
 CONF=/tmp/kmaglev-bench.conf
-NFIXED=5	# the services below before the fillers
+NFIXED=6	# the services below before the fillers
 {
 	echo "service add $VIP_IPIP:$PORT/udp backend $BE_IPIP encap ipip"
 	echo "service add $VIP_GRE:$PORT/udp backend $BE_GRE encap gre"
+	echo "service add $VIP_DR:$PORT/udp backend $BE_DR encap dr"
 	printf 'service add %s:%d/udp' $VIP_RB $PORT
 	for ((i = 1; i <= RB_BACKENDS; i++)); do printf ' backend 10.200.1.%d encap ipip' "$i"; done
 	echo
@@ -534,8 +537,12 @@ run() {
 			gen_dst $DST_PLAIN $PORT
 			gen_run $WARM
 			measure nonvip "$r" sink0 0 "$n" ;;
-		ipip|gre|ipip-ing|gre-ing)
-			[[ $base == ipip* ]] && vip=$VIP_IPIP extra=20 || vip=$VIP_GRE extra=24
+		ipip|gre|dr|ipip-ing|gre-ing|dr-ing)
+			case $base in
+			ipip*) vip=$VIP_IPIP extra=20 ;;
+			gre*) vip=$VIP_GRE extra=24 ;;
+			dr*) vip=$VIP_DR extra=0 ;;
+			esac
 			[[ $base != *-ing ]] || { hook_ingress || { fail "$c" "$HOOK_ERR"; return; }; ing=1; }
 			gen_dst "$vip" $PORT
 			gen_run $WARM
@@ -663,7 +670,7 @@ insns() {
 # Every round runs every case once. On the instruction clock a case's cost does not depend on
 # what else the host runs, so the order does not matter; rounds are there for what varies in
 # the guest itself (a timer or a worker landing in one run, random flows).
-read -r -a CASES <<<"${KMAGLEV_BENCH_CASES:-gen plain ipvs ipvs-nodf nonvip ipip gre ipip-ing ipip-ing-nodf gre-ing steady rebuild ipvs-new new new-ing new-quota-ing new-full new-flood ipvs-new-500k new-500k new-500k-ing}"
+read -r -a CASES <<<"${KMAGLEV_BENCH_CASES:-gen plain ipvs ipvs-nodf nonvip ipip gre dr ipip-ing ipip-ing-nodf gre-ing dr-ing steady rebuild ipvs-new new new-ing new-quota-ing new-full new-flood ipvs-new-500k new-500k new-500k-ing}"
 echo "== per-packet cost on the instruction clock: $ROUNDS rounds, $NPKTS packets a run" \
 	"($NNEW for new flows), 64-byte UDP"
 echo "   module ${KO:-(none)}"

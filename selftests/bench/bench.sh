@@ -30,7 +30,9 @@
 #   ipvs  IPVS, mh scheduler, tunnel mode (-i), one real server, 1000 flows, connection hash
 #         of 2^20 buckets; the VIP is local to the LB; entries made by the warm-up (baseline)
 #   ipip, gre        kmaglev, one backend, 1000 flows, at PRE_ROUTING (the VIP is not local)
-#   ipip-ing, gre-ing  the same in ingress mode (NF_NETDEV_INGRESS on lbin, before ip_rcv);
+#   dr    kmaglev encap dr (L2 direct routing): the packet unchanged to the backend's address
+#         on bk0 (a dummy: no neighbour resolution), at PRE_ROUTING
+#   ipip-ing, gre-ing, dr-ing  the same in ingress mode (NF_NETDEV_INGRESS on lbin, before ip_rcv);
 #         a run counts only if rx-ingress counted 90% of the packets and ip_rcv under a tenth
 #   ipvs-nodf, ipip-ing-nodf  ipvs and ipip-ing with frames without DF. Every other case's
 #         frames carry DF, as TCP's, QUIC's and Linux's UDP senders' do, so IPVS and kmaglev

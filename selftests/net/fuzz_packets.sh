@@ -210,7 +210,7 @@ deltas() {
 # the counters whose sum is kmaglev's verdict on every VIP packet it saw
 OUTCOMES="tx-packets drop-malformed drop-frag drop-no-backend drop-client-limit drop-no-route
 drop-nomem drop-too-big drop-probe-mismatch icmp-drop icmp-echo vip-miss frag-queued quota-drop
-quota-rst shed-conn-fill shed-new-rate shed-load shed-util"
+quota-rst shed-conn-fill shed-new-rate shed-load shed-util drop-dr-route"
 
 # verdicts GSTATS: the OUTCOMES lines of a dp_gstats output (gauges such as the connection
 # count move on their own)

@@ -18,7 +18,7 @@ void kmg_usage_backend(FILE *f)
 		"       kmaglev backend show [SERVICE [ADDR]]\n"
 		"SERVICE := ADDR[:PORT][/tcp|udp|any] | [IPV6ADDR][:PORT][/PROTO] | id N\n"
 		"OPTION  := weight 0..65535 (default 1) | state up|drain|down (default up) |\n"
-		"           encap ipip|gre (default ipip) | gre-key N (needs encap gre) |\n"
+		"           encap ipip|gre|dr (default ipip) | gre-key N (needs encap gre) |\n"
 		"           max-conns N (0 = no limit)\n");
 }
 

@@ -25,7 +25,7 @@ void kmg_usage_service(FILE *f)
 		"           owner NAME (\"\" clears it) | criticality CLASS | overload on|off\n"
 		"FLAG    := echo | defrag | resched\n"
 		"CLASS   := critical-plus | critical | sheddable-plus | sheddable\n"
-		"BACKEND := backend ADDR [weight 0..65535] [state up|drain|down] [encap ipip|gre]\n"
+		"BACKEND := backend ADDR [weight 0..65535] [state up|drain|down] [encap ipip|gre|dr]\n"
 		"           [gre-key N] [max-conns N]\n"
 		"DURATION := Nms | Ns | Nm | Nh (the unit is required)\n"
 		"Options come before the backends. With backends (or no-backends), \"set\" replaces\n"

@@ -30,10 +30,11 @@ const struct kmg_enum kmg_enum_backend_state = {
 static const char *const encap_names[] = {
 	"ipip",
 	"gre",
+	"dr",
 };
 
 const struct kmg_enum kmg_enum_encap = {
-	.names = encap_names, .n = 2, .flags = false,
+	.names = encap_names, .n = 3, .flags = false,
 };
 
 static const char *const hook_names[] = {
@@ -352,6 +353,10 @@ static const struct kmg_attr_desc global_stats_attrs[KMAGLEV_A_GLOBAL_STATS_MAX 
 	[KMAGLEV_A_GLOBAL_STATS_SHED_LOAD] = { .name = "shed-load", .type = KMG_AT_U64,
 		.max = UINT64_MAX },
 	[KMAGLEV_A_GLOBAL_STATS_SHED_UTIL] = { .name = "shed-util", .type = KMG_AT_U64,
+		.max = UINT64_MAX },
+	[KMAGLEV_A_GLOBAL_STATS_DR_NEIGH_FAILED] = { .name = "dr-neigh-failed",
+		.type = KMG_AT_U64, .max = UINT64_MAX },
+	[KMAGLEV_A_GLOBAL_STATS_DROP_DR_ROUTE] = { .name = "drop-dr-route", .type = KMG_AT_U64,
 		.max = UINT64_MAX },
 };
 

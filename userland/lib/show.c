@@ -284,7 +284,8 @@ static int global_group(unsigned int t)
 	       (t >= KMAGLEV_A_GLOBAL_STATS_CONN_NEW) +
 	       (t >= KMAGLEV_A_GLOBAL_STATS_BACKEND_LIMIT) +
 	       (t >= KMAGLEV_A_GLOBAL_STATS_QUOTA_DROP) +
-	       (t >= KMAGLEV_A_GLOBAL_STATS_SHED_CONN_FILL);
+	       (t >= KMAGLEV_A_GLOBAL_STATS_SHED_CONN_FILL) +
+	       (t >= KMAGLEV_A_GLOBAL_STATS_DR_NEIGH_FAILED);
 }
 
 void kmg_out_global(struct kmg_out *o, const struct kmg_stats *st,

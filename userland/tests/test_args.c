@@ -176,7 +176,7 @@ static void test_enums(void **state)
 	assert_int_equal(kmg_arg_enum("encap", &kmg_enum_encap, "gre", &v), 0);
 	assert_int_equal(v, KMAGLEV_ENCAP_GRE);
 	assert_int_equal(kmg_arg_enum("encap", &kmg_enum_encap, "vxlan", &v), KMG_EUSAGE);
-	assert_string_equal(kmg_errmsg(), "invalid encap \"vxlan\": must be ipip or gre");
+	assert_string_equal(kmg_errmsg(), "invalid encap \"vxlan\": must be ipip, gre or dr");
 
 	assert_int_equal(kmg_arg_flags("flags", &kmg_enum_service_flags, "echo,resched", &v), 0);
 	assert_int_equal(v, KMAGLEV_SERVICE_FLAGS_ECHO | KMAGLEV_SERVICE_FLAGS_RESCHED);

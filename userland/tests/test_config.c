@@ -672,7 +672,7 @@ static const struct {
 	{ BE "        state: dead\n",
 	  "t.yaml:6:9: services[0].backends[0].state: \"dead\" is not one of up, drain or down" },
 	{ BE "        encap: vxlan\n",
-	  "t.yaml:6:9: services[0].backends[0].encap: \"vxlan\" is not one of ipip or gre" },
+	  "t.yaml:6:9: services[0].backends[0].encap: \"vxlan\" is not one of ipip, gre or dr" },
 	{ BE "        gre-key: 7\n",
 	  "t.yaml:6:9: services[0].backends[0].gre-key: a GRE key needs \"encap: gre\" (encap is ipip)" },
 	{ BE "        encap: ipip\n        gre-key: 7\n",

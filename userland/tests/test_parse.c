@@ -267,7 +267,7 @@ static void test_backend_errors(void **state)
 	run_fails("backend add 192.0.2.10 10.0.0.3 state sleepy", KMG_EUSAGE,
 		  "invalid state \"sleepy\": must be up, drain or down");
 	run_fails("backend add 192.0.2.10 10.0.0.3 encap vxlan", KMG_EUSAGE,
-		  "invalid encap \"vxlan\": must be ipip or gre");
+		  "invalid encap \"vxlan\": must be ipip, gre or dr");
 	run_fails("backend add 192.0.2.10 10.0.0.3 gre-key 1", KMG_EUSAGE,
 		  "invalid gre-key for backend 10.0.0.3: a GRE key needs \"encap gre\" (the default encap is ipip)");
 	run_fails("backend add 192.0.2.10 10.0.0.3 gre-key -1 encap gre", KMG_EUSAGE,

@@ -970,6 +970,9 @@ static void test_shed_config(void **state)
 	/* stats: the shed- counters on a line of their own, after the quota ones */
 	assert_global_stats(" quota-untracked 37\n  shed-conn-fill 38 shed-new-rate 39 "
 			    "shed-load 40 shed-util 41\n", "shed-util", 41);
+	/* and the encap dr ones on the next */
+	assert_global_stats(" shed-util 41\n  dr-neigh-failed 42 drop-dr-route 43\n",
+			    "drop-dr-route", 43);
 }
 
 /* A service reply with a criticality and an overload state. */

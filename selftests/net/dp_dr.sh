@@ -1,0 +1,310 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Data plane, encap dr (L2 direct routing, as IPVS's DR mode). LB 1 and backends b1, b2 share
+# an Ethernet segment (a bridge in LB 1, 10.9.0.0/24 and 2001:db8:9::/64); each backend holds
+# the VIPs on lo and answers no ARP / neighbour solicitation for them (arp_ignore 1,
+# arp_announce 2), and answers the client directly through the router. In either mode
+# (KMAGLEV_DP_HOOK):
+#  - refused with the reason, nothing changed: a backend behind a gateway, one of the other
+#    family, LB 1's own address; an ipip backend behind a gateway changed to dr keeps ipip;
+#  - IPv4 and IPv6 VIPs: HTTP and UDP flows answered by both backends, which received the
+#    packets unencapsulated on the segment (nothing on their tunnels), with LB 1's neighbour
+#    entries for them holding their MAC addresses, and no packet counted as lost;
+#  - drain keeps the drained backend's TCP streams and sends new flows to the other one;
+#  - a probe mark reaches the backend it names over the segment;
+#  - a dr backend that does not answer ARP: the packets after its neighbour entry failed are
+#    counted in dr-neigh-failed;
+#  - a route to a dr backend that turns into a gatewayed one: its packets are dropped and
+#    counted in drop-dr-route (not handed to the gateway), and flow again once the route is
+#    direct again;
+#  - the segment's bridge can be deleted while routes over it are cached (an IPv6 dr route
+#    would otherwise pin it).
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/dp_lib.sh"
+
+if dp_standin; then
+	ktap_print_header
+	ktap_skip_all "encap dr is tested on kmaglev (stand-in is $DP_STANDIN)"
+fi
+kmg_require_cmd jq
+dp_test_start 15 1 2
+
+V4=$(dp_vip4 0)
+V6=$(dp_vip6 0)
+S4=$V4/any
+S6=[$V6]/any
+# dr4 N / dr6 N: backend N's address on the segment; LB 1's is N = 0
+dr4() { echo "10.9.0.$((10 * ($1 > 0) + $1))"; }
+dr6() { echo "2001:db8:9::$((10 * ($1 > 0) + $1))"; }
+MARK0=4096
+
+# --- the segment ------------------------------------------------------------------------------
+seg() {
+	local i cmds="link add drbr type bridge
+link set drbr up
+addr add $(dr4 0)/24 dev drbr
+addr add $(dr6 0)/64 dev drbr nodad
+"
+	for ((i = 1; i <= DP_NBE; i++)); do
+		cmds+="link add d$i type veth peer name dr netns ${DP_BE[i]}
+link set d$i master drbr
+link set d$i up
+"
+	done
+	ip -n "${DP_LB[1]}" -b - <<<"$cmds" || return 1
+	for ((i = 1; i <= DP_NBE; i++)); do
+		dp_sysctl "${DP_BE[i]}" net.ipv4.conf.all.arp_ignore=1 \
+			net.ipv4.conf.all.arp_announce=2 || return 1
+		ip -n "${DP_BE[i]}" -b - <<-EOF || return 1
+			addr add $(dr4 "$i")/24 dev dr
+			addr add $(dr6 "$i")/64 dev dr nodad
+			link set dr up
+		EOF
+	done
+	# a neighbour that does not answer fails in 0.2 s rather than 3 s
+	dp_sysctl "${DP_LB[1]}" net.ipv4.neigh.drbr.retrans_time_ms=100 \
+		net.ipv4.neigh.drbr.mcast_solicit=2 net.ipv6.neigh.drbr.retrans_time_ms=100 \
+		net.ipv6.neigh.drbr.mcast_solicit=2 || return 1
+	dp_wait 20 dp_lb 1 ping -c 1 -W 1 "$(dr4 2)" >/dev/null &&
+		dp_wait 20 dp_lb 1 ping -c 1 -W 1 "$(dr6 2)" >/dev/null
+}
+if out=$(seg 2>&1); then
+	ktap_test_pass "segment: LB 1 and b1, b2 on one bridge, VIPs on the backends' lo with ARP suppressed"
+else
+	echo "$out" | sed 's/^/# /'
+	dp_fail_rest "segment" 1
+	dp_test_end
+fi
+
+# --- refused, with the reason; nothing changes ------------------------------------------------
+# refuse DESC WANT CMD...: CMD fails, its error has WANT
+refuse() {
+	local desc=$1 want=$2 out
+	shift 2
+	if out=$(dp_km 1 "$@" 2>&1); then
+		echo "# succeeded: $out"
+		return 1
+	fi
+	[[ $out == *"$want"* ]] || { echo "# $desc: $out"; return 1; }
+	echo "# $desc: $out"
+}
+check_refusals() {
+	local rc=0 w=$(dp_vip4 5)
+	refuse "behind a gateway" "not on a directly attached network" \
+		service add "$S4" backend "$(dp_be4 1)" encap dr || rc=1
+	refuse "other family" "of the VIP's address family" \
+		service add "$S4" backend "$(dr6 1)" encap dr || rc=1
+	refuse "LB 1's own address" "this host's own" \
+		service add "$S4" backend "$(dr4 0)" encap dr || rc=1
+	refuse "IPv6 behind a gateway" "not on a directly attached network" \
+		service add "$S6" backend "$(dp_be6 1)" encap dr || rc=1
+	dp_km 1 service show "$S4" >/dev/null 2>&1 && { echo "# $S4 exists"; rc=1; }
+	dp_km 1 service add "$w/any" backend "$(dp_be4 1)" || rc=1
+	refuse "ipip backend behind a gateway set to dr" "not on a directly attached network" \
+		backend set "$w/any" "$(dp_be4 1)" encap dr || rc=1
+	[[ $(dp_be_field 1 "$w/any" "$(dp_be4 1)" encap) == ipip ]] ||
+		{ echo "# $(dp_be4 1) is no longer ipip"; rc=1; }
+	dp_km 1 service del "$w/any" || rc=1
+	return $rc
+}
+if out=$(check_refusals 2>&1); then
+	echo "$out"
+	ktap_test_pass "refused with the reason, nothing changed: gateway (IPv4, IPv6), other family, own address, ipip -> dr"
+else
+	echo "$out" | sed 's/^/# /'
+	ktap_test_fail "refused with the reason, nothing changed: gateway (IPv4, IPv6), other family, own address, ipip -> dr"
+fi
+
+cfg="config set max-backends 64 probe-mark-min $MARK0 probe-mark-max $((MARK0 + 63))
+service add $S4 backend $(dr4 1) encap dr backend $(dr4 2) encap dr
+service add $S6 backend $(dr6 1) encap dr backend $(dr6 2) encap dr"
+if out=$(dp_km_batch 1 <<<"$cfg" 2>&1) &&
+	[[ $(dp_be_field 1 "$S4" "$(dr4 1)" encap) == dr ]]; then
+	ktap_test_pass "configure: IPv4 and IPv6 services, b1 and b2 encap dr"
+else
+	echo "$out" | sed 's/^/# /'
+	dp_fail_rest "configure" 1
+	dp_test_end
+fi
+
+# --- traffic ----------------------------------------------------------------------------------
+# flows DESC VIP FAM: 10 HTTP and 10 UDP flows answered, by b1 and b2, which received them on
+# the segment and not on a tunnel; LB 1 holds their MACs; nothing counted as lost
+flows() {
+	local desc=$1 vip=$2 fam=$3 i n=0 t=0 out ans who g0 g1 nb=0 mac lmac
+	local -A B=() A=()
+	g0=$(dp_gstats 1)
+	dp_snap_all B
+	out=$(dp_py "$DP_CL" probe --addr "$vip" --http 10 --udp 10 2>&1)
+	dp_snap_all A
+	g1=$(dp_gstats 1)
+	for ((i = 1; i <= DP_NBE; i++)); do
+		n=$((n + $(dp_delta B A "b$i/dr:rx_packets")))
+		t=$((t + $(dp_tun_delta B A "b$i")))
+		mac=$(ip -n "${DP_BE[i]}" -j link show dr | jq -r '.[0].address')
+		lmac=$(ip -n "${DP_LB[1]}" -j neigh show "$(dr$fam "$i")" dev drbr |
+			jq -r '.[0].lladdr // empty')
+		[[ $mac == "$lmac" ]] && nb=$((nb + 1))
+	done
+	ans=$(grep -cE '^[0-9]+ b[0-9]+$' <<<"$out")
+	who=$(grep -E '^[0-9]+ b[0-9]+$' <<<"$out" | awk '{ print $2 }' | sort | uniq -c |
+		awk '{ printf "%s%s x%s", s, $2, $1; s = ", " }')
+	desc+=": $ans of 20 answered ($who), segment +$n, tunnels +$t, neighbours $nb of 2,"
+	desc+=" drop-dr-route +$(dp_gdelta "$g0" "$g1" drop-dr-route)"
+	desc+=" dr-neigh-failed +$(dp_gdelta "$g0" "$g1" dr-neigh-failed)"
+	if [[ $ans -eq 20 && $who == *b1* && $who == *b2* && $n -ge 20 && $t -eq 0 && $nb -eq 2 &&
+	      $(dp_gdelta "$g0" "$g1" drop-dr-route) -eq 0 &&
+	      $(dp_gdelta "$g0" "$g1" dr-neigh-failed) -eq 0 &&
+	      $(dp_gdelta "$g0" "$g1" drop-no-route) -eq 0 ]]; then
+		ktap_test_pass "$desc"
+	else
+		echo "$out" | grep -vE '^[0-9]+ b[0-9]+$' | head -n 5 | sed 's/^/# /'
+		ktap_test_fail "$desc"
+	fi
+	dp_check_hook "$1: taken by the hook" "$g0" "$g1"
+}
+flows "IPv4 VIP" "$V4" 4
+flows "IPv6 VIP" "$V6" 6
+
+# --- drain: established flows stay, new ones go to the other backend --------------------------
+drain() {
+	local n1 out
+	dp_stream_start s "$V4" 8 --interval 0.2
+	dp_stream_wait s || return 1
+	n1=$(awk '$2 == "b1"' "$DP_TMP/s.info" | wc -l)
+	echo "# streams: $(dp_tally "$DP_TMP/s.info" | tr '\n' ' ')"
+	[[ $n1 -gt 0 ]] || { echo "# no stream on b1"; dp_stream_stop s; return 1; }
+	dp_km 1 backend drain "$S4" "$(dr4 1)" || return 1
+	out=$(dp_http "$V4" --count 10 | awk '{ print $2 }' | sort | uniq -c | xargs)
+	echo "# new flows after the drain: $out"
+	dp_sleep 2
+	dp_stream_stop s || return 1
+	dp_km 1 backend set "$S4" "$(dr4 1)" state up || return 1
+	[[ $out == "10 b2" ]]
+}
+if out=$(drain 2>&1); then
+	echo "$out"
+	ktap_test_pass "drain b1: its streams kept, 10 of 10 new flows to b2"
+else
+	echo "$out" | sed 's/^/# /'
+	ktap_test_fail "drain b1: its streams kept, 10 of 10 new flows to b2"
+fi
+
+# --- a probe mark reaches the backend it names -------------------------------------------------
+PROBE_PY=$DP_TMP/probe.py
+cat >"$PROBE_PY" <<'EOF'
+import socket, sys
+
+# ADDR PORT MARK COUNT: COUNT UDP flows with SO_MARK MARK, each from its own port; the answers
+addr, port, mark, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+fam = socket.AF_INET6 if ':' in addr else socket.AF_INET
+for _ in range(n):
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_MARK, mark)
+    s.settimeout(1.0)
+    ans = '-'
+    s.connect((addr, port))
+    for _ in range(2):
+        s.send(b'probe')
+        try:
+            ans = s.recv(100).decode().strip()
+            break
+        except socket.timeout:
+            pass
+    s.close()
+    print(ans, flush=True)
+EOF
+probe_mark() {
+	local fam=$1 vip=$2 svc=$3 i=$4 id out
+	id=$(dp_be_field 1 "$svc" "$(dr$fam "$i")" id)
+	out=$(dp_lb 1 "$DP_PY" "$PROBE_PY" "$vip" "$DP_UDP_PORT" $((MARK0 + ${id:-0})) 8 |
+		sort | uniq -c | xargs)
+	if [[ -n $id && $out == "8 b$i" ]]; then
+		ktap_test_pass "IPv$fam probes marked for b$i (id $id) reach b$i over the segment: $out"
+	else
+		ktap_test_fail "IPv$fam probes marked for b$i (id ${id:-?}) reach b$i over the segment: $out"
+	fi
+}
+probe_mark 4 "$V4" "$S4" 2
+probe_mark 6 "$V6" "$S6" 1
+
+# --- a backend that does not answer ARP: dr-neigh-failed --------------------------------------
+neigh_fail() {
+	local w=$(dp_vip4 6) g0 g1 st
+	dp_km 1 service add "$w/udp" backend 10.9.0.99 encap dr || return 1
+	g0=$(dp_gstats 1)
+	# 12 datagrams 0.25 s apart (dp_udp sends its flows at once): a resolution fails within
+	# about 0.5 s (probes 0.1 s apart), and each packet that finds it failed starts another
+	dp_cl "$DP_PY" -c 'import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range(12):
+    s.sendto(b"q", (sys.argv[1], int(sys.argv[2])))
+    time.sleep(0.25)' "$w" "$DP_UDP_PORT"
+	g1=$(dp_gstats 1)
+	st=$(ip -n "${DP_LB[1]}" -j neigh show 10.9.0.99 dev drbr | jq -r '.[0].state[0] // "none"')
+	dp_km 1 service del "$w/udp"
+	echo "# neighbour 10.9.0.99: $st; tx-packets +$(dp_gdelta "$g0" "$g1" tx-packets)," \
+		"dr-neigh-failed +$(dp_gdelta "$g0" "$g1" dr-neigh-failed)"
+	[[ $(dp_gdelta "$g0" "$g1" dr-neigh-failed) -ge 1 ]]
+}
+if out=$(neigh_fail 2>&1); then
+	echo "$out"
+	ktap_test_pass "a backend that does not answer ARP: counted in dr-neigh-failed"
+else
+	echo "$out" | sed 's/^/# /'
+	ktap_test_fail "a backend that does not answer ARP: counted in dr-neigh-failed"
+fi
+
+# --- the route to a dr backend becomes a gatewayed one -----------------------------------------
+route_gw() {
+	local w=$(dp_vip4 7) g0 g1 g2 a1 a2 rc=0
+	dp_km 1 service add "$w/udp" backend "$(dr4 2)" encap dr || return 1
+	a1=$(dp_udp "$w" --count 3 | awk '{ print $2 }' | sort | uniq -c | xargs)
+	ip -n "${DP_LB[1]}" route add "$(dr4 2)/32" via "$(dr4 1)" dev drbr || return 1
+	g0=$(dp_gstats 1)
+	dp_udp "$w" --count 5 --timeout 0.5 --tries 1 >/dev/null
+	g1=$(dp_gstats 1)
+	ip -n "${DP_LB[1]}" route del "$(dr4 2)/32" || return 1
+	a2=$(dp_udp "$w" --count 3 | awk '{ print $2 }' | sort | uniq -c | xargs)
+	g2=$(dp_gstats 1)
+	dp_km 1 service del "$w/udp"
+	echo "# before: $a1; through a gateway: drop-dr-route +$(dp_gdelta "$g0" "$g1" drop-dr-route)" \
+		"tx-packets +$(dp_gdelta "$g0" "$g1" tx-packets); direct again: $a2," \
+		"drop-dr-route +$(dp_gdelta "$g1" "$g2" drop-dr-route)"
+	[[ $a1 == "3 b2" && $a2 == "3 b2" ]] || rc=1
+	[[ $(dp_gdelta "$g0" "$g1" drop-dr-route) -ge 5 && $(dp_gdelta "$g0" "$g1" tx-packets) -eq 0 ]] ||
+		rc=1
+	return $rc
+}
+if out=$(route_gw 2>&1); then
+	echo "$out"
+	ktap_test_pass "a dr backend's route through a gateway: dropped (drop-dr-route), back when direct"
+else
+	echo "$out" | sed 's/^/# /'
+	ktap_test_fail "a dr backend's route through a gateway: dropped (drop-dr-route), back when direct"
+fi
+
+# --- the segment's bridge goes while every CPU may hold a route over it ---------------------------
+# An IPv6 dr route keeps its FIB entry, whose next hop holds the device: kmaglev must let it go
+# (route_flush.c), or the deletion waits for ever (unregister_netdevice: waiting for drbr).
+link_del() {
+	local pid end=$((SECONDS + 15))
+	dp_py "$DP_CL" probe --addr "$V6" --http 0 --udp 10 >/dev/null 2>&1
+	dp_py "$DP_CL" probe --addr "$V4" --http 0 --udp 10 >/dev/null 2>&1
+	ip -n "${DP_LB[1]}" link del drbr &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null && [[ $SECONDS -lt $end ]]; do dp_sleep 0.2; done
+	if kill -0 "$pid" 2>/dev/null; then
+		echo "# still waiting after 15 s: $(dmesg | grep 'waiting for' | tail -n 1)"
+		return 1
+	fi
+	wait "$pid"
+}
+if out=$(link_del 2>&1); then
+	ktap_test_pass "the segment's bridge is deleted at once with IPv4 and IPv6 dr routes cached"
+else
+	echo "$out" | sed 's/^/# /'
+	ktap_test_fail "the segment's bridge is deleted at once with IPv4 and IPv6 dr routes cached"
+fi
+
+dp_test_end
