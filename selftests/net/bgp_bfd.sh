@@ -1,0 +1,329 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# BFD (RFC 5880/5881) in the daemon's built-in speaker against BIRD's, with bgp_ecmp.sh's
+# topology: the router (BIRD 2, "merge paths", "protocol bfd" at 300 ms x 3 and "bfd on" on
+# each session; hold time 30 s, so the hold timer cannot explain anything below), two LBs
+# running `kmaglev daemon` with the same services and a neighbour with `bfd: {}` (300 ms x 3),
+# an IPv4 VIP. A client loop opens a connection to the VIP every 40 ms (the stream echo's
+# hello line within 0.5 s, or the request is lost).
+#
+#   - both LBs announce; on both ends of both sessions BFD is Up, with the negotiated
+#     intervals (tx 300 ms, detection 900 ms) and the peer's discriminator shown by
+#     `kmaglev bgp show`
+#   - a reload of LB 2 with other intervals (500 ms): BFD stays Up (a Poll sequence), the
+#     BGP session is not reset, the new interval is in use
+#   - LB 1 fails silently: every packet on its link dropped on both ends (nftables netdev
+#     ingress and egress on the router's l1 and LB 1's eth0); the carrier stays up, the
+#     daemon runs. The router must drop LB 1's next hop within 1 s (BFD: at most 900 ms after
+#     the last packet). The failover time is from the cut to the kernel FIB change on the
+#     router (`ip -ts monitor route`), checked against a poll of the route; the client's
+#     lost requests are counted
+#   - LB 1's own side: its BFD went Down (detection time expired) and reset its BGP session
+#     (Cease/BFD Down)
+#   - the link restored: BFD and BGP come back, the router has both LBs again
+#   - BFD removed from LB 2 by a reload: it says AdminDown (BIRD 2.0.12 resets its BGP session
+#     on that too), and the session comes back without BFD, the route via both LBs
+#
+# In the full tier (make check-full): a VM, two daemons, BIRD and a client loop.
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/dp_lib.sh"
+source "$(dirname "$0")/bgp_lib.sh"
+
+kmg_require_cmd bird birdc nft jq
+
+RT_AS=65000
+LB_AS=65001
+BFD_MS=300
+BFD_MULT=3
+FAILOVER_BOUND_MS=1000	# the issue's bound with 300 ms x 3
+UP_BOUND=60		# s for sessions, BFD and checks to come up (a loaded TCG guest)
+SEED=0123456789abcdef0123456789abcdef
+VIP=$(dp_vip4 0)
+SVC="$VIP/tcp"
+
+dp_test_start 8 2 3
+
+# --- the router ------------------------------------------------------------------------------
+ip -n "$DP_RT" -b - <<-EOF
+	route del 192.0.2.0/24
+	route del 2001:db8:f::/48
+EOF
+dp_sysctl "$DP_RT" net.ipv4.fib_multipath_hash_policy=1
+RT_UP=1
+bgp_peer_start bird "$DP_RT" rt as=$RT_AS id="$(dp_rtlb4 1)" \
+	neighbor="$(dp_lb4 1),$(dp_lb4 2)" peer_as=$LB_AS afi=v4 multipath=1 kernel=1 hold=30 \
+	bfd=${BFD_MS}x$BFD_MULT || RT_UP=0
+
+# The router's next hops for the VIP, "lb1 lb2", "lb2", "" (sorted)
+rt_nhs() {
+	ip -n "$DP_RT" -4 route show "$VIP" | awk -v a1="$(dp_lb4 1)" -v a2="$(dp_lb4 2)" '
+		{ for (i = 1; i < NF; i++) if ($i == "via") {
+			if ($(i + 1) == a1) n1 = 1; else if ($(i + 1) == a2) n2 = 1 } }
+		END { s = (n1 ? "lb1" : ""); if (n2) s = s (s == "" ? "" : " ") "lb2"; print s }'
+}
+nhs_are() { [[ $(rt_nhs) == "$1" ]]; }
+# now VAR: the time in microseconds (no process started)
+now() { local __t=$EPOCHREALTIME; printf -v "$1" "%d" $((${__t%[.,]*} * 1000000 + 10#${__t#*[.,]})); }
+# BIRD's BFD session to LB N: its state word (Up, Down, Init, AdminDown)
+rt_bfd() { bgp_peer_cmd "$DP_RT" rt show bfd sessions | awk -v a="$(dp_lb4 "$1")" '$1 == a { print $3 }'; }
+
+KS() { local i=$1; shift; KMAGLEV_SOCKET=$DP_TMP/d$i.sock ip netns exec "${DP_LB[i]}" "$KMAGLEV" "$@"; }
+# bfdj N FILTER: LB N's BFD session to the router, a field of it (jq on `kmaglev -j bgp show`)
+bfdj() { KS "$1" -j bgp show | jq -r ".peers[0].bfd | $2"; }
+peerj() { KS "$1" -j bgp show | jq -r ".peers[0] | $2"; }
+
+diag() {
+	local i
+	{
+		echo "router: ip route show $VIP: $(ip -n "$DP_RT" -4 route show "$VIP" | tr '\n' ' ')"
+		bgp_peer_cmd "$DP_RT" rt show protocols
+		bgp_peer_cmd "$DP_RT" rt show bfd sessions
+		for ((i = 1; i <= DP_NLB; i++)); do
+			echo "lb$i: kmaglev bgp show:"
+			KS "$i" bgp show
+			echo "lb$i: daemon log (last 10 lines):"
+			tail -n 10 "$DP_TMP/d$i.log"
+		done
+	} 2>&1 | sed 's/^/# /'
+}
+
+# --- the LBs ---------------------------------------------------------------------------------
+# write_config N [BFD]: BFD is the neighbour's bfd: value ("{}" by default; "none": no bfd)
+write_config() {
+	local i=$1 bfd=${2:-'{}'}
+	cat <<-EOF
+	config:
+	  probe-mark-min: 0x10000
+	  probe-mark-max: 0x1ffff
+	seed: "$SEED"
+	daemon:
+	  owner: kmaglev-bfd
+	  metrics: "off"
+	  socket: $DP_TMP/d$i.sock
+	services:
+	  - vip: "$VIP"
+	    port: 0
+	    proto: tcp
+	    checks:
+	      - { kind: tcp, via: tunnel, port: $DP_STREAM_PORT, interval: 1s, timeout: 1s, fast-interval: 300ms, rise: 1, fall: 2 }
+	    backends:
+	      - { address: "$(dp_be4 1)" }
+	      - { address: "$(dp_be4 2)" }
+	      - { address: "$(dp_be4 3)" }
+	bgp:
+	  asn: $LB_AS
+	  router-id: $(dp_lb4 "$i")
+	  neighbors:
+	    - address: "$(dp_rtlb4 "$i")"
+	      asn: $RT_AS
+	      hold-time: 30s
+	EOF
+	[[ $bfd == none ]] || echo "      bfd: $bfd"
+}
+declare -A DPID=()
+daemon_start() {
+	local i=$1
+	write_config "$i" >"$DP_TMP/d$i.yaml"
+	rm -f "$DP_TMP/d$i.sock"
+	ip netns exec "${DP_LB[i]}" "$KMAGLEV" daemon -c "$DP_TMP/d$i.yaml" >>"$DP_TMP/d$i.log" 2>&1 &
+	DPID[$i]=$!
+	DP_BGPID["daemon$i"]=$!
+	dp_wait 30 test -S "$DP_TMP/d$i.sock"
+}
+# reload N BFD: LB N's daemon with its neighbour's bfd: BFD, by SIGHUP; waits for the log line
+reload() {
+	local i=$1 n
+	write_config "$i" "$2" >"$DP_TMP/d$i.yaml"
+	n=$(grep -c 'reload' "$DP_TMP/d$i.log")
+	kill -HUP "${DPID[$i]}"
+	dp_wait 10 eval '[[ $(grep -c reload "$DP_TMP/d'"$i"'.log") -gt '"$n"' ]]'
+}
+
+# The link between the router and LB 1: every packet dropped at both ends, in both directions
+# (netdev ingress and egress); the carrier stays up.
+CUT_NFT() {
+	cat <<-EOF
+	table netdev kmg_cut {
+		chain in { type filter hook ingress device $1 priority -500; policy drop; }
+		chain out { type filter hook egress device $1 priority -500; policy drop; }
+	}
+	EOF
+}
+cut() { ip netns exec "$DP_RT" nft -f - <<<"$(CUT_NFT l1)" && dp_lb 1 nft -f - <<<"$(CUT_NFT eth0)"; }
+uncut() { ip netns exec "$DP_RT" nft delete table netdev kmg_cut; dp_lb 1 nft delete table netdev kmg_cut; }
+
+# The client loop: a connection to VIP:7000 every 40 ms for SECS seconds; a line per request,
+# "START_EPOCH ok|lost" (lost: no hello line within 0.5 s).
+cat >"$DP_TMP/cloop.py" <<'EOF'
+import asyncio, sys, time
+vip, port, secs = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+async def one(out):
+    t = time.time()
+    ok = False
+    try:
+        r, w = await asyncio.wait_for(asyncio.open_connection(vip, port), 0.5)
+        try:
+            line = await asyncio.wait_for(r.readline(), max(0.01, t + 0.5 - time.time()))
+            ok = line.startswith(b"hello")
+        finally:
+            w.close()
+    except Exception:
+        pass
+    out.append((t, ok))
+async def main():
+    out, tasks = [], []
+    end = time.time() + secs
+    while time.time() < end:
+        tasks.append(asyncio.ensure_future(one(out)))
+        await asyncio.sleep(0.04)
+    await asyncio.gather(*tasks)
+    for t, ok in sorted(out):
+        print("%.3f %s" % (t, "ok" if ok else "lost"))
+asyncio.run(main())
+EOF
+
+# --- 2: up, with BFD on both ends ------------------------------------------------------------
+if [[ $RT_UP -ne 1 ]]; then
+	dp_fail_rest "BIRD in the router" 1
+	dp_test_end
+fi
+bfd_all_up() {
+	local i
+	for i in 1 2; do
+		[[ $(bfdj "$i" .state) == Up && $(rt_bfd "$i") == Up ]] || return 1
+	done
+}
+now t0
+if daemon_start 1 && daemon_start 2 && dp_wait $UP_BOUND nhs_are "lb1 lb2" &&
+	dp_wait $UP_BOUND bfd_all_up; then
+	now t
+	out="$(KS 1 bgp show | grep -A1 '^  bfd' | sed 's/^ *//' | tr '\n' ';' | sed 's/;$//; s/;/; /')"
+	if [[ $(bfdj 1 '."tx-interval-ms"') == 300 && $(bfdj 1 '."detect-time-ms"') == 900 &&
+		$(bfdj 1 '."remote-discriminator"') -gt 0 && $(bfdj 1 '."remote-multiplier"') == 3 &&
+		$(bfdj 1 '."remote-state"') == Up ]]; then
+		ktap_test_pass "the router has $VIP via lb1 and lb2; BFD Up on both ends of both sessions $(((t - t0) / 1000)) ms after the daemons started; lb1: $out"
+	else
+		diag
+		ktap_test_fail "BFD negotiated 300 ms x 3 with BIRD: lb1: $out"
+	fi
+else
+	diag
+	dp_fail_rest "the router has $VIP via lb1 and lb2, BFD Up on both ends" 1
+	dp_test_end
+fi
+
+# --- 3: a reload with other intervals keeps BFD and BGP ----------------------------------------
+est=$(peerj 2 .established) ups=$(bfdj 2 .up) disc=$(bfdj 2 '."local-discriminator"')
+reload 2 '{ min-tx: 500ms, min-rx: 500ms }'
+tx_is_500() { [[ $(bfdj 2 '."tx-interval-ms"') == 500 && $(bfdj 2 .polling) == false ]]; }
+dp_wait 10 tx_is_500
+dp_sleep 2
+got="state $(bfdj 2 .state), tx $(bfdj 2 '."tx-interval-ms"') ms, detect $(bfdj 2 '."detect-time-ms"') ms, BFD up $ups -> $(bfdj 2 .up) times, discriminator $disc -> $(bfdj 2 '."local-discriminator"'), BGP established $est -> $(peerj 2 .established) times; router's BFD $(rt_bfd 2)"
+if tx_is_500 && [[ $(bfdj 2 .state) == Up && $(bfdj 2 .up) == "$ups" &&
+	$(bfdj 2 '."local-discriminator"') == "$disc" && $(peerj 2 .established) == "$est" &&
+	$(peerj 2 .state) == Established && $(rt_bfd 2) == Up ]] && nhs_are "lb1 lb2"; then
+	ktap_test_pass "lb2 reloaded with bfd 500 ms: $got"
+else
+	diag
+	ktap_test_fail "lb2 reloaded with bfd 500 ms: $got"
+fi
+
+# --- 4: LB 1 fails silently -------------------------------------------------------------------
+ip -n "$DP_RT" -ts monitor route >"$DP_TMP/mon.log" 2>&1 &
+DP_BGPID[mon]=$!
+ip netns exec "$DP_CL" "$DP_PY" "$DP_TMP/cloop.py" "$VIP" "$DP_STREAM_PORT" 6 >"$DP_TMP/cloop.log" 2>&1 &
+DP_BGPID[cloop]=$!
+dp_sleep 1.5
+now t0
+cut
+now tc
+poll_ms=
+while :; do
+	now t
+	if nhs_are lb2; then poll_ms=$(((t - t0) / 1000)); break; fi
+	[[ $((t - t0)) -lt 10000000 ]] || break
+	dp_sleep 0.02
+done
+wait "${DP_BGPID[cloop]}"
+unset 'DP_BGPID[cloop]'
+kill "${DP_BGPID[mon]}" 2>/dev/null
+wait "${DP_BGPID[mon]}" 2>/dev/null
+unset 'DP_BGPID[mon]'
+carrier=$(ip -n "$DP_RT" -br link show l1 | awk '{ print $2 }')
+# the first change of the VIP's route after the cut (nothing else changes it): its time stamp,
+# "[YYYY-MM-DDTHH:MM:SS.uuuuuu] ..." (local time; date converts it)
+mon_ms=
+while read -r ts; do
+	t=$(date -d "$ts" +%s%N 2>/dev/null) || continue
+	t=$((t / 1000))
+	if [[ $t -ge $t0 ]]; then
+		mon_ms=$(((t - t0) / 1000))
+		break
+	fi
+done < <(awk -v vip="$VIP" '/^\[/ { ts = substr($1, 2, length($1) - 2); $1 = ""; sub(/^ +/, "")
+	if ($0 ~ "^(Deleted )?" vip "( |$)") print ts }' "$DP_TMP/mon.log")
+lost=$(grep -c ' lost$' "$DP_TMP/cloop.log")
+total=$(grep -c ' \(ok\|lost\)$' "$DP_TMP/cloop.log")
+span=$(awk '$2 == "lost" { if (!f) f = $1; l = $1 } END { if (f) printf "%.2f s after the cut to %.2f s", f - t0, l - t0 }' t0="$((t0 / 1000000)).$(printf %06d $((t0 % 1000000)))" "$DP_TMP/cloop.log")
+out="failover ${mon_ms:-?} ms (cut -> the router's FIB without lb1, ip monitor; the poll saw it at ${poll_ms:-never} ms; the cut took $(((tc - t0) / 1000)) ms); client: $lost of $total requests lost${span:+ ($span)}; l1 carrier ${carrier:-?}"
+echo "# lb1 cut: $out"
+if [[ -n $mon_ms && -n $poll_ms && $mon_ms -le $FAILOVER_BOUND_MS && $carrier == UP ]]; then
+	ktap_test_pass "lb1 cut silently: route via lb1 gone within ${FAILOVER_BOUND_MS} ms: $out"
+else
+	sed 's/^/# monitor: /' "$DP_TMP/mon.log" | head -20
+	diag
+	ktap_test_fail "lb1 cut silently: route via lb1 gone within ${FAILOVER_BOUND_MS} ms: $out"
+fi
+
+# --- 5: LB 1's side: BFD down, its BGP session reset ---------------------------------------------
+lb1_reset() {
+	[[ $(bfdj 1 .state) == Down && $(bfdj 1 .diagnostic) == "control detection time expired" &&
+		$(peerj 1 .state) != Established && $(peerj 1 '."last-error"') == *"BFD Down"* ]]
+}
+if dp_wait 10 lb1_reset; then
+	ktap_test_pass "lb1's side: BFD $(bfdj 1 .state) ($(bfdj 1 .diagnostic)), BGP $(peerj 1 .state), last error \"$(peerj 1 '."last-error"')\""
+else
+	diag
+	ktap_test_fail "lb1's side: BFD $(bfdj 1 .state) ($(bfdj 1 .diagnostic)), BGP $(peerj 1 .state), last error \"$(peerj 1 '."last-error"')\" (want Down, detection time expired, BFD Down)"
+fi
+
+# --- 6: the link back ---------------------------------------------------------------------------
+now t0
+uncut
+if dp_wait $UP_BOUND nhs_are "lb1 lb2" && dp_wait $UP_BOUND bfd_all_up; then
+	now t
+	ktap_test_pass "lb1's link restored: BFD Up and the router has lb1 and lb2 again $(((t - t0) / 1000)) ms later (BFD up $(bfdj 1 .up) times, down $(bfdj 1 .down))"
+else
+	diag
+	ktap_test_fail "lb1's link restored: BFD Up and the router has lb1 and lb2 again"
+fi
+
+# --- 7: BFD off on LB 2 by a reload -----------------------------------------------------------
+# LB 2 says AdminDown. BIRD 2.0.12 takes its BGP session down on any Up -> Down of the BFD
+# session, AdminDown included (RFC 5882 3.2 says it should not; kmaglev's speaker does not, see
+# test_bgp_speaker.c), so the session comes back, without BFD on our side, and the route with it.
+now t0
+reload 2 none
+rt_bfd_down() { [[ $(rt_bfd 2) != Up ]]; }
+dp_wait 10 rt_bfd_down
+rt2=$(rt_bfd 2)
+lb2_back() { [[ $(peerj 2 .state) == Established && $(peerj 2 .bfd) == null ]] && nhs_are "lb1 lb2"; }
+if dp_wait $UP_BOUND lb2_back; then
+	now t
+	ktap_test_pass "BFD removed from lb2 by a reload: the router's BFD session went ${rt2:-away}, lb2's BGP session is Established without BFD and the router has lb1 and lb2 $(((t - t0) / 1000)) ms after the reload"
+else
+	grep -i bfd "$BGP_TMP"/*/bird.log 2>/dev/null | tail -5 | sed 's/^/# /'
+	diag
+	ktap_test_fail "BFD removed from lb2 by a reload: the router's BFD session ${rt2:-?}; lb2's BGP session Established without BFD, the router has lb1 and lb2"
+fi
+
+for i in 1 2; do
+	kill -INT "${DPID[$i]}" 2>/dev/null
+done
+for i in 1 2; do
+	dp_wait 20 eval '! kill -0 '"${DPID[$i]}"
+	wait "${DPID[$i]}" 2>/dev/null
+	unset "DP_BGPID[daemon$i]"
+done
+bgp_peers_stop
+dp_test_end
