@@ -88,7 +88,6 @@ static void bfd_notify(void *arg, const struct bfd_event *ev)
 {
 	struct bgp_speaker *sp = arg;
 	struct bgp_peer *p = peer_by_addr(sp, &ev->peer);
-	char why[192];
 
 	if (!p || !p->bfd_set)
 		return;
@@ -97,8 +96,9 @@ static void bfd_notify(void *arg, const struct bfd_event *ev)
 		kmd_log(LOG_NOTICE, "bgp: %s: BFD up", p->name);
 		return;
 	}
-	kmd_log(ev->old == BFD_UP ? LOG_WARNING : LOG_INFO, "bgp: %s: BFD %s (%s)%s", p->name,
-		bfd_state_name(ev->state), bfd_diag_name(ev->diag),
+	kmd_log(ev->old == BFD_UP ? LOG_WARNING : LOG_INFO, "bgp: %s: BFD %s%s%s%s%s", p->name,
+		bfd_state_name(ev->state), ev->diag ? " (" : "",
+		ev->diag ? bfd_diag_name(ev->diag) : "", ev->diag ? ")" : "",
 		ev->remote_state == BFD_ADMIN_DOWN ? ", the neighbour's AdminDown" : "");
 	/*
 	 * RFC 5882 4.3: a path that failed takes the session down at once, instead of the hold
@@ -107,10 +107,10 @@ static void bfd_notify(void *arg, const struct bfd_event *ev)
 	if (ev->old != BFD_UP || ev->state != BFD_DOWN || ev->remote_state == BFD_ADMIN_DOWN ||
 	    !p->est)
 		return;
-	snprintf(why, sizeof(why), "BFD down: %s", bfd_diag_name(ev->diag));
-	kmd_log(LOG_WARNING, "bgp: %s: %s: resetting the session", p->name, why);
+	kmd_log(LOG_WARNING, "bgp: %s: BFD Down: resetting the session", p->name);
 	bgp_conn_cease(&p->est->c, BGP_CEASE_BFD_DOWN, NULL);
-	snprintf(p->last_error, sizeof(p->last_error), "%s", why);
+	snprintf(p->last_error, sizeof(p->last_error), "BFD Down: %s (sent Cease/BFD Down)",
+		 bfd_diag_name(ev->diag));
 }
 
 /* The address BFD sends from: the listening address when it is a specific one. */
@@ -129,7 +129,9 @@ void bfd_sync(struct bgp_speaker *sp)
 	for (i = 0; i < sp->npeers; i++)
 		want |= sp->peers[i]->cfg.bfd;
 	if (want && !sp->bfd && !sp->stopped) {
-		sp->bfd = bfd_io_new(sp->loop, bfd_notify, sp, sp->bfd_err, sizeof(sp->bfd_err));
+		sp->bfd = bfd_io_new_port(sp->loop, bfd_notify, sp,
+					   sp->cfg.bfd_port ? sp->cfg.bfd_port : BFD_PORT,
+					   sp->bfd_err, sizeof(sp->bfd_err));
 		if (!sp->bfd)
 			kmd_log(LOG_ERR, "bgp: %s: the sessions run without BFD", sp->bfd_err);
 		else

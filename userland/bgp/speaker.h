@@ -74,6 +74,7 @@ struct bgp_speaker_cfg {
 	uint32_t local_pref;		/* iBGP */
 	const struct bgp_peer_cfg *peers;
 	unsigned int npeers;
+	uint16_t bfd_port;		/* 0: 3784 (another for the unit tests) */
 };
 
 struct bgp_speaker;
