@@ -149,7 +149,24 @@ CUT_NFT() {
 	}
 	EOF
 }
-cut() { ip netns exec "$DP_RT" nft -f - <<<"$(CUT_NFT l1)" && dp_lb 1 nft -f - <<<"$(CUT_NFT eth0)"; }
+# Both ends at once (two processes in parallel): a TCG guest takes a while to start nft.
+cut() {
+	local a b
+	ip netns exec "$DP_RT" nft -f - <<<"$(CUT_NFT l1)" & a=$!
+	dp_lb 1 nft -f - <<<"$(CUT_NFT eth0)" & b=$!
+	wait $a && wait $b
+}
+# nft's first use loads nf_tables and its netdev chains (modprobe: slow in a TCG guest): once
+# before the cut, on a table that accepts everything.
+warm_nft() {
+	local ns=$1 dev=$2
+	ip netns exec "$ns" nft -f - <<-EOF && ip netns exec "$ns" nft delete table netdev kmg_warm
+	table netdev kmg_warm {
+		chain in { type filter hook ingress device $dev priority 0; policy accept; }
+		chain out { type filter hook egress device $dev priority 0; policy accept; }
+	}
+	EOF
+}
 uncut() { ip netns exec "$DP_RT" nft delete table netdev kmg_cut; dp_lb 1 nft delete table netdev kmg_cut; }
 
 # The client loop: a connection to VIP:7000 every 40 ms for SECS seconds; a line per request,
@@ -229,6 +246,9 @@ else
 fi
 
 # --- 4: LB 1 fails silently -------------------------------------------------------------------
+warm_nft "$DP_RT" l1
+warm_nft "${DP_LB[1]}" eth0
+nlog1=$(wc -l <"$DP_TMP/d1.log")
 ip -n "$DP_RT" -ts monitor route >"$DP_TMP/mon.log" 2>&1 &
 DP_BGPID[mon]=$!
 ip netns exec "$DP_CL" "$DP_PY" "$DP_TMP/cloop.py" "$VIP" "$DP_STREAM_PORT" 6 >"$DP_TMP/cloop.log" 2>&1 &
@@ -253,6 +273,8 @@ carrier=$(ip -n "$DP_RT" -br link show l1 | awk '{ print $2 }')
 # the first change of the VIP's route after the cut (nothing else changes it): its time stamp,
 # "[YYYY-MM-DDTHH:MM:SS.uuuuuu] ..." (local time; date converts it)
 mon_ms=
+awk -v vip="$VIP" '/^\[/ { ts = substr($1, 2, length($1) - 2); $1 = ""; sub(/^ +/, "")
+	if ($0 ~ "^(Deleted )?" vip "( |$)") print ts }' "$DP_TMP/mon.log" >"$DP_TMP/mon.ts"
 while read -r ts; do
 	t=$(date -d "$ts" +%s%N 2>/dev/null) || continue
 	t=$((t / 1000))
@@ -260,12 +282,14 @@ while read -r ts; do
 		mon_ms=$(((t - t0) / 1000))
 		break
 	fi
-done < <(awk -v vip="$VIP" '/^\[/ { ts = substr($1, 2, length($1) - 2); $1 = ""; sub(/^ +/, "")
-	if ($0 ~ "^(Deleted )?" vip "( |$)") print ts }' "$DP_TMP/mon.log")
+done <"$DP_TMP/mon.ts"
 lost=$(grep -c ' lost$' "$DP_TMP/cloop.log")
 total=$(grep -c ' \(ok\|lost\)$' "$DP_TMP/cloop.log")
+T0S="$((t0 / 1000000)).$(printf %06d $((t0 % 1000000)))"
+win=$(awk -v t0="$T0S" -v ms="${mon_ms:-${poll_ms:-0}}" '$1 >= t0 && $1 <= t0 + ms / 1000 { n++; if ($2 == "lost") l++ }
+	END { printf "%d started between the cut and the failover, %d of them lost", n, l }' "$DP_TMP/cloop.log")
 span=$(awk '$2 == "lost" { if (!f) f = $1; l = $1 } END { if (f) printf "%.2f s after the cut to %.2f s", f - t0, l - t0 }' t0="$((t0 / 1000000)).$(printf %06d $((t0 % 1000000)))" "$DP_TMP/cloop.log")
-out="failover ${mon_ms:-?} ms (cut -> the router's FIB without lb1, ip monitor; the poll saw it at ${poll_ms:-never} ms; the cut took $(((tc - t0) / 1000)) ms); client: $lost of $total requests lost${span:+ ($span)}; l1 carrier ${carrier:-?}"
+out="failover ${mon_ms:-?} ms (cut -> the router's FIB without lb1, ip monitor; the poll saw it at ${poll_ms:-never} ms; the cut took $(((tc - t0) / 1000)) ms); client: $lost of $total requests lost${span:+ ($span)}, $win; l1 carrier ${carrier:-?}"
 echo "# lb1 cut: $out"
 if [[ -n $mon_ms && -n $poll_ms && $mon_ms -le $FAILOVER_BOUND_MS && $carrier == UP ]]; then
 	ktap_test_pass "lb1 cut silently: route via lb1 gone within ${FAILOVER_BOUND_MS} ms: $out"
@@ -276,15 +300,17 @@ else
 fi
 
 # --- 5: LB 1's side: BFD down, its BGP session reset ---------------------------------------------
+# (by the log: the connection attempts that follow overwrite the last error)
 lb1_reset() {
-	[[ $(bfdj 1 .state) == Down && $(bfdj 1 .diagnostic) == "control detection time expired" &&
-		$(peerj 1 .state) != Established && $(peerj 1 '."last-error"') == *"BFD Down"* ]]
+	tail -n +"$((nlog1 + 1))" "$DP_TMP/d1.log" | grep -q 'BFD Down (control detection time expired)' &&
+		tail -n +"$((nlog1 + 1))" "$DP_TMP/d1.log" | grep -q 'session down: sent Cease/BFD Down'
 }
-if dp_wait 10 lb1_reset; then
-	ktap_test_pass "lb1's side: BFD $(bfdj 1 .state) ($(bfdj 1 .diagnostic)), BGP $(peerj 1 .state), last error \"$(peerj 1 '."last-error"')\""
+if dp_wait 10 lb1_reset && [[ $(bfdj 1 .state) == Down ]]; then
+	ktap_test_pass "lb1's side: BFD $(bfdj 1 .state) ($(bfdj 1 .diagnostic)), its BGP session reset: $(tail -n +"$((nlog1 + 1))" "$DP_TMP/d1.log" | grep -m1 'sent Cease/BFD Down' | sed 's/^<[0-9]>[a-z]*: //')"
 else
+	tail -n +"$((nlog1 + 1))" "$DP_TMP/d1.log" | head -20 | sed 's/^/# lb1 log: /'
 	diag
-	ktap_test_fail "lb1's side: BFD $(bfdj 1 .state) ($(bfdj 1 .diagnostic)), BGP $(peerj 1 .state), last error \"$(peerj 1 '."last-error"')\" (want Down, detection time expired, BFD Down)"
+	ktap_test_fail "lb1's side: BFD $(bfdj 1 .state) ($(bfdj 1 .diagnostic)); want Down (control detection time expired) and its BGP session reset with Cease/BFD Down"
 fi
 
 # --- 6: the link back ---------------------------------------------------------------------------
