@@ -12,6 +12,8 @@
 #     `kmaglev bgp show`
 #   - a reload of LB 2 with other intervals (500 ms): BFD stays Up (a Poll sequence), the
 #     BGP session is not reset, the new interval is in use
+#   - LB 1's daemon busy: its main thread stopped for 3 s (ptrace stops one thread; SIGSTOP
+#     would stop them all): its BFD thread goes on, the router's BFD session stays Up
 #   - LB 1 fails silently: every packet on its link dropped on both ends (nftables netdev
 #     ingress and egress on the router's l1 and LB 1's eth0); the carrier stays up, the
 #     daemon runs. The router must drop LB 1's next hop within 1 s (BFD: at most 900 ms after
@@ -41,7 +43,7 @@ SEED=0123456789abcdef0123456789abcdef
 VIP=$(dp_vip4 0)
 SVC="$VIP/tcp"
 
-dp_test_start 8 2 3
+dp_test_start 9 2 3
 
 # --- the router ------------------------------------------------------------------------------
 ip -n "$DP_RT" -b - <<-EOF
@@ -140,34 +142,47 @@ reload() {
 }
 
 # The link between the router and LB 1: every packet dropped at both ends, in both directions
-# (netdev ingress and egress); the carrier stays up.
-CUT_NFT() {
-	cat <<-EOF
-	table netdev kmg_cut {
-		chain in { type filter hook ingress device $1 priority -500; policy drop; }
-		chain out { type filter hook egress device $1 priority -500; policy drop; }
-	}
-	EOF
+# (netdev ingress and egress hooks: before anything else); the carrier stays up. A TCG guest
+# takes a second or more to start nft, longer than the failover: an `nft -i` runs in each
+# namespace beforehand (cut_prepare: its table and chains, accepting everything), and the cut
+# is a line written to each (two shell builtins), one transaction each.
+NFT_RT=
+NFT_LB=
+cut_prepare() {
+	mkfifo "$DP_TMP/nft.rt" "$DP_TMP/nft.lb"
+	ip netns exec "$DP_RT" nft -i <"$DP_TMP/nft.rt" >"$DP_TMP/nft.rt.log" 2>&1 &
+	DP_BGPID[nftrt]=$!
+	dp_lb 1 nft -i <"$DP_TMP/nft.lb" >"$DP_TMP/nft.lb.log" 2>&1 &
+	DP_BGPID[nftlb]=$!
+	exec {NFT_RT}>"$DP_TMP/nft.rt" {NFT_LB}>"$DP_TMP/nft.lb"
+	cut_chains l1 >&$NFT_RT
+	cut_chains eth0 >&$NFT_LB
+	dp_wait 30 cut_ready
 }
-# Both ends at once (two processes in parallel): a TCG guest takes a while to start nft.
+cut_chains() {
+	echo "add table netdev kmg_cut"
+	echo "add chain netdev kmg_cut in { type filter hook ingress device $1 priority -500; policy accept; }"
+	echo "add chain netdev kmg_cut out { type filter hook egress device $1 priority -500; policy accept; }"
+}
+# cut_ready [N]: both tables have their two chains, and N drop rules (default 0)
+cut_ready() {
+	local n
+	for n in "ip netns exec $DP_RT" "ip netns exec ${DP_LB[1]}"; do
+		[[ $($n nft list table netdev kmg_cut 2>/dev/null | grep -c 'hook \(in\|e\)gress') == 2 &&
+			$($n nft list table netdev kmg_cut | grep -cx '[[:space:]]*drop') == "${1:-0}" ]] || return 1
+	done
+}
 cut() {
-	local a b
-	ip netns exec "$DP_RT" nft -f - <<<"$(CUT_NFT l1)" & a=$!
-	dp_lb 1 nft -f - <<<"$(CUT_NFT eth0)" & b=$!
-	wait $a && wait $b
+	echo "add rule netdev kmg_cut in drop; add rule netdev kmg_cut out drop" >&$NFT_RT
+	echo "add rule netdev kmg_cut in drop; add rule netdev kmg_cut out drop" >&$NFT_LB
 }
-# nft's first use loads nf_tables and its netdev chains (modprobe: slow in a TCG guest): once
-# before the cut, on a table that accepts everything.
-warm_nft() {
-	local ns=$1 dev=$2
-	ip netns exec "$ns" nft -f - <<-EOF && ip netns exec "$ns" nft delete table netdev kmg_warm
-	table netdev kmg_warm {
-		chain in { type filter hook ingress device $dev priority 0; policy accept; }
-		chain out { type filter hook egress device $dev priority 0; policy accept; }
-	}
-	EOF
+uncut() {
+	echo "delete table netdev kmg_cut" >&$NFT_RT
+	echo "delete table netdev kmg_cut" >&$NFT_LB
+	exec {NFT_RT}>&- {NFT_LB}>&-
+	wait "${DP_BGPID[nftrt]}" "${DP_BGPID[nftlb]}" 2>/dev/null
+	unset 'DP_BGPID[nftrt]' 'DP_BGPID[nftlb]'
 }
-uncut() { ip netns exec "$DP_RT" nft delete table netdev kmg_cut; dp_lb 1 nft delete table netdev kmg_cut; }
 
 # The client loop: a connection to VIP:7000 every 40 ms for SECS seconds; a line per request,
 # "START_EPOCH ok|lost" (lost: no hello line within 0.5 s).
@@ -245,9 +260,56 @@ else
 	ktap_test_fail "lb2 reloaded with bfd 500 ms: $got"
 fi
 
-# --- 4: LB 1 fails silently -------------------------------------------------------------------
-warm_nft "$DP_RT" l1
-warm_nft "${DP_LB[1]}" eth0
+# --- 4: LB 1's daemon busy: its main thread stopped, BFD runs on ---------------------------------
+# ptrace stops one thread (PTRACE_SEIZE, PTRACE_INTERRUPT of the main thread), where SIGSTOP
+# would stop the whole process; for 3 s, ten times the detection time.
+cat >"$DP_TMP/freeze.py" <<'EOF'
+import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
+pid, secs = int(sys.argv[1]), float(sys.argv[2])
+def pt(req):
+    if libc.ptrace(req, pid, None, None):
+        sys.exit("ptrace %#x: %s" % (req, os.strerror(ctypes.get_errno())))
+def states():
+    out = []
+    for t in sorted(os.listdir("/proc/%d/task" % pid), key=int):
+        with open("/proc/%d/task/%s/stat" % (pid, t)) as f:
+            st = f.read().rsplit(")", 1)[1].split()[0]
+        out.append("%s:%s" % ("main" if int(t) == pid else "thread" + t, st))
+    return " ".join(out)
+pt(0x4206)                      # PTRACE_SEIZE
+pt(0x4207)                      # PTRACE_INTERRUPT
+os.waitpid(pid, 0x40000000)     # __WALL
+time.sleep(0.2)
+print(states(), flush=True)
+time.sleep(secs)
+print(states(), flush=True)
+pt(17)                          # PTRACE_DETACH
+EOF
+rt_since() { bgp_peer_cmd "$DP_RT" rt show bfd sessions | awk -v a="$(dp_lb4 1)" '$1 == a { print $3, $4 }'; }
+since=$(rt_since)
+est=$(peerj 1 .established)
+if fz=$("$DP_PY" "$DP_TMP/freeze.py" "${DPID[1]}" 3 2>&1); then
+	st=$(tr '\n' ';' <<<"$fz" | sed 's/;$//; s/;/; then /')
+	got="threads $st; the router's BFD session: '$since' before, '$(rt_since)' after; its BGP session $(bgp_peer_state "$DP_RT" rt "$(dp_lb4 1)")"
+	# the main thread in tracing stop (t) both times, no other thread stopped
+	if [[ $(head -1 <<<"$fz") == "main:t "* && $(tail -1 <<<"$fz") == "main:t "* ]] &&
+		! grep -q 'thread[0-9]*:[tT]' <<<"$fz" && [[ $(rt_since) == "$since" &&
+		$(bgp_peer_state "$DP_RT" rt "$(dp_lb4 1)") == Established ]] &&
+		nhs_are "lb1 lb2" && [[ $(peerj 1 .established) == "$est" && $(bfdj 1 .down) == 0 ]]; then
+		ktap_test_pass "lb1's daemon main thread stopped 3 s: BFD stays Up ($got)"
+	else
+		diag
+		ktap_test_fail "lb1's daemon main thread stopped 3 s: BFD stays Up ($got)"
+	fi
+else
+	echo "$fz" | sed 's/^/# /'
+	ktap_test_fail "lb1's daemon main thread stopped 3 s: ptrace failed"
+fi
+
+# --- 5: LB 1 fails silently -------------------------------------------------------------------
+cut_prepare || sed 's/^/# nft: /' "$DP_TMP"/nft.*.log
 nlog1=$(wc -l <"$DP_TMP/d1.log")
 ip -n "$DP_RT" -ts monitor route >"$DP_TMP/mon.log" 2>&1 &
 DP_BGPID[mon]=$!
@@ -257,6 +319,7 @@ dp_sleep 1.5
 now t0
 cut
 now tc
+dp_wait 10 cut_ready 1 || sed 's/^/# nft: /' "$DP_TMP"/nft.*.log
 poll_ms=
 while :; do
 	now t
@@ -289,9 +352,9 @@ T0S="$((t0 / 1000000)).$(printf %06d $((t0 % 1000000)))"
 win=$(awk -v t0="$T0S" -v ms="${mon_ms:-${poll_ms:-0}}" '$1 >= t0 && $1 <= t0 + ms / 1000 { n++; if ($2 == "lost") l++ }
 	END { printf "%d started between the cut and the failover, %d of them lost", n, l }' "$DP_TMP/cloop.log")
 span=$(awk '$2 == "lost" { if (!f) f = $1; l = $1 } END { if (f) printf "%.2f s after the cut to %.2f s", f - t0, l - t0 }' t0="$((t0 / 1000000)).$(printf %06d $((t0 % 1000000)))" "$DP_TMP/cloop.log")
-out="failover ${mon_ms:-?} ms (cut -> the router's FIB without lb1, ip monitor; the poll saw it at ${poll_ms:-never} ms; the cut took $(((tc - t0) / 1000)) ms); client: $lost of $total requests lost${span:+ ($span)}, $win; l1 carrier ${carrier:-?}"
+out="failover ${mon_ms:-?} ms (cut -> the router's FIB without lb1, ip monitor; the poll saw it at ${poll_ms:-never} ms; the cut written in $(((tc - t0) / 1000)) ms); client: $lost of $total requests lost${span:+ ($span)}, $win; l1 carrier ${carrier:-?}"
 echo "# lb1 cut: $out"
-if [[ -n $mon_ms && -n $poll_ms && $mon_ms -le $FAILOVER_BOUND_MS && $carrier == UP ]]; then
+if [[ -n $mon_ms && -n $poll_ms && $mon_ms -le $FAILOVER_BOUND_MS && $carrier == UP ]] && cut_ready 1; then
 	ktap_test_pass "lb1 cut silently: route via lb1 gone within ${FAILOVER_BOUND_MS} ms: $out"
 else
 	sed 's/^/# monitor: /' "$DP_TMP/mon.log" | head -20
@@ -299,7 +362,7 @@ else
 	ktap_test_fail "lb1 cut silently: route via lb1 gone within ${FAILOVER_BOUND_MS} ms: $out"
 fi
 
-# --- 5: LB 1's side: BFD down, its BGP session reset ---------------------------------------------
+# --- 6: LB 1's side: BFD down, its BGP session reset ---------------------------------------------
 # (by the log: the connection attempts that follow overwrite the last error)
 lb1_reset() {
 	tail -n +"$((nlog1 + 1))" "$DP_TMP/d1.log" | grep -q 'BFD Down (control detection time expired)' &&
@@ -313,7 +376,7 @@ else
 	ktap_test_fail "lb1's side: BFD $(bfdj 1 .state) ($(bfdj 1 .diagnostic)); want Down (control detection time expired) and its BGP session reset with Cease/BFD Down"
 fi
 
-# --- 6: the link back ---------------------------------------------------------------------------
+# --- 7: the link back ---------------------------------------------------------------------------
 now t0
 uncut
 if dp_wait $UP_BOUND nhs_are "lb1 lb2" && dp_wait $UP_BOUND bfd_all_up; then
@@ -324,7 +387,7 @@ else
 	ktap_test_fail "lb1's link restored: BFD Up and the router has lb1 and lb2 again"
 fi
 
-# --- 7: BFD off on LB 2 by a reload -----------------------------------------------------------
+# --- 8: BFD off on LB 2 by a reload -----------------------------------------------------------
 # LB 2 says AdminDown. BIRD 2.0.12 takes its BGP session down on any Up -> Down of the BFD
 # session, AdminDown included (RFC 5882 3.2 says it should not; kmaglev's speaker does not, see
 # test_bgp_speaker.c), so the session comes back, without BFD on our side, and the route with it.

@@ -657,6 +657,11 @@ int kmd_bgp_metrics(struct kmd *d, struct kmd_prom *p)
 		  "Prefixes announced on the BGP session.", KMD_PROM_GAUGE },
 		{ "kmaglev_bgp_session_established_total",
 		  "Times the BGP session reached Established.", KMD_PROM_COUNTER },
+		{ "kmaglev_bgp_bfd_up",
+		  "Whether the neighbour's BFD session is Up (1) or not (0); neighbours with bfd only.",
+		  KMD_PROM_GAUGE },
+		{ "kmaglev_bgp_bfd_down_total",
+		  "Times the neighbour's BFD session went from Up to Down.", KMD_PROM_COUNTER },
 	};
 	struct kmd_bgpd *b = B(d);
 	unsigned int i, n = 0, k, f;
@@ -699,8 +704,18 @@ int kmd_bgp_metrics(struct kmd *d, struct kmd_prom *p)
 			case 2:
 				ret = kmd_prom_gauge(p, l, 1, pi.announced);
 				break;
-			default:
+			case 3:
 				ret = kmd_prom_counter(p, l, 1, pi.established);
+				break;
+			case 4:
+				if (pi.cfg->bfd)
+					ret = kmd_prom_gauge(p, l, 1, pi.has_bfd &&
+							     pi.bfd.s.state == BFD_UP);
+				break;
+			default:
+				if (pi.cfg->bfd)
+					ret = kmd_prom_counter(p, l, 1,
+							       pi.has_bfd ? pi.bfd.s.downs : 0);
 				break;
 			}
 		}
