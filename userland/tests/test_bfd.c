@@ -5,7 +5,8 @@
  * (two sessions talking, detection, the peer's Down and AdminDown, Poll/Final, the slow rate
  * while not Up, jitter), and the thread on real sockets with a peer on 127.0.0.2: the session
  * comes up, stays up while the owner's loop does not run for 2 s, drops packets with a TTL
- * below 255, and goes down a detection time after the peer falls silent.
+ * below 255, and goes down a detection time after the peer falls silent; the same over IPv6
+ * in a namespace of its own (hop limit 254 dropped).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,8 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <poll.h>
+#include <sched.h>
+#include <sys/wait.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -346,8 +349,9 @@ static void test_rates_and_jitter(void **state)
 #define TPORT 13784
 
 struct fake_peer {
-	int fd;				/* bound to 127.0.0.2:TPORT */
+	int fd;				/* bound to 127.0.0.2:TPORT (or [::2]:TPORT) */
 	int ttl;
+	bool v6;			/* sends to [::1]:TPORT, else 127.0.0.1:TPORT */
 	volatile bool run, answer;
 	struct bfd_sess s;
 	pthread_mutex_t mu;
@@ -368,6 +372,8 @@ static void *peer_main(void *arg)
 {
 	struct fake_peer *fp = arg;
 	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(TPORT) };
+	struct sockaddr_in6 to6 = { .sin6_family = AF_INET6, .sin6_port = htons(TPORT),
+				    .sin6_addr = IN6ADDR_LOOPBACK_INIT };
 
 	to.sin_addr.s_addr = htonl(0x7f000001);
 	while (fp->run) {
@@ -385,9 +391,15 @@ static void *peer_main(void *arg)
 			bfd_sess_rx(&fp->s, &p, mono_us());
 		}
 		if (fp->answer && bfd_sess_tx(&fp->s, &p, mono_us(), (uint32_t)random())) {
-			setsockopt(fp->fd, IPPROTO_IP, IP_TTL, &fp->ttl, sizeof(fp->ttl));
 			bfd_pkt_encode(&p, buf);
-			sendto(fp->fd, buf, 24, 0, (struct sockaddr *)&to, sizeof(to));
+			if (fp->v6) {
+				setsockopt(fp->fd, IPPROTO_IPV6, IPV6_UNICAST_HOPS, &fp->ttl,
+					   sizeof(fp->ttl));
+				sendto(fp->fd, buf, 24, 0, (struct sockaddr *)&to6, sizeof(to6));
+			} else {
+				setsockopt(fp->fd, IPPROTO_IP, IP_TTL, &fp->ttl, sizeof(fp->ttl));
+				sendto(fp->fd, buf, 24, 0, (struct sockaddr *)&to, sizeof(to));
+			}
 		}
 		bfd_sess_expire(&fp->s, mono_us());
 		pthread_mutex_unlock(&fp->mu);
@@ -542,6 +554,88 @@ static void test_thread(void **state)
 	ev_loop_destroy(loop);
 }
 
+/*
+ * IPv6, in a network namespace of its own (a child process: unshare(CLONE_NEWNET)) where lo
+ * has ::2 too: the session to [::2] from [::1] comes up, the peer's hop limit 254 is dropped
+ * (IPV6_RECVHOPLIMIT) and the session expires. Skipped where namespaces cannot be made.
+ */
+static int thread6_child(void)
+{
+	struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+	struct sockaddr_in6 sa = { .sin6_family = AF_INET6, .sin6_port = htons(TPORT) };
+	struct kmg_addr peer = { .family = AF_INET6 }, local = { .family = AF_INET6 };
+	struct bfd_params fast = { 50000, 50000, 3 };
+	struct fake_peer fp = { .ttl = 255, .run = true, .answer = true, .v6 = true };
+	struct bfd_io_stats st;
+	struct seen seen = { .n = 0 };
+	struct bfd_info bi;
+	char err[256] = "";
+	struct bfd_io *io;
+	int one = 1, rc = 0;
+
+	if (unshare(CLONE_NEWNET))
+		return 77;
+	if (system("ip link set lo up && ip -6 addr add ::2/128 dev lo nodad 2>&1"))
+		return 77;
+	inet_pton(AF_INET6, "::2", &peer.v6);
+	inet_pton(AF_INET6, "::1", &local.v6);
+	io = bfd_io_new_port(loop, on_event, &seen, TPORT, err, sizeof(err));
+	if (!io) {
+		fprintf(stderr, "# %s\n", err);
+		return 1;
+	}
+	fp.fd = socket(AF_INET6, SOCK_DGRAM, 0);
+	setsockopt(fp.fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	sa.sin6_addr = peer.v6;
+	if (bind(fp.fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		perror("# bind [::2]");
+		return 1;
+	}
+	pthread_mutex_init(&fp.mu, NULL);
+	bfd_sess_init(&fp.s, 0x66, &fast, mono_us());
+	pthread_create(&fp.thr, NULL, peer_main, &fp);
+	if (bfd_io_set(io, &peer, &local, &fast, err, sizeof(err))) {
+		fprintf(stderr, "# %s\n", err);
+		return 1;
+	}
+	if (!run_until(loop, io, &peer, BFD_UP, 5000) || !bfd_io_info(io, &peer, &bi) ||
+	    bi.s.remote_disc != 0x66) {
+		fprintf(stderr, "# IPv6: not Up with the peer's discriminator\n");
+		rc = 1;
+	}
+	pthread_mutex_lock(&fp.mu);
+	fp.ttl = 254;
+	pthread_mutex_unlock(&fp.mu);
+	if (!rc && !run_until(loop, io, &peer, BFD_DOWN, 3000)) {
+		fprintf(stderr, "# IPv6: hop limit 254 taken\n");
+		rc = 1;
+	}
+	bfd_io_stats(io, &st);
+	if (!rc && !st.rx_ttl) {
+		fprintf(stderr, "# IPv6: no hop limit drop counted\n");
+		rc = 1;
+	}
+	fp.run = false;
+	pthread_join(fp.thr, NULL);
+	bfd_io_free(io);
+	return rc;
+}
+
+static void test_thread6(void **state)
+{
+	pid_t pid = fork();
+	int st;
+
+	assert_true(pid >= 0);
+	if (!pid)
+		_exit(thread6_child());
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 77)
+		skip();
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -553,6 +647,7 @@ int main(void)
 		cmocka_unit_test(test_poll_final),
 		cmocka_unit_test(test_rates_and_jitter),
 		cmocka_unit_test(test_thread),
+		cmocka_unit_test(test_thread6),
 	};
 
 	return cmocka_run_group_tests_name("bfd", tests, NULL, NULL);
