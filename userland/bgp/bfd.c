@@ -181,8 +181,9 @@ void bfd_sess_set_params(struct bfd_sess *s, const struct bfd_params *p, uint64_
 {
 	s->cfg = *p;
 	set_intervals(s, s->state == BFD_UP);
+	/* counted from the last packet still: a change does not postpone a detection */
 	if (s->detect_at)
-		s->detect_at = now + bfd_sess_detect_time(s);
+		s->detect_at = s->last_rx + bfd_sess_detect_time(s);
 }
 
 bool bfd_sess_rx(struct bfd_sess *s, const struct bfd_pkt *p, uint64_t now)
@@ -191,6 +192,7 @@ bool bfd_sess_rx(struct bfd_sess *s, const struct bfd_pkt *p, uint64_t now)
 	uint32_t old_interval = bfd_sess_tx_interval(s);
 
 	s->rx++;
+	s->last_rx = now;
 	s->remote_disc = p->my_disc;
 	s->remote_state = p->state;
 	s->remote_diag = p->diag;

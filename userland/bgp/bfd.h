@@ -99,6 +99,7 @@ struct bfd_sess {
 	bool tx_now;			/* send a packet at once (F, or our state changed) */
 	/* times, microseconds; 0: not armed */
 	uint64_t next_tx, detect_at;
+	uint64_t last_rx;		/* the time of the last packet taken */
 	uint64_t since;			/* the time of the last state change */
 	/* counters */
 	uint64_t rx, tx, ups, downs;

@@ -187,6 +187,10 @@ static void test_handshake_and_detection(void **state)
 	/* silence: not before the detection time, at it Down with diag 1 */
 	assert_false(bfd_sess_expire(&a, t + 899 * MS));
 	assert_int_equal(a.state, BFD_UP);
+	/* the same parameters again (a reload) do not postpone it */
+	bfd_sess_set_params(&a, &P300, t + 800 * MS);
+	assert_int_equal(a.detect_at, t + 900 * MS);
+	assert_false(a.polling);
 	assert_true(bfd_sess_expire(&a, t + 900 * MS));
 	assert_int_equal(a.state, BFD_DOWN);
 	assert_int_equal(a.diag, BFD_DIAG_TIME_EXPIRED);
