@@ -83,9 +83,11 @@ diag() {
 		for ((i = 1; i <= DP_NLB; i++)); do
 			echo "lb$i: kmaglev bgp show:"
 			KS "$i" bgp show
-			echo "lb$i: daemon log (last 10 lines):"
-			tail -n 10 "$DP_TMP/d$i.log"
+			echo "lb$i: daemon log (last 30 lines):"
+			tail -n 30 "$DP_TMP/d$i.log"
 		done
+		echo "the daemons' memory (RSS, VSZ KiB; every 5 s):"
+		tail -n 12 "$DP_TMP/rss.log"
 	} 2>&1 | sed 's/^/# /'
 }
 
@@ -225,8 +227,15 @@ bfd_all_up() {
 		[[ $(bfdj "$i" .state) == Up && $(rt_bfd "$i") == Up ]] || return 1
 	done
 }
+# the daemons' memory, every 5 s (diag prints it)
+rss_watch() {
+	while :; do
+		echo "$(date +%T) $(for i in 1 2; do [[ -n ${DPID[$i]:-} ]] && ps -o rss=,vsz= -p "${DPID[$i]}" | tr -s ' ' ' '; echo -n ' |'; done)"
+		dp_sleep 5
+	done >>"$DP_TMP/rss.log"
+}
 now t0
-if daemon_start 1 && daemon_start 2 && dp_wait $UP_BOUND nhs_are "lb1 lb2" &&
+if daemon_start 1 && daemon_start 2 && { rss_watch & DP_BGPID[rss]=$!; } && dp_wait $UP_BOUND nhs_are "lb1 lb2" &&
 	dp_wait $UP_BOUND bfd_all_up; then
 	now t
 	out="$(KS 1 bgp show | grep -A1 '^  bfd' | sed 's/^ *//' | tr '\n' ';' | sed 's/;$//; s/;/; /')"
