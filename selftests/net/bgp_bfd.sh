@@ -230,7 +230,7 @@ bfd_all_up() {
 # the daemons' memory, every 5 s (diag prints it)
 rss_watch() {
 	while :; do
-		echo "$(date +%T) $(for i in 1 2; do [[ -n ${DPID[$i]:-} ]] && ps -o rss=,vsz= -p "${DPID[$i]}" | tr -s ' ' ' '; echo -n ' |'; done)"
+		echo "$(date +%T)$(for i in 1 2; do echo -n " lb$i $(ps -o rss=,vsz= -p "${DPID[$i]}" | tr -s ' ' ' ')"; done)"
 		dp_sleep 5
 	done >>"$DP_TMP/rss.log"
 }
@@ -416,6 +416,8 @@ else
 	ktap_test_fail "BFD removed from lb2 by a reload: the router's BFD session ${rt2:-?}; lb2's BGP session Established without BFD, the router has lb1 and lb2"
 fi
 
+# the daemons' memory over the run (RSS and VSZ in KiB, lb1 | lb2): first and last samples
+{ head -n 1 "$DP_TMP/rss.log"; tail -n 1 "$DP_TMP/rss.log"; } | sed 's/^/# memory: /'
 for i in 1 2; do
 	kill -INT "${DPID[$i]}" 2>/dev/null
 done
