@@ -41,7 +41,6 @@ FAILOVER_BOUND_MS=1000	# the issue's bound with 300 ms x 3
 UP_BOUND=60		# s for sessions, BFD and checks to come up (a loaded TCG guest)
 SEED=0123456789abcdef0123456789abcdef
 VIP=$(dp_vip4 0)
-SVC="$VIP/tcp"
 
 dp_test_start 9 2 3
 
