@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -382,7 +383,9 @@ static int tx_socket(const struct kmg_addr *peer, const struct kmg_addr *local,
 		setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tos, sizeof(tos));
 	/* RFC 5881 4: a source port of the range, each session its own */
 	what = "bind";
-	start = (unsigned int)random() % span;
+	if (getrandom(&start, sizeof(start), GRND_NONBLOCK) != sizeof(start))
+		start = (unsigned int)random();
+	start %= span;
 	for (i = 0; i < (int)span; i++) {
 		*port = BFD_SRC_PORT_MIN + (start + i) % span;
 		sl = sockaddr_of(local && local->family == fam ? local : NULL, fam, *port, &ss);
@@ -420,7 +423,10 @@ struct bfd_io *bfd_io_new_port(struct ev_loop *owner, bfd_notify_fn fn, void *ar
 	io->fd6 = -1;
 	io->port = port;
 	pthread_mutex_init(&io->mu, NULL);
-	io->next_disc = (uint32_t)random() | 1;
+	/* discriminators from a random start (RFC 5880 6.8.1: unique, and hard to guess) */
+	if (getrandom(&io->next_disc, sizeof(io->next_disc), GRND_NONBLOCK) !=
+	    sizeof(io->next_disc))
+		io->next_disc = (uint32_t)random() ^ (uint32_t)now_us();
 	io->fd4 = rx_socket(AF_INET, port, err, errlen);
 	if (io->fd4 < 0)
 		goto fail;
