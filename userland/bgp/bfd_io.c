@@ -121,7 +121,7 @@ static void sess_send(struct bsess *b, uint64_t now)
 	sl = sockaddr_of(&b->peer, b->peer.family, b->io->port, &ss);
 	if (b->fd >= 0 && sendto(b->fd, buf, sizeof(buf), MSG_DONTWAIT,
 				 (struct sockaddr *)&ss, sl) < 0)
-		snprintf(b->err, sizeof(b->err), "send: %s", strerror(errno));
+		snprintf(b->err, sizeof(b->err), "send: %m");
 	else
 		b->err[0] = 0;
 }
@@ -133,6 +133,8 @@ static void sess_sched(struct bsess *b, uint64_t now)
 	ev_timer_stop(b->io->loop, &b->w);
 	if (!t)
 		return;
+	/* the delay counts from the loop's time: bring it to @now's */
+	ev_now_update(b->io->loop);
 	ev_timer_set(&b->w, t <= now ? 0. : (t - now) / 1e6, 0.);
 	ev_timer_start(b->io->loop, &b->w);
 }
