@@ -24,7 +24,7 @@
 #define BFD_TTL			255	/* sent, and the only TTL taken (RFC 5881 5) */
 #define BFD_VERSION		1
 #define BFD_PKT_LEN		24	/* the mandatory section; no authentication */
-#define BFD_SLOW_TX_US		1000000	/* Desired Min TX while not Up (RFC 5880 6.8.3) */
+#define BFD_SLOW_TX_US		1000000	/* Desired Min TX not Up (RFC 5880 6.8.3) */
 
 /* Configuration defaults and bounds */
 #define BFD_DEF_INTERVAL_US	300000

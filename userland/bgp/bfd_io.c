@@ -97,7 +97,7 @@ static void queue_event(struct bfd_io *io, struct bsess *b, enum bfd_state old)
 		struct bfd_event *q = realloc(io->q, cap * sizeof(*q));
 
 		if (!q)
-			return;		/* the owner still reads the state from bfd_io_info() */
+			return;	/* the owner still reads the state: bfd_io_info() */
 		io->q = q;
 		io->capq = cap;
 	}

@@ -116,7 +116,7 @@ struct bgp_peer_info {
 	uint64_t updates_in, updates_out;	/* of which UPDATEs */
 	bool has_bfd;			/* bfd: its session's state (a copy) */
 	struct bfd_info bfd;
-	const char *bfd_error;		/* "" if none: why the BFD session could not be made */
+	const char *bfd_error;		/* why the BFD session could not be made; "" */
 };
 unsigned int bgp_speaker_npeers(const struct bgp_speaker *sp);
 void bgp_speaker_peer_info(const struct bgp_speaker *sp, unsigned int i,

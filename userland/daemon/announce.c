@@ -307,7 +307,8 @@ static struct bgp_peer_cfg *speaker_cfg(const struct kmd_bgp *c, struct bgp_spea
 		pc[i].next_hop = nb->next_hop;
 		pc[i].bfd = nb->bfd;
 		pc[i].bfd_params = (struct bfd_params){
-			.min_tx_us = nb->bfd_min_tx_ms * 1000, .min_rx_us = nb->bfd_min_rx_ms * 1000,
+			.min_tx_us = nb->bfd_min_tx_ms * 1000,
+			.min_rx_us = nb->bfd_min_rx_ms * 1000,
 			.mult = (uint8_t)nb->bfd_mult,
 		};
 	}
@@ -658,7 +659,7 @@ int kmd_bgp_metrics(struct kmd *d, struct kmd_prom *p)
 		{ "kmaglev_bgp_session_established_total",
 		  "Times the BGP session reached Established.", KMD_PROM_COUNTER },
 		{ "kmaglev_bgp_bfd_up",
-		  "Whether the neighbour's BFD session is Up (1) or not (0); neighbours with bfd only.",
+		  "Whether the neighbour's BFD session is Up (1) or not (0); with bfd only.",
 		  KMD_PROM_GAUGE },
 		{ "kmaglev_bgp_bfd_down_total",
 		  "Times the neighbour's BFD session went from Up to Down.", KMD_PROM_COUNTER },

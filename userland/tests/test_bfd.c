@@ -162,7 +162,7 @@ static void bring_up(struct bfd_sess *a, struct bfd_sess *b)
 	assert_true(p.poll);
 	assert_int_equal(p.des_min_tx_us, 300000);
 	assert_int_equal(b->state, BFD_UP);
-	assert_false(deliver(b, a, t, &p));		/* B: F for A's P (and B's own P waits) */
+	assert_false(deliver(b, a, t, &p));		/* B: F for A's P (its own P waits) */
 	assert_true(p.final);
 	assert_false(p.poll);
 	assert_false(a->polling);
