@@ -25,6 +25,9 @@
 #       ttl_security=AFIS   GTSM (RFC 5082) on the sessions of these families (v4, v6 or
 #                           v4,v6; default none): TTL 255, and nothing taken from farther
 #                           (BIRD and FRR)
+#       bfd=MS[xMULT]       bird only: BFD (RFC 5880) on every session ("bfd on", and a
+#                           "protocol bfd" with min rx/tx interval MS ms and multiplier
+#                           MULT, default 3): a BFD Down takes the session down
 #       multipath=0|1       ECMP over the neighbors (bird: kernel "merge paths"; frr:
 #                           maximum-paths 8 / ibgp 8 and as-path multipath-relax)
 #       gr=0|1              graceful restart (the helper side: a restarting neighbor's routes
@@ -176,11 +179,11 @@ __bgp_is6() { [[ $1 == *:* ]]; }
 __bgp_settings() {
 	local kv
 	as='' id='' neighbor='' peer_as='' laddr='' afi=v4,v6 hold=9 md5='' passive=0 multipath=0
-	gr=0 gr_time=30 kernel=0 port=179 announce=0 ttl_security=''
+	gr=0 gr_time=30 kernel=0 port=179 announce=0 ttl_security='' bfd=''
 	for kv in "$@"; do
 		case ${kv%%=*} in
 		local) laddr=${kv#*=} ;;
-		as|id|neighbor|peer_as|afi|hold|md5|passive|multipath|gr|gr_time|kernel|port|announce|ttl_security)
+		as|id|neighbor|peer_as|afi|hold|md5|passive|multipath|gr|gr_time|kernel|port|announce|ttl_security|bfd)
 			printf -v "${kv%%=*}" '%s' "${kv#*=}" ;;
 		*) echo "bgp_peer_start: unknown setting $kv" >&2; return 1 ;;
 		esac
@@ -217,9 +220,13 @@ __bgp_afis() { if [[ $1 == *@* ]]; then echo "${1##*@}"; else echo "${afi//,/ }"
 bgp_peer_start() {
 	local kind=$1 ns=$2 name=$3 dir
 	local as id neighbor peer_as laddr afi hold md5 passive multipath gr gr_time kernel port
-	local announce ttl_security
+	local announce ttl_security bfd
 	shift 3
 	__bgp_settings "$@" || return 1
+	if [[ -n $bfd && $kind != bird ]]; then
+		echo "bgp_peer_start: bfd= is for bird only" >&2
+		return 1
+	fi
 	if [[ $kind == gobgp && $kernel == 1 ]]; then
 		echo "bgp_peer_start: gobgp cannot install routes in the kernel (kernel=1)" >&2
 		return 1
@@ -250,6 +257,11 @@ __bgp_start_bird() {
 		echo "log \"$dir/bird.log\" all;"
 		echo "router id $id;"
 		echo "protocol device { scan time 10; }"
+		if [[ -n $bfd ]]; then
+			echo "protocol bfd {"
+			echo "	interface \"*\" { min rx interval ${bfd%x*} ms; min tx interval ${bfd%x*} ms; multiplier $([[ $bfd == *x* ]] && echo "${bfd#*x}" || echo 3); };"
+			echo "}"
+		fi
 		for f in ${afi//,/ }; do
 			if [[ $kernel == 1 ]]; then
 				echo "protocol kernel kernel_$f {"
@@ -270,6 +282,7 @@ __bgp_start_bird() {
 			[[ -n $md5 ]] && echo "	password \"$md5\";"
 			[[ $passive == 1 ]] && echo "	passive on;"
 			__bgp_gtsm "$n" && echo "	ttl security on;"
+			[[ -n $bfd ]] && echo "	bfd on;"
 			if [[ $gr == 1 ]]; then
 				echo "	graceful restart on; graceful restart time $gr_time;"
 			else

@@ -71,6 +71,96 @@ static void peer_end(struct bgp_peer *p, bool cease, uint8_t subcode, const char
 	ev_timer_stop(p->sp->loop, &p->retry_w);
 }
 
+/* --- BFD ---------------------------------------------------------------------------- */
+
+static struct bgp_peer *peer_by_addr(struct bgp_speaker *sp, const struct kmg_addr *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < sp->npeers; i++)
+		if (kmg_addr_equal(&sp->peers[i]->cfg.addr, a))
+			return sp->peers[i];
+	return NULL;
+}
+
+/* On the loop: a BFD session changed state (bfd_io.c's thread told us). */
+static void bfd_notify(void *arg, const struct bfd_event *ev)
+{
+	struct bgp_speaker *sp = arg;
+	struct bgp_peer *p = peer_by_addr(sp, &ev->peer);
+
+	if (!p || !p->bfd_set)
+		return;
+	p->bfd_state = ev->state;
+	if (ev->state == BFD_UP) {
+		kmd_log(LOG_NOTICE, "bgp: %s: BFD up", p->name);
+		return;
+	}
+	kmd_log(ev->old == BFD_UP ? LOG_WARNING : LOG_INFO, "bgp: %s: BFD %s%s%s%s%s", p->name,
+		bfd_state_name(ev->state), ev->diag ? " (" : "",
+		ev->diag ? bfd_diag_name(ev->diag) : "", ev->diag ? ")" : "",
+		ev->remote_state == BFD_ADMIN_DOWN ? ", the neighbour's AdminDown" : "");
+	/*
+	 * RFC 5882 4.3: a path that failed takes the session down at once, instead of the hold
+	 * time later; the peer's AdminDown (it stopped BFD, not forwarding) does not.
+	 */
+	if (ev->old != BFD_UP || ev->state != BFD_DOWN || ev->remote_state == BFD_ADMIN_DOWN ||
+	    !p->est)
+		return;
+	kmd_log(LOG_WARNING, "bgp: %s: BFD Down: resetting the session", p->name);
+	bgp_conn_cease(&p->est->c, BGP_CEASE_BFD_DOWN, NULL);
+	snprintf(p->last_error, sizeof(p->last_error), "BFD Down: %s (sent Cease/BFD Down)",
+		 bfd_diag_name(ev->diag));
+}
+
+/* The address BFD sends from: the listening address when it is a specific one. */
+static const struct kmg_addr *bfd_local(const struct bgp_speaker *sp, const struct bgp_peer *p)
+{
+	if (sp->cfg.listen.family == p->cfg.addr.family && !kmg_addr_is_unspec(&sp->cfg.listen))
+		return &sp->cfg.listen;
+	return NULL;
+}
+
+void bfd_sync(struct bgp_speaker *sp)
+{
+	unsigned int i;
+	bool want = false;
+
+	for (i = 0; i < sp->npeers; i++)
+		want |= sp->peers[i]->cfg.bfd;
+	if (want && !sp->bfd && !sp->stopped) {
+		sp->bfd = bfd_io_new_port(sp->loop, bfd_notify, sp,
+					   sp->cfg.bfd_port ? sp->cfg.bfd_port : BFD_PORT,
+					   sp->bfd_err, sizeof(sp->bfd_err));
+		if (!sp->bfd)
+			kmd_log(LOG_ERR, "bgp: %s: the sessions run without BFD", sp->bfd_err);
+		else
+			sp->bfd_err[0] = 0;
+	}
+	if (!sp->bfd)
+		return;
+	for (i = 0; i < sp->npeers; i++) {
+		struct bgp_peer *p = sp->peers[i];
+
+		if (!p->cfg.bfd) {
+			if (p->bfd_set)
+				bfd_io_del(sp->bfd, &p->cfg.addr);
+			p->bfd_set = false;
+			p->bfd_err[0] = 0;
+			continue;
+		}
+		if (bfd_io_set(sp->bfd, &p->cfg.addr, bfd_local(sp, p), &p->cfg.bfd_params,
+			       p->bfd_err, sizeof(p->bfd_err))) {
+			kmd_log(LOG_ERR, "bgp: %s: %s", p->name, p->bfd_err);
+			continue;
+		}
+		if (!p->bfd_set)
+			p->bfd_state = BFD_DOWN;
+		p->bfd_set = true;
+		p->bfd_err[0] = 0;
+	}
+}
+
 static void peer_free(struct bgp_peer *p)
 {
 	if (!p)
@@ -115,6 +205,7 @@ struct bgp_speaker *bgp_speaker_new(struct ev_loop *loop, const struct bgp_speak
 		goto fail;
 	for (i = 0; i < sp->npeers; i++)
 		peer_start(sp->peers[i]);
+	bfd_sync(sp);
 	return sp;
 nomem:
 	snprintf(err, errlen, "bgp: out of memory");
@@ -172,6 +263,23 @@ int bgp_speaker_reconfigure(struct bgp_speaker *sp, const struct bgp_speaker_cfg
 		if (from[j] < 0 && !(peers[j] = peer_new(sp, &cfg->peers[j])))
 			goto nomem;
 	}
+	/* a neighbour remade at an address that had BFD keeps its session and state */
+	for (j = 0; j < cfg->npeers; j++) {
+		if (from[j] >= 0)
+			continue;
+		for (i = 0; i < nold; i++) {
+			bool kept = false;
+			unsigned int k;
+
+			for (k = 0; k < cfg->npeers; k++)
+				kept |= from[k] == (int)i;
+			if (!kept && sp->peers[i]->bfd_set &&
+			    kmg_addr_equal(&sp->peers[i]->cfg.addr, &cfg->peers[j].addr)) {
+				peers[j]->bfd_set = true;
+				peers[j]->bfd_state = sp->peers[i]->bfd_state;
+			}
+		}
+	}
 	/* committed: end the sessions of what went or changed */
 	for (i = 0; i < nold; i++) {
 		bool kept = false, readdressed = false;
@@ -182,6 +290,9 @@ int bgp_speaker_reconfigure(struct bgp_speaker *sp, const struct bgp_speaker_cfg
 		}
 		if (kept)
 			continue;
+		/* a neighbour of the same address takes its BFD session over (bfd_sync) */
+		if (sp->bfd && sp->peers[i]->bfd_set && !readdressed)
+			bfd_io_del(sp->bfd, &sp->peers[i]->cfg.addr);
 		peer_end(sp->peers[i], true, global || readdressed ?
 			 BGP_CEASE_OTHER_CONFIG_CHANGE : BGP_CEASE_PEER_DECONFIGURED, NULL);
 		if (sp->lfd >= 0 && sp->peers[i]->password && !global &&
@@ -189,9 +300,14 @@ int bgp_speaker_reconfigure(struct bgp_speaker *sp, const struct bgp_speaker_cfg
 			set_md5(sp->lfd, sp->cfg.listen.family, &sp->peers[i]->cfg.addr, NULL);
 		peer_free(sp->peers[i]);
 	}
-	for (j = 0; j < cfg->npeers; j++)
-		if (from[j] >= 0)
-			peers[j] = sp->peers[from[j]];
+	for (j = 0; j < cfg->npeers; j++) {
+		if (from[j] < 0)
+			continue;
+		peers[j] = sp->peers[from[j]];
+		/* BFD settings change without a new BGP session */
+		peers[j]->cfg.bfd = cfg->peers[j].bfd;
+		peers[j]->cfg.bfd_params = cfg->peers[j].bfd_params;
+	}
 	free(sp->peers);
 	sp->peers = peers;
 	sp->npeers = cfg->npeers;
@@ -215,6 +331,7 @@ int bgp_speaker_reconfigure(struct bgp_speaker *sp, const struct bgp_speaker_cfg
 			peer_sync(sp->peers[j], false);
 		}
 	}
+	bfd_sync(sp);
 	free(from);
 	return 0;
 nomem:
@@ -254,6 +371,8 @@ void bgp_speaker_free(struct bgp_speaker *sp)
 		return;
 	if (!sp->stopped)
 		bgp_speaker_drop(sp);
+	/* every BFD session says AdminDown: the peers keep their sessions (graceful restart) */
+	bfd_io_free(sp->bfd);
 	for (i = 0; i < sp->npeers; i++)
 		peer_free(sp->peers[i]);
 	free(sp->peers);
@@ -300,4 +419,7 @@ void bgp_speaker_peer_info(const struct bgp_speaker *sp, unsigned int i,
 	}
 	info->established = p->established;
 	info->last_error = p->last_error;
+	info->bfd_error = p->bfd_err[0] ? p->bfd_err : p->cfg.bfd && !sp->bfd ? sp->bfd_err : "";
+	if (p->cfg.bfd && p->bfd_set && sp->bfd)
+		info->has_bfd = bfd_io_info(sp->bfd, &p->cfg.addr, &info->bfd);
 }

@@ -19,7 +19,8 @@
  * with a message (RFC 9003). bgp_speaker_drop() instead closes without a word, so peers
  * that agreed to graceful restart (RFC 4724) keep our routes while the daemon restarts.
  *
- * Everything runs on the loop's thread; nothing here blocks except the final flush of a
+ * Everything runs on the loop's thread but BFD (bfd_io.h), which has a thread of its own and
+ * tells the loop when a session goes down; nothing here blocks except the final flush of a
  * closing connection (at most 1 s).
  */
 #ifndef KMAGLEV_BGP_SPEAKER_H
@@ -30,6 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bgp/bfd_io.h"
 #include "bgp/fsm.h"
 #include "bgp/policy.h"
 #include "lib/util.h"
@@ -54,6 +56,13 @@ struct bgp_peer_cfg {
 	/* an IPv6 session also carries the IPv4 VIPs, with IPv6 next hops (RFC 8950) */
 	bool ext_next_hop;
 	struct kmg_addr next_hop;	/* family 0: the session's local address */
+	/*
+	 * BFD (RFC 5880/5881) to the neighbour, in the speaker's BFD thread: when it goes from
+	 * Up to Down (not for the peer's AdminDown) the session is reset (RFC 5882), with
+	 * Cease/BFD Down (RFC 9384). A change of these keeps the BGP session.
+	 */
+	bool bfd;
+	struct bfd_params bfd_params;
 };
 
 struct bgp_speaker_cfg {
@@ -65,6 +74,7 @@ struct bgp_speaker_cfg {
 	uint32_t local_pref;		/* iBGP */
 	const struct bgp_peer_cfg *peers;
 	unsigned int npeers;
+	uint16_t bfd_port;		/* 0: 3784 (another for the unit tests) */
 };
 
 struct bgp_speaker;
@@ -104,6 +114,9 @@ struct bgp_peer_info {
 	const char *last_error;		/* "" if none */
 	uint64_t msgs_in, msgs_out;
 	uint64_t updates_in, updates_out;	/* of which UPDATEs */
+	bool has_bfd;			/* bfd: its session's state (a copy) */
+	struct bfd_info bfd;
+	const char *bfd_error;		/* why the BFD session could not be made; "" */
 };
 unsigned int bgp_speaker_npeers(const struct bgp_speaker *sp);
 void bgp_speaker_peer_info(const struct bgp_speaker *sp, unsigned int i,

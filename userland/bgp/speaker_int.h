@@ -47,6 +47,10 @@ struct bgp_peer {
 	struct in_addr local4;
 	struct in6_addr local6, local6_ll;
 	bool has_local4, has_local6, has_ll;
+	/* BFD */
+	bool bfd_set;			/* its session is in sp->bfd */
+	enum bfd_state bfd_state;	/* as last told */
+	char bfd_err[160];
 };
 
 struct bgp_speaker {
@@ -62,6 +66,8 @@ struct bgp_speaker {
 	unsigned int nroutes;
 	bool gshut;
 	bool stopped;
+	struct bfd_io *bfd;		/* made when a neighbour first has bfd */
+	char bfd_err[160];		/* why it could not be */
 };
 
 /* --- speaker_conn.c ---------------------------------------------------------------- */
@@ -79,6 +85,11 @@ void retry_cb(struct ev_loop *loop, ev_timer *w, int revents);
 int listen_start(struct bgp_speaker *sp, char *err, size_t errlen);
 void listen_gtsm(struct bgp_speaker *sp);
 void listen_stop(struct bgp_speaker *sp);
+
+/* --- speaker.c --------------------------------------------------------------------- */
+
+/* Each neighbour's BFD session as its configuration says (added, changed or ended). */
+void bfd_sync(struct bgp_speaker *sp);
 
 /* --- speaker_rib.c ----------------------------------------------------------------- */
 

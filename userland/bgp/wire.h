@@ -82,6 +82,7 @@ enum bgp_err_code {
 #define BGP_CEASE_OTHER_CONFIG_CHANGE	6
 #define BGP_CEASE_COLLISION		7
 #define BGP_CEASE_OUT_OF_RESOURCES	8
+#define BGP_CEASE_BFD_DOWN		10	/* RFC 9384 */
 /* code 7 (RFC 7313) */
 #define BGP_RR_INVALID_LENGTH		1	/* data: the whole ROUTE-REFRESH message */
 

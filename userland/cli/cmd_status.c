@@ -449,6 +449,43 @@ void kmg_usage_graceful_restart(FILE *f)
 		"next daemon (started by systemd, say) takes over. SIGTERM is the planned stop.\n");
 }
 
+static double jdbl(struct json_object *o, const char *key)
+{
+	struct json_object *v = jget(o, key);
+
+	return v ? json_object_get_double(v) : 0;
+}
+
+/* A neighbour's BFD line, under it: configured, then the session, then the peer's side. */
+static void print_bfd(FILE *f, struct json_object *b)
+{
+	fprintf(f, "  bfd min-tx %gms min-rx %gms multiplier %s", jdbl(b, "min-tx-ms"),
+		jdbl(b, "min-rx-ms"), jstr(b, "multiplier", "?"));
+	if (jstr(b, "error", NULL))
+		fprintf(f, " error \"%s\"", jstr(b, "error", ""));
+	if (!jstr(b, "state", NULL)) {
+		fputc('\n', f);
+		return;
+	}
+	fprintf(f, " state %s", jstr(b, "state", "?"));
+	if (strcmp(jstr(b, "diagnostic", "none"), "none"))
+		fprintf(f, " (%s)", jstr(b, "diagnostic", ""));
+	fprintf(f, " for %.0fs discriminators %s/%s tx %gms detect %gms%s\n", jdbl(b, "state-s"),
+		jstr(b, "local-discriminator", "?"), jstr(b, "remote-discriminator", "?"),
+		jdbl(b, "tx-interval-ms"), jdbl(b, "detect-time-ms"),
+		json_object_get_boolean(jget(b, "polling")) ? " polling" : "");
+	fprintf(f, "    remote state %s", jstr(b, "remote-state", "?"));
+	if (strcmp(jstr(b, "remote-diagnostic", "none"), "none"))
+		fprintf(f, " (%s)", jstr(b, "remote-diagnostic", ""));
+	fprintf(f, " min-tx %gms min-rx %gms multiplier %s packets in %s out %s",
+		jdbl(b, "remote-min-tx-ms"), jdbl(b, "remote-min-rx-ms"),
+		jstr(b, "remote-multiplier", "?"), jstr(b, "packets-in", "0"),
+		jstr(b, "packets-out", "0"));
+	if (jstr(b, "send-error", NULL))
+		fprintf(f, " send-error \"%s\"", jstr(b, "send-error", ""));
+	fputc('\n', f);
+}
+
 static void print_bgp(struct kmg_ctx *ctx, struct json_object *r)
 {
 	FILE *f = ctx->out;
@@ -493,6 +530,8 @@ static void print_bgp(struct kmg_ctx *ctx, struct json_object *r)
 		if (jstr(p, "last-error", NULL))
 			fprintf(f, " last-error \"%s\"", jstr(p, "last-error", ""));
 		fputc('\n', f);
+		if (jget(p, "bfd") && json_object_is_type(jget(p, "bfd"), json_type_object))
+			print_bfd(f, jget(p, "bfd"));
 	}
 	for (i = 0; i < jlen(r, "prefixes"); i++) {
 		struct json_object *p = jidx(r, "prefixes", i), *c = jget(p, "communities");

@@ -305,6 +305,12 @@ static struct bgp_peer_cfg *speaker_cfg(const struct kmd_bgp *c, struct bgp_spea
 		pc[i].ttl_security = nb->ttl_security;
 		pc[i].ext_next_hop = nb->ext_next_hop;
 		pc[i].next_hop = nb->next_hop;
+		pc[i].bfd = nb->bfd;
+		pc[i].bfd_params = (struct bfd_params){
+			.min_tx_us = nb->bfd_min_tx_ms * 1000,
+			.min_rx_us = nb->bfd_min_rx_ms * 1000,
+			.mult = (uint8_t)nb->bfd_mult,
+		};
 	}
 	sc->peers = pc;
 	sc->npeers = c->nneighbors;
@@ -514,6 +520,55 @@ static struct json_object *route_json(const struct bgp_route *r)
 	return o;
 }
 
+/*
+ * A neighbour's BFD: what is configured, and the session: its state and diagnostic, the
+ * peer's, the discriminators, the intervals in use (tx: what we send at; detect: the
+ * detection time) and what the peer asked for, the counters.
+ */
+static struct json_object *bfd_json(const struct bgp_peer_info *pi)
+{
+	const struct bfd_params *c = &pi->cfg->bfd_params;
+	const struct bfd_sess *s = &pi->bfd.s;
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "min-tx-ms", json_object_new_double(c->min_tx_us / 1000.));
+	json_object_object_add(o, "min-rx-ms", json_object_new_double(c->min_rx_us / 1000.));
+	json_object_object_add(o, "multiplier", json_object_new_int(c->mult));
+	json_object_object_add(o, "error", pi->bfd_error[0] ?
+			       json_object_new_string(pi->bfd_error) : NULL);
+	if (!pi->has_bfd) {
+		json_object_object_add(o, "state", NULL);
+		return o;
+	}
+	json_object_object_add(o, "state", json_object_new_string(bfd_state_name(s->state)));
+	json_object_object_add(o, "diagnostic", json_object_new_string(bfd_diag_name(s->diag)));
+	json_object_object_add(o, "state-s", json_object_new_double(pi->bfd.state_s));
+	json_object_object_add(o, "local-discriminator", json_object_new_int64(s->local_disc));
+	json_object_object_add(o, "remote-discriminator", json_object_new_int64(s->remote_disc));
+	json_object_object_add(o, "remote-state",
+			       json_object_new_string(bfd_state_name(s->remote_state)));
+	json_object_object_add(o, "remote-diagnostic",
+			       json_object_new_string(bfd_diag_name(s->remote_diag)));
+	json_object_object_add(o, "remote-min-tx-ms",
+			       json_object_new_double(s->remote_min_tx_us / 1000.));
+	json_object_object_add(o, "remote-min-rx-ms",
+			       json_object_new_double(s->remote_min_rx_us / 1000.));
+	json_object_object_add(o, "remote-multiplier", json_object_new_int(s->remote_mult));
+	json_object_object_add(o, "tx-interval-ms",
+			       json_object_new_double(bfd_sess_tx_interval(s) / 1000.));
+	json_object_object_add(o, "detect-time-ms",
+			       json_object_new_double(bfd_sess_detect_time(s) / 1000.));
+	json_object_object_add(o, "polling", json_object_new_boolean(s->polling));
+	json_object_object_add(o, "source-port", json_object_new_int(pi->bfd.src_port));
+	json_object_object_add(o, "packets-in", json_object_new_int64(s->rx));
+	json_object_object_add(o, "packets-out", json_object_new_int64(s->tx));
+	json_object_object_add(o, "up", json_object_new_int64(s->ups));
+	json_object_object_add(o, "down", json_object_new_int64(s->downs));
+	json_object_object_add(o, "send-error", pi->bfd.err[0] ?
+			       json_object_new_string(pi->bfd.err) : NULL);
+	return o;
+}
+
 struct json_object *kmd_bgp_json(struct kmd *d)
 {
 	const struct kmd_bgp *c = &d->cfg->bgp;
@@ -576,6 +631,7 @@ struct json_object *kmd_bgp_json(struct kmd *d)
 				       json_object_new_boolean(pi.cfg->ttl_security));
 		json_object_object_add(p, "last-error", pi.last_error[0] ?
 				       json_object_new_string(pi.last_error) : NULL);
+		json_object_object_add(p, "bfd", pi.cfg->bfd ? bfd_json(&pi) : NULL);
 		json_object_array_add(a, p);
 	}
 	json_object_object_add(o, "peers", a);
@@ -602,6 +658,11 @@ int kmd_bgp_metrics(struct kmd *d, struct kmd_prom *p)
 		  "Prefixes announced on the BGP session.", KMD_PROM_GAUGE },
 		{ "kmaglev_bgp_session_established_total",
 		  "Times the BGP session reached Established.", KMD_PROM_COUNTER },
+		{ "kmaglev_bgp_bfd_up",
+		  "Whether the neighbour's BFD session is Up (1) or not (0); with bfd only.",
+		  KMD_PROM_GAUGE },
+		{ "kmaglev_bgp_bfd_down_total",
+		  "Times the neighbour's BFD session went from Up to Down.", KMD_PROM_COUNTER },
 	};
 	struct kmd_bgpd *b = B(d);
 	unsigned int i, n = 0, k, f;
@@ -644,8 +705,18 @@ int kmd_bgp_metrics(struct kmd *d, struct kmd_prom *p)
 			case 2:
 				ret = kmd_prom_gauge(p, l, 1, pi.announced);
 				break;
-			default:
+			case 3:
 				ret = kmd_prom_counter(p, l, 1, pi.established);
+				break;
+			case 4:
+				if (pi.cfg->bfd)
+					ret = kmd_prom_gauge(p, l, 1, pi.has_bfd &&
+							     pi.bfd.s.state == BFD_UP);
+				break;
+			default:
+				if (pi.cfg->bfd)
+					ret = kmd_prom_counter(p, l, 1,
+							       pi.has_bfd ? pi.bfd.s.downs : 0);
 				break;
 			}
 		}

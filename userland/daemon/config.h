@@ -162,6 +162,10 @@ struct kmd_bgp_neighbor {
 	uint8_t multihop;		/* TTL; 0: 1 for eBGP, 64 for iBGP */
 	bool ttl_security;		/* GTSM: TTL 255 out, >= 256 - (multihop or 1) in */
 	bool ext_next_hop;		/* IPv6 neighbour: IPv4 VIPs too, IPv6 next hops */
+	bool bfd;			/* a bfd: mapping: BFD tied to the session */
+	uint32_t bfd_min_tx_ms;		/* default 300ms; 10ms..60s */
+	uint32_t bfd_min_rx_ms;		/* default 300ms; 10ms..60s */
+	uint32_t bfd_mult;		/* default 3; 1..255 */
 };
 
 enum kmd_bgp_mode {

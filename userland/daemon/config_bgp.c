@@ -84,6 +84,33 @@ void p_bgp_attrs(struct ctx *c, const struct kmd_ynode *map, char **comm,
 	p_communities(c, map, true, large, nlarge, a);
 }
 
+/*
+ * A neighbour's bfd: mapping: BFD (RFC 5880/5881) tied to its session. min-tx and min-rx
+ * (the Desired Min TX and Required Min RX intervals), 10ms..60s, default 300ms; multiplier,
+ * 1..255, default 3.
+ */
+static void p_neighbor_bfd(struct ctx *c, const struct raw_bfd *r, const struct kmd_ynode *map,
+			   struct kmd_bgp_neighbor *nb)
+{
+	const struct kmd_ynode *bm = kmd_ynode_get(map, "bfd", NULL);
+	size_t m = path_push(c, "bfd", 0);
+	struct val v;
+
+	nb->bfd = true;
+	nb->bfd_min_tx_ms = KMD_BFD_INTERVAL_DEFAULT_MS;
+	nb->bfd_min_rx_ms = KMD_BFD_INTERVAL_DEFAULT_MS;
+	nb->bfd_mult = KMD_BFD_MULT_DEFAULT;
+	if (!bm)
+		bm = map;
+	if (cfg_val(bm, "min-tx", r->min_tx, &v))
+		p_ms(c, &v, KMD_BFD_INTERVAL_MIN_MS, KMD_BFD_INTERVAL_MAX_MS, &nb->bfd_min_tx_ms);
+	if (cfg_val(bm, "min-rx", r->min_rx, &v))
+		p_ms(c, &v, KMD_BFD_INTERVAL_MIN_MS, KMD_BFD_INTERVAL_MAX_MS, &nb->bfd_min_rx_ms);
+	if (cfg_val(bm, "multiplier", r->multiplier, &v))
+		p_u32(c, &v, 1, 255, &nb->bfd_mult);
+	path_pop(c, m);
+}
+
 static void p_neighbor(struct ctx *c, const struct raw_neighbor *r,
 		       const struct kmd_ynode *map, struct kmd_bgp_neighbor *nb)
 {
@@ -126,6 +153,8 @@ static void p_neighbor(struct ctx *c, const struct raw_neighbor *r,
 	    nb->addr.family == AF_INET)
 		err_at(c, v.at, v.key, "only for an IPv6 neighbour (its session then carries "
 		       "the IPv4 VIPs with IPv6 next hops)");
+	if (r->bfd)
+		p_neighbor_bfd(c, r->bfd, map, nb);
 }
 
 static const char *const bgp_mode_names[] = { "builtin", "routes" };

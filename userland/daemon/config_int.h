@@ -125,9 +125,14 @@ struct raw_daemon {
 	char *owner, *enforce, *drain_time, *metrics, *socket;
 };
 
+struct raw_bfd {
+	char *min_tx, *min_rx, *multiplier;
+};
+
 struct raw_neighbor {
 	char *address, *asn, *port, *hold_time, *password, *next_hop, *passive, *multihop;
 	char *ttl_security, *ext_next_hop;
+	struct raw_bfd *bfd;
 };
 
 struct raw_routes {
@@ -270,5 +275,9 @@ void daemon_defaults(struct ctx *c, struct kmd_daemon *d);
 #define KMD_BGP_PASSWORD_MAX		80	/* TCP_MD5SIG_MAXKEYLEN */
 #define KMD_BGP_GR_TIME_DEFAULT_S	120
 #define KMD_BGP_SHUTDOWN_DEFAULT_MS	2000
+#define KMD_BFD_INTERVAL_DEFAULT_MS	300
+#define KMD_BFD_INTERVAL_MIN_MS		10
+#define KMD_BFD_INTERVAL_MAX_MS		60000
+#define KMD_BFD_MULT_DEFAULT		3
 
 #endif

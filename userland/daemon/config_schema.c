@@ -97,6 +97,13 @@ static const cyaml_schema_field_t daemon_fields[] = {
 	CYAML_FIELD_END
 };
 
+static const cyaml_schema_field_t bfd_fields[] = {
+	STR("min-tx", OPT, struct raw_bfd, min_tx),
+	STR("min-rx", OPT, struct raw_bfd, min_rx),
+	STR("multiplier", OPT, struct raw_bfd, multiplier),
+	CYAML_FIELD_END
+};
+
 static const cyaml_schema_field_t neighbor_fields[] = {
 	STR("address", 0, struct raw_neighbor, address),
 	STR("asn", 0, struct raw_neighbor, asn),
@@ -108,6 +115,7 @@ static const cyaml_schema_field_t neighbor_fields[] = {
 	STR("multihop", OPT, struct raw_neighbor, multihop),
 	STR("ttl-security", OPT, struct raw_neighbor, ttl_security),
 	STR("extended-next-hop", OPT, struct raw_neighbor, ext_next_hop),
+	CYAML_FIELD_MAPPING_PTR("bfd", OPT, struct raw_neighbor, bfd, bfd_fields),
 	CYAML_FIELD_END
 };
 

@@ -141,9 +141,10 @@ static const char full[] =
 	"  listen: \"::\"\n"
 	"  neighbors:\n"
 	"    - { address: 192.0.2.254, asn: 65000, hold-time: 0s, password: s3cret,\n"
-	"        next-hop: 192.0.2.1, multihop: 2, ttl-security: true }\n"
+	"        next-hop: 192.0.2.1, multihop: 2, ttl-security: true,\n"
+	"        bfd: { min-tx: 50ms, min-rx: 1s, multiplier: 5 } }\n"
 	"    - { address: \"2001:db8::fe\", asn: 65002, port: 1179, passive: true,\n"
-	"        extended-next-hop: true }\n";
+	"        extended-next-hop: true, bfd: {} }\n";
 
 static void test_full(void **state)
 {
@@ -341,6 +342,15 @@ static void test_full(void **state)
 	assert_true(cfg->bgp.neighbors[0].ttl_security);
 	assert_false(cfg->bgp.neighbors[0].passive);
 	assert_true(cfg->bgp.neighbors[1].passive);
+	assert_true(cfg->bgp.neighbors[0].bfd);
+	assert_int_equal(cfg->bgp.neighbors[0].bfd_min_tx_ms, 50);
+	assert_int_equal(cfg->bgp.neighbors[0].bfd_min_rx_ms, 1000);
+	assert_int_equal(cfg->bgp.neighbors[0].bfd_mult, 5);
+	/* bfd: {} is BFD with the defaults, 300 ms x 3 */
+	assert_true(cfg->bgp.neighbors[1].bfd);
+	assert_int_equal(cfg->bgp.neighbors[1].bfd_min_tx_ms, 300);
+	assert_int_equal(cfg->bgp.neighbors[1].bfd_min_rx_ms, 300);
+	assert_int_equal(cfg->bgp.neighbors[1].bfd_mult, 3);
 	assert_int_equal(cfg->bgp.routes_table, 254);
 	assert_int_equal(cfg->bgp.routes_proto, 252);
 	assert_true(cfg->services[0].bgp.announce);
@@ -837,6 +847,16 @@ static const struct {
 	{ NB "      extended-next-hop: true\n",
 	  "t.yaml:7:7: bgp.neighbors[0].extended-next-hop: only for an IPv6 neighbour (its session "
 	  "then carries the IPv4 VIPs with IPv6 next hops)" },
+	{ NB "      bfd: { min-tx: 5ms }\n",
+	  "t.yaml:7:14: bgp.neighbors[0].bfd.min-tx: 5ms is out of range 10ms..1m" },
+	{ NB "      bfd: { min-rx: 300 }\n",
+	  "t.yaml:7:14: bgp.neighbors[0].bfd.min-rx: 300 needs a unit: 300ms, 300s, 300m or 300h" },
+	{ NB "      bfd:\n        multiplier: 0\n",
+	  "t.yaml:8:9: bgp.neighbors[0].bfd.multiplier: 0 is out of range 1..255" },
+	{ NB "      bfd: { multiplier: 256 }\n",
+	  "t.yaml:7:14: bgp.neighbors[0].bfd.multiplier: 256 is out of range 1..255" },
+	{ NB "      bfd: { interval: 1s }\n",
+	  "t.yaml:7:14: bgp.neighbors[0].bfd.interval: unknown key" },
 	{ NB "      ttl-security: on\n",
 	  "t.yaml:7:7: bgp.neighbors[0].ttl-security: \"on\" is not true or false" },
 	{ NB "      passive: true\n",
