@@ -503,8 +503,8 @@ no_route:
 }
 
 /*
- * encap dr: look up the backend's direct route (kmg_route_dr()) and cache it for this CPU, or
- * drop the packet (drop-dr-route) and return NULL.
+ * encap dr: look up the backend's route (kmg_route_dr(), checked to be a direct one) and cache
+ * it for this CPU, or drop the packet (drop-dr-route) and return NULL.
  */
 static noinline const struct kmg_route *kmg_route_dr_new(struct kmg_net *kn,
 							 struct kmg_backend *be,
@@ -514,7 +514,7 @@ static noinline const struct kmg_route *kmg_route_dr_new(struct kmg_net *kn,
 	enum kmg_dr_why why;
 	struct dst_entry *dst;
 
-	dst = kmg_route_dr(kn->net, &be->addr, &why);
+	dst = kmg_route_dr(kn->net, &be->addr, false, &why);
 	if (IS_ERR(dst)) {
 		kmg_drop(kn, skb, KMG_C_DROP_DR_ROUTE, SKB_DROP_REASON_IP_OUTNOROUTES);
 		return NULL;
@@ -523,21 +523,63 @@ static noinline const struct kmg_route *kmg_route_dr_new(struct kmg_net *kn,
 }
 
 /*
- * encap dr: count a packet for a backend whose neighbour entry has failed (the neighbour
- * layer starts resolving it again, and drops the packet if that fails too). None yet: the
- * output path makes one.
+ * encap dr, the common case: @skb, its route attached without a reference, straight to the
+ * backend's neighbour entry, as ip_finish_output2() would send it had the route named the
+ * backend as its gateway. The neighbour entry is the kernel's: made on the first packet,
+ * resolved, cached and refreshed by the neighbour layer. A packet that finds it failed (no
+ * answer to ARP / ND) is counted in dr-neigh-failed and sent all the same: the neighbour layer
+ * starts a new resolution and drops it if that fails too. Under RCU, bottom halves off.
  */
-static void kmg_dr_neigh_note(struct kmg_net *kn, const struct kmg_backend *be,
-			      struct net_device *dev)
+static bool kmg_dr_neigh_out(struct kmg_net *kn, const struct kmg_backend *be,
+			     struct sk_buff *skb)
 {
-	struct neighbour *n;
+	/* once: dst_dev_put() may switch a dying route to the blackhole device */
+	struct net_device *dev = READ_ONCE(skb_dst(skb)->dev);
+	struct neighbour *neigh;
 
+	skb->dev = dev;
 	if (be->addr.family == AF_INET)
-		n = __ipv4_neigh_lookup_noref(dev, (__force u32)kmg_addr_v4(&be->addr));
+		neigh = ip_neigh_gw4(dev, kmg_addr_v4(&be->addr));
 	else
-		n = __ipv6_neigh_lookup_noref(dev, &be->addr.in6);
-	if (n && unlikely(READ_ONCE(n->nud_state) & NUD_FAILED))
+		neigh = ip_neigh_gw6(dev, &be->addr.in6);
+	if (IS_ERR(neigh)) {
 		kmg_count(kn, KMG_C_DR_NEIGH_FAILED);
+		kmg_drop(kn, skb, KMG_C_DROP_NO_ROUTE, SKB_DROP_REASON_NEIGH_CREATEFAIL);
+		return false;
+	}
+	if (unlikely(READ_ONCE(neigh->nud_state) & NUD_FAILED))
+		kmg_count(kn, KMG_C_DR_NEIGH_FAILED);
+	/* a tunnel device as the route's device sends with ip_local_out(): see kmg_local_out() */
+	__this_cpu_write(kmg_in_xmit, true);
+	neigh_output(neigh, skb, false);
+	__this_cpu_write(kmg_in_xmit, false);
+	return true;
+}
+
+/*
+ * encap dr, a packet the kernel's output path must take (to be fragmented, or a GSO packet
+ * whose segments do not fit, or over a route with an xfrm bundle or a VRF device): a route of
+ * its own whose next hop is the backend (kmg_route_dr() with known_nh), attached with its
+ * reference and never cached, and dst_output() (POST_ROUTING, then the device), as
+ * ip_forward() sends. Rare: the segment's MTU is usually the clients' side's.
+ */
+static noinline bool kmg_dr_output(struct kmg_net *kn, const struct kmg_backend *be,
+				   struct sk_buff *skb)
+{
+	enum kmg_dr_why why;
+	struct dst_entry *dst;
+
+	dst = kmg_route_dr(kn->net, &be->addr, true, &why);
+	if (IS_ERR(dst)) {
+		kmg_drop(kn, skb, KMG_C_DROP_DR_ROUTE, SKB_DROP_REASON_IP_OUTNOROUTES);
+		return false;
+	}
+	skb_dst_set(skb, dst);	/* skb_scrub_packet() dropped the client's */
+	skb->dev = READ_ONCE(dst->dev);
+	__this_cpu_write(kmg_in_xmit, true);
+	dst_output(kn->net, NULL, skb);
+	__this_cpu_write(kmg_in_xmit, false);
+	return true;
 }
 
 /*
@@ -545,19 +587,21 @@ static void kmg_dr_neigh_note(struct kmg_net *kn, const struct kmg_backend *be,
  * link-layer address as it is, but for its TTL / hop limit, still addressed to the VIP; the
  * backend owns the VIP (on lo, without answering ARP / ND for it) and answers the client
  * directly. The backend is of the packet's family (checked when it is configured) on a
- * directly attached network: its route (kmg_route_dr()) has the backend as next hop, so the
- * output path, or kmg_neigh_out() for the early path, resolves and caches the backend's
- * neighbour entry as the kernel does for any next hop. With no header to add, a packet that
- * does not fit the route's MTU gets Packet Too Big / fragmentation needed as a router's would,
- * or is fragmented when it may be.
+ * directly attached network (its route is checked to be a direct one, when configured and
+ * each time it is looked up again). The packet is a forwarded one, not the LB's own: it does
+ * not pass LOCAL_OUT (where an OUTPUT rule could route it again by the VIP, and conntrack would
+ * track it), and in either hook mode goes straight to the backend's neighbour entry
+ * (kmg_dr_neigh_out()), or through POST_ROUTING when the kernel must fragment it
+ * (kmg_dr_output()). With no header to add, a packet that does not fit the route's MTU gets
+ * Packet Too Big / fragmentation needed as a router's would, or is fragmented when it may be.
  */
 static void kmg_xmit_dr(struct kmg_net *kn, struct kmg_backend *be, struct sk_buff *skb,
 			const struct kmg_pkt *p, bool fwd)
 {
 	const struct kmg_route *r;
 	struct dst_entry *dst;
-	unsigned int mtu;
-	bool frag, direct;
+	unsigned int mtu, len;
+	bool fits, plain;
 
 	/* a backend of the other family: refused when configured, so never on the way here */
 	if (unlikely(be->addr.family != p->family)) {
@@ -572,27 +616,38 @@ static void kmg_xmit_dr(struct kmg_net *kn, struct kmg_backend *be, struct sk_bu
 	}
 	/* as in kmg_xmit4(): the slot's fields are read before the packet leaves */
 	dst = r->dst;
+	plain = r->plain;
 	mtu = kmg_route_mtu(r);
 	if (kmg_too_big(kn, skb, p, mtu)) {
 		kmg_drop(kn, skb, KMG_C_DROP_TOO_BIG, SKB_DROP_REASON_PKT_TOO_BIG);
 		return;
 	}
-	/* an IPv4 packet without DF, or reassembled from fragments that each fit */
-	frag = !skb_is_gso(skb) && skb->len > mtu;
-	direct = !frag && kmg_direct_ok(p, r, skb, mtu);
-	if (skb_cow_head(skb, LL_RESERVED_SPACE(dst->dev) + dst->header_len))
+	/* else too big only if it may be fragmented: IPv4 without DF, or reassembled */
+	fits = skb_is_gso(skb) ? skb_gso_validate_network_len(skb, mtu) : skb->len <= mtu;
+	if (skb_cow_head(skb, LL_RESERVED_SPACE(READ_ONCE(dst->dev)) + dst->header_len))
 		goto nomem;
-	if (fwd)
+	if (fwd) {
 		kmg_hop_dec(skb, p);
+		/* the link-layer header to come, and the hop count, are not in a receive csum */
+		skb_forward_csum(skb);
+	}
 	skb_scrub_packet(skb, false);
-	skb_dst_set_noref(skb, dst);
 	if (p->family == AF_INET)
 		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 	else
 		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
-	skb->ignore_df = frag;
-	kmg_dr_neigh_note(kn, be, READ_ONCE(dst->dev));
-	kmg_tx(kn, skb, direct);
+	skb->ignore_df = !fits;
+	len = skb->len;
+	if (unlikely(!fits || !plain)) {
+		if (!kmg_dr_output(kn, be, skb))
+			return;
+	} else {
+		skb_dst_set_noref(skb, dst);
+		if (!kmg_dr_neigh_out(kn, be, skb))
+			return;
+	}
+	kmg_count(kn, KMG_C_TX_PACKETS);
+	kmg_count_add(kn, KMG_C_TX_BYTES, len);
 	return;
 
 nomem:

@@ -17,7 +17,6 @@
 #include "limit.h"
 #include "netns.h"
 #include "quota.h"
-#include "route_flush.h"
 #include "shed.h"
 #include "service.h"
 #include "stats.h"
@@ -33,7 +32,6 @@ static __net_init int kmg_net_init(struct net *net)
 	struct kmg_conn_cfg *cc = &kn->ccfg;
 	int err;
 
-	kmg_route_flush_net_init(kn);
 	kn->net = net;
 	cc->conn_max = KMG_DEFAULT_CONN_MAX;
 	cc->timeout_tcp_syn = KMG_DEFAULT_TIMEOUT_TCP_SYN;
@@ -81,7 +79,6 @@ static __net_exit void kmg_net_exit(struct net *net)
 {
 	struct kmg_net *kn = kmg_pernet(net);
 
-	kmg_route_flush_net_exit(kn);
 	/*
 	 * Deleting the last service unregisters the hooks and empties the connection and quota
 	 * tables.
@@ -136,27 +133,22 @@ static int __init kmg_init(void)
 	err = kmg_quota_caches_init();
 	if (err)
 		goto err_conn_caches;
-	err = register_pernet_device(&kmg_net_ops);
+	err = register_pernet_subsys(&kmg_net_ops);
 	if (err)
 		goto err_caches;
 	err = kmg_ingress_init();
 	if (err)
 		goto err_pernet;
-	err = kmg_route_flush_init();
-	if (err)
-		goto err_ingress;
 	err = kmg_genl_init();
 	if (err)
-		goto err_route_flush;
+		goto err_ingress;
 	kmg_debugfs_init();
 	return 0;
 
-err_route_flush:
-	kmg_route_flush_exit();
 err_ingress:
 	kmg_ingress_exit();
 err_pernet:
-	unregister_pernet_device(&kmg_net_ops);
+	unregister_pernet_subsys(&kmg_net_ops);
 err_caches:
 	kmg_quota_caches_exit();
 err_conn_caches:
@@ -171,9 +163,8 @@ static void __exit kmg_exit(void)
 	kmg_debugfs_exit();
 	kmg_genl_exit();
 	/* every ingress hook goes; pernet teardown's grace period then covers packets in them */
-	kmg_route_flush_exit();
 	kmg_ingress_exit();
-	unregister_pernet_device(&kmg_net_ops);
+	unregister_pernet_subsys(&kmg_net_ops);
 	kmg_shed_module_exit();
 	/* Tables are freed by RCU-delayed work, which drops backends via call_rcu(). */
 	rcu_barrier();

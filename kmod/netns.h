@@ -22,7 +22,6 @@
 #include <linux/rhashtable-types.h>
 #include <linux/skbuff.h>
 #include <linux/types.h>
-#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
@@ -75,7 +74,6 @@ struct kmg_net {
 	struct kmg_net_stats __percpu *stats;
 	struct kmg_ingress ingress;
 	struct nf_hook_ops nf_ops[KMG_NF_OPS];	/* hook.c's, with priv = this */
-	struct work_struct route_flush;	/* a device went: backends' routes go (route_flush.c) */
 };
 
 static inline void kmg_count(struct kmg_net *kn, enum kmg_counter c)

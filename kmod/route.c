@@ -12,8 +12,8 @@
  * reference with skb_dst_force().
  *
  * Rules: a CPU's slot is read and written only by that CPU, with bottom halves off (the
- * netfilter hooks, and route_flush.c's flush when a device goes), or by
- * kmg_route_cache_destroy() once no packet can reach the backend (an RCU callback).
+ * netfilter hooks), or by kmg_route_cache_destroy() once no packet can reach the backend (an
+ * RCU callback).
  * kmg_route_cache_reset() may run anywhere: it makes every slot cached up to now stale, so
  * each CPU looks its route up again (as dst_cache_reset() does). A route the kernel
  * invalidated (dst_check()) is looked up again too.
@@ -44,6 +44,7 @@
 #include <net/dst.h>
 #include <net/ip6_fib.h>
 #include <net/ip6_route.h>
+#include <net/ipv6.h>
 #include <net/netlink.h>
 
 #include "parse.h"
@@ -86,18 +87,6 @@ void kmg_route_drop(struct kmg_route *r)
 }
 
 /*
- * Drop @cpu's cached route, from @cpu itself with bottom halves off, or for an offline CPU
- * (route_flush.c).
- */
-void kmg_route_cache_drop_cpu(struct kmg_route_cache *rc, int cpu)
-{
-	struct kmg_route *r = per_cpu_ptr(rc->pcpu, cpu);
-
-	if (r->dst)
-		kmg_route_drop(r);
-}
-
-/*
  * Cache @dst (its reference passes to the cache) for this CPU, and return the slot. The
  * caller may go on using the route without a reference, as after kmg_route_get().
  */
@@ -122,23 +111,24 @@ const struct kmg_route *kmg_route_set(struct kmg_route_cache *rc, struct dst_ent
 }
 
 /*
- * encap dr: the route that takes a packet still addressed to the VIP to the backend at @a, on
- * the backend's own link. Its next hop is forced to @a (FLOWI_FLAG_KNOWN_NH, as IPVS's direct
- * routing asks): an IPv4 route gets @a as its gateway (rt_gw4), an IPv6 one is a clone whose
- * destination is @a (rt6_nexthop()), so that the output path resolves the backend's
- * link-layer address, not the VIP's. The FIB does not keep such routes (it makes one per
- * lookup): the backend's route cache does. They are uncached routes, so a PMTU exception made
- * after one was looked up does not reach it; on a directly attached link the device's MTU is
- * the path's.
+ * encap dr: the route to the backend at @a, which must be a unicast route straight onto a
+ * link: anything else is refused with the reason in *why (a route through a gateway would hand
+ * the VIP's packet to the gateway, which routes it back to the LB; a lightweight tunnel would
+ * send it elsewhere). A link without neighbour resolution (NOARP: point-to-point, dummy) gets
+ * the packet as it is. Returns the route (a reference) or an ERR_PTR. Does not sleep: called
+ * by the packet path (under RCU, bottom halves off) and by netlink requests.
  *
- * Only a unicast route straight onto a link will do; anything else is refused with the reason
- * in *why (a route through a gateway would hand the VIP's packet to the gateway, which routes
- * it back to the LB). A link without neighbour resolution (NOARP: point-to-point, dummy)
- * sends it as it is. Returns the route (a reference) or an ERR_PTR.
- * Does not sleep: called by the packet path (under RCU, bottom halves off) and by netlink
- * requests.
+ * Without @known_nh it is the backend's ordinary route, which the backend's route cache keeps:
+ * the packet path then names the backend as next hop itself (kmg_xmit_dr()). Such a route
+ * pins no device (the FIB moves it off a device that goes). With @known_nh the next hop is
+ * forced to @a (FLOWI_FLAG_KNOWN_NH, as IPVS's direct routing asks): an IPv4 route gets @a as
+ * its gateway (rt_gw4), an IPv6 one is a clone whose destination is @a (rt6_nexthop()), so
+ * that the kernel's own output path, fragmenting, resolves the backend's link-layer address
+ * rather than the VIP's. The FIB keeps no such route, and an IPv6 one holds its FIB entry,
+ * whose next hop holds the device: it is for one packet, never cached.
  */
-struct dst_entry *kmg_route_dr(struct net *net, const struct kmg_addr *a, enum kmg_dr_why *why)
+struct dst_entry *kmg_route_dr(struct net *net, const struct kmg_addr *a, bool known_nh,
+			       enum kmg_dr_why *why)
 {
 	struct dst_entry *dst;
 
@@ -146,7 +136,7 @@ struct dst_entry *kmg_route_dr(struct net *net, const struct kmg_addr *a, enum k
 	if (a->family == AF_INET) {
 		struct flowi4 fl4 = {
 			.daddr = kmg_addr_v4(a),
-			.flowi4_flags = FLOWI_FLAG_KNOWN_NH,
+			.flowi4_flags = known_nh ? FLOWI_FLAG_KNOWN_NH : 0,
 		};
 		struct rtable *rt = ip_route_output_key(net, &fl4);
 
@@ -164,11 +154,16 @@ struct dst_entry *kmg_route_dr(struct net *net, const struct kmg_addr *a, enum k
 	} else {
 		struct flowi6 fl6 = {
 			.daddr = a->in6,
-			.flowi6_flags = FLOWI_FLAG_KNOWN_NH,
+			.flowi6_flags = known_nh ? FLOWI_FLAG_KNOWN_NH : 0,
 		};
 		const struct rt6_info *rt;
 		int err;
 
+		/* fe80::/10 names no link without an interface: the lookup would pick one */
+		if (ipv6_addr_type(&a->in6) & IPV6_ADDR_LINKLOCAL) {
+			*why = KMG_DR_LINKLOCAL;
+			return ERR_PTR(-EINVAL);
+		}
 		dst = ip6_route_output(net, NULL, &fl6);
 		err = dst->error;
 		if (err) {
@@ -186,6 +181,8 @@ struct dst_entry *kmg_route_dr(struct net *net, const struct kmg_addr *a, enum k
 	}
 	if (*why == KMG_DR_OK && (READ_ONCE(dst->dev)->flags & IFF_LOOPBACK))
 		*why = KMG_DR_LOCAL;
+	if (*why == KMG_DR_OK && dst->lwtstate)
+		*why = KMG_DR_LWT;
 	if (*why != KMG_DR_OK) {
 		dst_release(dst);
 		return ERR_PTR(-EHOSTUNREACH);
@@ -203,6 +200,14 @@ void kmg_route_dr_explain(enum kmg_dr_why why, struct netlink_ext_ack *extack)
 		break;
 	case KMG_DR_LOCAL:
 		NL_SET_ERR_MSG(extack, "encap dr: the backend address is this host's own");
+		break;
+	case KMG_DR_LINKLOCAL:
+		NL_SET_ERR_MSG(extack,
+			       "encap dr: a link-local backend address names no link; use a global one");
+		break;
+	case KMG_DR_LWT:
+		NL_SET_ERR_MSG(extack,
+			       "encap dr: the route to the backend is a lightweight tunnel's (encap)");
 		break;
 	default:
 		NL_SET_ERR_MSG(extack,

@@ -39,7 +39,7 @@ struct kmg_route {
 	u32 mtu;
 	/* no lightweight tunnel, xfrm or L3 master (VRF) device: see kmg_neigh_out() */
 	bool plain;
-	/* an encap dr route (kmg_route_dr()): its next hop is the backend itself */
+	/* made for encap dr (kmg_route_dr()), checked to be a direct one */
 	bool dr;
 	union kmg_inaddr saddr;		/* the source the route was looked up with */
 };
@@ -54,7 +54,6 @@ int kmg_route_cache_init(struct kmg_route_cache *rc, gfp_t gfp);
 void kmg_route_cache_destroy(struct kmg_route_cache *rc);
 void kmg_route_cache_reset(struct kmg_route_cache *rc);
 void kmg_route_drop(struct kmg_route *r);
-void kmg_route_cache_drop_cpu(struct kmg_route_cache *rc, int cpu);
 const struct kmg_route *kmg_route_set(struct kmg_route_cache *rc, struct dst_entry *dst,
 				      const union kmg_inaddr *saddr, bool dr);
 
@@ -64,9 +63,11 @@ enum kmg_dr_why {
 	KMG_DR_NO_ROUTE,	/* none, or not a unicast one */
 	KMG_DR_GATEWAY,		/* through a gateway: not on a directly attached network */
 	KMG_DR_LOCAL,		/* the address is this host's */
+	KMG_DR_LINKLOCAL,	/* an IPv6 link-local address: which link? */
+	KMG_DR_LWT,		/* a lightweight tunnel's route (seg6, mpls, bpf...) */
 };
 
-struct dst_entry *kmg_route_dr(struct net *net, const struct kmg_addr *a,
+struct dst_entry *kmg_route_dr(struct net *net, const struct kmg_addr *a, bool known_nh,
 			       enum kmg_dr_why *why);
 void kmg_route_dr_explain(enum kmg_dr_why why, struct netlink_ext_ack *extack);
 

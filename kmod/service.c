@@ -175,7 +175,7 @@ static int kmg_chg_validate_dr(struct kmg_net *kn, const struct kmg_service *svc
 		NL_SET_ERR_MSG(extack, "encap dr: the backend must be of the VIP's address family");
 		return -EINVAL;
 	}
-	dst = kmg_route_dr(kn->net, a, &why);
+	dst = kmg_route_dr(kn->net, a, false, &why);
 	if (IS_ERR(dst)) {
 		kmg_route_dr_explain(why, extack);
 		return -EHOSTUNREACH;

@@ -17,8 +17,9 @@
 #  - a route to a dr backend that turns into a gatewayed one: its packets are dropped and
 #    counted in drop-dr-route (not handed to the gateway), and flow again once the route is
 #    direct again;
-#  - the segment's bridge can be deleted while routes over it are cached (an IPv6 dr route
-#    would otherwise pin it).
+#  - a segment of a smaller MTU: a datagram without DF is fragmented (the kernel's output path,
+#    with a route of its own), one with DF gets fragmentation needed;
+#  - the segment's bridge can be deleted while routes over it are cached.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/dp_lib.sh"
 
@@ -27,7 +28,7 @@ if dp_standin; then
 	ktap_skip_all "encap dr is tested on kmaglev (stand-in is $DP_STANDIN)"
 fi
 kmg_require_cmd jq
-dp_test_start 15 1 2
+dp_test_start 16 1 2
 
 V4=$(dp_vip4 0)
 V6=$(dp_vip6 0)
@@ -284,9 +285,56 @@ else
 	ktap_test_fail "a dr backend's route through a gateway: dropped (drop-dr-route), back when direct"
 fi
 
+# --- a segment of a smaller MTU: fragmented without DF, Packet Too Big with it --------------------
+FRAG_PY=$DP_TMP/frag.py
+cat >"$FRAG_PY" <<'EOF2'
+import socket, sys
+
+# VIP PORT DF SIZE: one datagram of SIZE bytes, DF set or not; prints the answer or "-"
+addr, port, df, size = sys.argv[1], int(sys.argv[2]), sys.argv[3] == '1', int(sys.argv[4])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_IP, 10, 2 if df else 0)	# IP_MTU_DISCOVER: DO / DONT
+s.settimeout(2.0)
+try:
+    s.sendto(b'x' * size, (addr, port))
+    print(s.recv(100).decode().strip())
+except OSError:
+    print('-')
+EOF2
+frag() {
+	local g0 g1 g2 a1 a2 rc=0
+	ip -n "${DP_LB[1]}" -b - <<-EOF || return 1
+		link set d1 mtu 1300
+		link set d2 mtu 1300
+		link set drbr mtu 1300
+	EOF
+	g0=$(dp_gstats 1)
+	a1=$(dp_cl "$DP_PY" "$FRAG_PY" "$V4" "$DP_UDP_PORT" 0 1400)
+	g1=$(dp_gstats 1)
+	a2=$(dp_cl "$DP_PY" "$FRAG_PY" "$V4" "$DP_UDP_PORT" 1 1400)
+	g2=$(dp_gstats 1)
+	ip -n "${DP_LB[1]}" -b - <<-EOF || rc=1
+		link set drbr mtu 1500
+		link set d1 mtu 1500
+		link set d2 mtu 1500
+	EOF
+	echo "# 1400 bytes without DF: answer $a1, tx-packets +$(dp_gdelta "$g0" "$g1" tx-packets)," 		"drop-dr-route +$(dp_gdelta "$g0" "$g1" drop-dr-route); with DF: answer $a2," 		"drop-too-big +$(dp_gdelta "$g1" "$g2" drop-too-big) icmp-ptb-sent +$(dp_gdelta "$g1" "$g2" icmp-ptb-sent)"
+	[[ $a1 == b[12] && $(dp_gdelta "$g0" "$g1" tx-packets) -ge 1 ]] || rc=1
+	[[ $a2 == - && $(dp_gdelta "$g1" "$g2" icmp-ptb-sent) -ge 1 ]] || rc=1
+	return $rc
+}
+if out=$(frag 2>&1); then
+	echo "$out"
+	ktap_test_pass "segment MTU 1300: fragmented without DF and answered, Packet Too Big with DF"
+else
+	echo "$out" | sed 's/^/# /'
+	ktap_test_fail "segment MTU 1300: fragmented without DF and answered, Packet Too Big with DF"
+fi
+
 # --- the segment's bridge goes while every CPU may hold a route over it ---------------------------
-# An IPv6 dr route keeps its FIB entry, whose next hop holds the device: kmaglev must let it go
-# (route_flush.c), or the deletion waits for ever (unregister_netdevice: waiting for drbr).
+# A cached route that held the device (an IPv6 route with the next hop forced to the backend
+# keeps its FIB entry, whose next hop holds the device) would make the deletion wait for ever
+# (unregister_netdevice: waiting for drbr): kmaglev caches only the backends' ordinary routes.
 link_del() {
 	local pid end=$((SECONDS + 15))
 	dp_py "$DP_CL" probe --addr "$V6" --http 0 --udp 10 >/dev/null 2>&1
