@@ -88,15 +88,23 @@ static struct kmg_imp_src src(const struct kac_node *x)
 	return (struct kmg_imp_src){ x->file, x->line };
 }
 
-/* The words of @x as they were written (quotes gone), for messages. */
+/*
+ * The words of @x as they were written (quotes gone), for messages: a byte that is no
+ * printable UTF-8 as \xNN.
+ */
 static const char *text(const struct kac_node *x, char *buf, size_t len)
 {
 	size_t n = 0;
 	unsigned int i;
 
 	buf[0] = '\0';
-	for (i = 0; i < x->nw && n < len; i++)
-		n += snprintf(buf + n, len - n, "%s%s", i ? " " : "", x->w[i]);
+	for (i = 0; i < x->nw && n + 1 < len; i++) {
+		if (i)
+			buf[n++] = ' ';
+		kmg_imp_escape(x->w[i], buf + n, len - n);
+		n += strlen(buf + n);
+	}
+	buf[n] = '\0';
 	return buf;
 }
 
@@ -106,6 +114,16 @@ static void loss(struct ka *ka, const struct kac_node *x, const char *why)
 	char buf[256];
 
 	kmg_imp_loss(ka->imp, &at, "%s: %s", text(x, buf, sizeof(buf)), why);
+}
+
+/* A loss for the text of @x that is no text kmaglev takes: "FIELD: WHY: WHAT". */
+static void bad_text(struct ka *ka, const struct kac_node *x, const char *field,
+		     const char *why, const char *what)
+{
+	char buf[384];
+
+	snprintf(buf, sizeof(buf), "%s: %s: %s", field, why, what);
+	loss(ka, x, buf);
 }
 
 static void note(struct ka *ka, const struct kac_node *x, const char *why)
@@ -449,8 +467,9 @@ static void url(struct vs *v, struct rs *r, const struct kac_node *u, const char
 {
 	struct ka *ka = v->ka;
 	struct kmg_imp_check st = { 0 }, *k;
-	const char *path = NULL, *host = vhost, *body = NULL, *s;
-	char hbuf[256];
+	const char *path = NULL, *host = vhost, *body = NULL, *s, *why;
+	const struct kac_node *path_at = NULL;
+	char hbuf[256], wbuf[96];
 	unsigned int i;
 
 	for (i = 0; i < u->nkid; i++) {
@@ -458,6 +477,7 @@ static void url(struct vs *v, struct rs *r, const struct kac_node *u, const char
 
 		if (is(x, "path")) {
 			path = value(ka, x);
+			path_at = x;
 		} else if (is(x, "digest")) {
 			loss(ka, x, "kmaglev matches a substring of the body (body:), not an MD5 digest of it: the check tests the status code only");
 		} else if (is(x, "status_code")) {
@@ -466,10 +486,14 @@ static void url(struct vs *v, struct rs *r, const struct kac_node *u, const char
 			host = value(ka, x);
 		} else if (is(x, "regex")) {
 			s = value(ka, x);
-			if (s && literal(s) && kmg_imp_text_ok(s, 4096, false))
-				body = s;
-			else if (s)
+			why = s ? kmg_imp_text_why(s, 4096, false, wbuf, sizeof(wbuf)) : NULL;
+			if (s && !literal(s))
 				loss(ka, x, "kmaglev matches a substring of the body (body:), not a regular expression");
+			else if (why)
+				bad_text(ka, x, "regex", why,
+					 "no text the check can look for: it tests the status code only");
+			else if (s)
+				body = s;
 		} else if (is(x, "regex_no_match") || is(x, "regex_options") ||
 			   is(x, "regex_stack") || is(x, "regex_min_offset") ||
 			   is(x, "regex_max_offset")) {
@@ -482,8 +506,14 @@ static void url(struct vs *v, struct rs *r, const struct kac_node *u, const char
 		loss(ka, u, "a url without a path: keepalived refuses it; no check written");
 		return;
 	}
-	if (path[0] != '/' || !kmg_imp_text_ok(path, 2048, true)) {
-		loss(ka, u, "kmaglev's path starts with \"/\" and has no spaces or control characters: no check written");
+	why = kmg_imp_text_why(path, 2048, true, wbuf, sizeof(wbuf));
+	if (why) {
+		bad_text(ka, path_at, "path", why,
+			 "kmaglev's path is UTF-8 text without spaces or control characters: no check written");
+		return;
+	}
+	if (path[0] != '/') {
+		loss(ka, path_at, "kmaglev's path starts with \"/\": no check written");
 		return;
 	}
 	if (host)
@@ -553,7 +583,8 @@ static void misc_check(struct vs *v, struct rs *r, const struct kac_node *c,
 	struct timing t = unset;
 	struct kmg_imp_check *k;
 	const struct kac_node *path_at = NULL;
-	char **argv = NULL;
+	char **argv = NULL, wbuf[96], field[64];
+	const char *why = NULL;
 	int64_t timeout = -1;
 	uint64_t n;
 	uint16_t port = 0;
@@ -594,10 +625,12 @@ static void misc_check(struct vs *v, struct rs *r, const struct kac_node *c,
 		return;
 	}
 	for (i = 0; argv[i]; i++)
-		if (argv[i][0] && !kmg_imp_text_ok(argv[i], 4096, false))
+		if (argv[i][0] && (why = kmg_imp_text_why(argv[i], 4096, false, wbuf, sizeof(wbuf))))
 			break;
 	if (argv[i]) {
-		loss(ka, path_at, "a word of the command has control characters or is not UTF-8: no check written");
+		snprintf(field, sizeof(field), "misc_path: word %u of the command", i + 1);
+		bad_text(ka, path_at, field, why,
+			 "kmaglev's command words are UTF-8 text without control characters: no check written");
 		kac_argv_free(argv);
 		return;
 	}
@@ -627,7 +660,8 @@ static void dns_check(struct vs *v, struct rs *r, const struct kac_node *c,
 	struct ka *ka = v->ka;
 	struct timing t = unset;
 	struct kmg_imp_check *k;
-	const char *type = "SOA", *name = NULL, *s;
+	const char *type = "SOA", *name = NULL, *s, *why;
+	char wbuf[96];
 	uint16_t port = 0;
 	unsigned int i, j;
 
@@ -647,10 +681,12 @@ static void dns_check(struct vs *v, struct rs *r, const struct kac_node *c,
 				loss(ka, x, "not a type keepalived knows: it asks SOA, and so does the check");
 		} else if (is(x, "name")) {
 			s = value(ka, x);
-			if (s && kmg_imp_text_ok(s, 253, true))
-				name = s;
+			why = s ? kmg_imp_text_why(s, 253, true, wbuf, sizeof(wbuf)) : NULL;
+			if (why)
+				bad_text(ka, x, "name", why,
+					 "not a name the check can ask: it asks \".\"");
 			else if (s)
-				loss(ka, x, "not a name the check can ask: it asks \".\"");
+				name = s;
 		} else {
 			unknown(ka, x, "DNS_CHECK");
 		}
@@ -666,13 +702,17 @@ static void dns_check(struct vs *v, struct rs *r, const struct kac_node *c,
 	check_timing(v, c, k, &t, 3, -1, -1);
 }
 
-/* keepalived's free-format hex ("Ab12f 3 456"): each word, two digits a byte, a last one alone. */
-static int hex_text(const struct kac_node *x, char **out)
+/*
+ * keepalived's free-format hex ("Ab12f 3 456"): each word, two digits a byte, a last one
+ * alone; -EINVAL with the reason in @why for what is no text (kmg_imp_text_why()).
+ */
+static int hex_text(const struct kac_node *x, char **out, char *why, size_t wlen)
 {
 	char *buf = malloc(1024 + 1), *o = buf;
 	unsigned int i;
 	size_t j, len;
 
+	snprintf(why, wlen, "out of memory");
 	if (!buf)
 		return -ENOMEM;
 	for (i = 1; i < x->nw; i++) {
@@ -682,6 +722,8 @@ static int hex_text(const struct kac_node *x, char **out)
 
 			if (!isxdigit((unsigned char)pair[0]) ||
 			    (pair[1] && !isxdigit((unsigned char)pair[1])) || o - buf == 1024) {
+				snprintf(why, wlen, o - buf == 1024 ? "more than 1024 bytes" :
+					 "not hex digits");
 				free(buf);
 				return -EINVAL;
 			}
@@ -689,7 +731,12 @@ static int hex_text(const struct kac_node *x, char **out)
 		}
 	}
 	*o = '\0';
-	if ((size_t)(o - buf) != strlen(buf) || !kmg_imp_text_ok(buf, 1024, false)) {
+	if ((size_t)(o - buf) != strlen(buf)) {
+		snprintf(why, wlen, "a NUL byte (00) at byte %zu", strlen(buf) + 1);
+		free(buf);
+		return -EINVAL;
+	}
+	if (kmg_imp_text_why(buf, 1024, false, why, wlen)) {
 		free(buf);
 		return -EINVAL;
 	}
@@ -704,7 +751,7 @@ static void udp_check(struct vs *v, struct rs *r, const struct kac_node *c,
 	struct timing t = unset;
 	struct kmg_imp_check *k;
 	const struct kac_node *reply = NULL;
-	char *send = NULL, *expect = NULL;
+	char *send = NULL, *expect = NULL, wbuf[96];
 	uint16_t port = 0;
 	unsigned int i;
 
@@ -716,14 +763,16 @@ static void udp_check(struct vs *v, struct rs *r, const struct kac_node *c,
 		if (is(x, "payload")) {
 			free(send);
 			send = NULL;
-			if (hex_text(x, &send))
-				loss(ka, x, "kmaglev sends text (send:): this payload is not text of 1..1024 bytes");
+			if (hex_text(x, &send, wbuf, sizeof(wbuf)))
+				bad_text(ka, x, "payload", wbuf,
+					 "kmaglev sends text (send:): UTF-8 of 1..1024 bytes without control characters");
 		} else if (is(x, "require_reply")) {
 			reply = x;
 			free(expect);
 			expect = NULL;
-			if (x->nw > 1 && hex_text(x, &expect))
-				loss(ka, x, "kmaglev looks for a text in the reply (expect:), not bytes or wildcards: any reply passes");
+			if (x->nw > 1 && hex_text(x, &expect, wbuf, sizeof(wbuf)))
+				bad_text(ka, x, "require_reply", wbuf,
+					 "kmaglev looks for a text in the reply (expect:), not bytes or wildcards: any reply passes");
 		} else if (is(x, "min_reply_length") || is(x, "max_reply_length")) {
 			loss(ka, x, "kmaglev's udp check does not measure the reply");
 		} else {
@@ -1043,7 +1092,7 @@ static void group_members(struct ka *ka, const struct kac_node *x, const char *n
 	struct kmg_addr a;
 	unsigned int i, j, count;
 	uint64_t port;
-	char ab[INET6_ADDRSTRLEN];
+	char ab[INET6_ADDRSTRLEN], nbuf[64];
 	int ret;
 
 	for (i = 0; i < ka->ngroups; i++)
@@ -1078,7 +1127,8 @@ static void group_members(struct ka *ka, const struct kac_node *x, const char *n
 			(*mp)[*np].a = a;
 			(*mp)[*np].port = port;
 			snprintf((*mp)[*np].what, sizeof((*mp)[*np].what),
-				 "virtual_server group %s: %s %u (%s:%u)", name,
+				 "virtual_server group %s: %s %u (%s:%u)",
+				 kmg_imp_escape(name, nbuf, sizeof(nbuf)),
 				 kmg_fmt_addr(&a, ab, sizeof(ab)), (unsigned int)port, y->file,
 				 y->line);
 			(*np)++;

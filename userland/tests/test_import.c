@@ -224,7 +224,12 @@ static void test_syntax(void **state)
 	assert_int_equal(vs->nkid, 3);
 	assert_string_equal(kid(vs, 0)->w[1], "www example#1");
 	assert_int_equal(kid(vs, 0)->nw, 2);
-	assert_string_equal(kid(vs, 1)->w[1], "#x!y");
+	/* keepalived 2.2.7 reads "\#" outside quotes as a comment start too (keepalived -t
+	 * says "lb_kind \#y TUN" is missing its parameter): the words after it go, with a note */
+	assert_int_equal(kid(vs, 1)->nw, 1);
+	assert_int_equal(t.nnotes, 1);
+	assert_int_equal(t.notes[0].line, 5);
+	assert_has(t.notes[0].text, "ends the line for keepalived 2.2");
 	rs = kid(vs, 2);
 	assert_true(rs->block);
 	assert_int_equal(rs->line, 6);
@@ -433,7 +438,7 @@ static void test_definitions(void **state)
 	    "$SUB=3\n"
 	    "a $PORT ${PORT}0 $PORTS $UNDEF ${BASE}.1\n"
 	    "$SUB=4\n"
-	    "b ${BASE}.1 x${_HASH}y${_BANG} ${_PWD}\n"
+	    "b ${BASE}.1 ${_PWD} \"x${_HASH}y${_BANG}\" x${_HASH}y z\n"
 	    "$EMPTY=\n"
 	    "c $EMPTY d\n");
 	p = path_of("defs/k.conf");
@@ -448,12 +453,16 @@ static void test_definitions(void **state)
 	assert_string_equal(x->w[5], "10.0.3.1");
 	x = kid(&t.root, 1);
 	assert_string_equal(x->w[1], "10.0.4.1");
-	assert_string_equal(x->w[2], "x#y!");
 	pwd = realpath(dir, NULL);
 	assert_non_null(pwd);
-	assert_has(x->w[3], pwd);
-	assert_has(x->w[3], "/defs");
+	assert_has(x->w[2], pwd);
+	assert_has(x->w[2], "/defs");
 	free(pwd);
+	/* a # or ! a parameter brings is the character in quotes, and ends the line outside
+	 * them, as in keepalived 2.2.7 ("X${_HASH}y" is "X" to keepalived -t) */
+	assert_string_equal(x->w[3], "x#y!");
+	assert_string_equal(x->w[4], "x");
+	assert_int_equal(x->nw, 5);
 	x = kid(&t.root, 2);
 	assert_int_equal(x->nw, 2);
 	assert_string_equal(x->w[1], "d");
@@ -735,7 +744,36 @@ static void test_losses(void **state)
 		{ "lb_kind TUN\n", "SMTP_CHECK {\nhelo_name x\nhost {\nconnect_ip 10.1.1.1\n}\n}\n", "6: not mapped: host: kmaglev checks the backend itself", 2 },
 		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\ndigest 0123\n}\n}\n", "7: not mapped: digest 0123: kmaglev matches a substring of the body (body:), not an MD5 digest", 1 },
 		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\nregex \"a.*b\"\n}\n}\n", "7: not mapped: regex a.*b: kmaglev matches a substring", 1 },
-		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath \"/a b\"\n}\n}\n", "5: not mapped: url: kmaglev's path starts with \"/\" and has no spaces", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath \"/a b\"\n}\n}\n", "6: not mapped: path /a b: path: a space (U+0020) at byte 3: kmaglev's path is UTF-8 text without spaces or control characters: no check written", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath a\n}\n}\n", "6: not mapped: path a: kmaglev's path starts with \"/\": no check written", 1 },
+		/* text that is no strict UTF-8, or that YAML or the loader would refuse: a loss
+		 * naming the field and the byte, never a file the loader refuses */
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /a\xc2\x85" "b\n}\n}\n", "6: not mapped: path /a\\xc2\\x85b: path: a control character (U+0085) at byte 3: ", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\xc2\x9b\n}\n}\n", "6: not mapped: path /\\xc2\\x9b: path: a control character (U+009B) at byte 2", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\x7f\n}\n}\n", "6: not mapped: path /\\x7f: path: a control character (U+007F) at byte 2", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\xed\xa0\x80\n}\n}\n", "6: not mapped: path /\\xed\\xa0\\x80: path: not UTF-8 at byte 2 (0xed: a UTF-16 surrogate, which UTF-8 must not encode)", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\xed\xbf\xbf\n}\n}\n", "6: not mapped: path /\\xed\\xbf\\xbf: path: not UTF-8 at byte 2 (0xed: a UTF-16 surrogate", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\xc0\xaf\n}\n}\n", "6: not mapped: path /\\xc0\\xaf: path: not UTF-8 at byte 2 (0xc0: an overlong form)", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /x\xe0\x80\xaf\n}\n}\n", "6: not mapped: path /x\\xe0\\x80\\xaf: path: not UTF-8 at byte 3 (0xe0: an overlong form)", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\xf0\x80\x80\xaf\n}\n}\n", "6: not mapped: path /\\xf0\\x80\\x80\\xaf: path: not UTF-8 at byte 2 (0xf0: an overlong form)", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\xff\n}\n}\n", "6: not mapped: path /\\xff: path: not UTF-8 at byte 2 (0xff: a byte that never appears in UTF-8)", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\x80\n}\n}\n", "6: not mapped: path /\\x80: path: not UTF-8 at byte 2 (0x80: a continuation byte with no lead byte)", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\xe2\x82\n}\n}\n", "6: not mapped: path /\\xe2\\x82: path: not UTF-8 at byte 2 (0xe2: a sequence cut short)", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\xf4\x90\x80\x80\n}\n}\n", "6: not mapped: path /\\xf4\\x90\\x80\\x80: path: not UTF-8 at byte 2 (0xf4: past U+10FFFF)", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\xef\xbf\xbe\n}\n}\n", "6: not mapped: path /\\xef\\xbf\\xbe: path: a noncharacter (U+FFFE) at byte 2", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\xe2\x80\xa8\n}\n}\n", "6: not mapped: path /\\xe2\\x80\\xa8: path: a line or paragraph separator (U+2028) at byte 2", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\nregex ok\xe0\x80\xaf\n}\n}\n", "7: not mapped: regex ok\\xe0\\x80\\xaf: regex: not UTF-8 at byte 3 (0xe0: an overlong form): no text the check can look for", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\nregex \"\xc2\x80\"\n}\n}\n", "7: not mapped: regex \\xc2\\x80: regex: a control character (U+0080) at byte 1", 1 },
+		{ "lb_kind TUN\n", "MISC_CHECK {\nmisc_path \"/bin/c a\x80\"\n}\n", "5: not mapped: misc_path /bin/c a\\x80: misc_path: word 2 of the command: not UTF-8 at byte 2 (0x80: a continuation byte with no lead byte): kmaglev's command words are UTF-8 text", 1 },
+		{ "lb_kind TUN\n", "MISC_CHECK {\nmisc_path \"/bin/c x \\xc2\\x9b\"\n}\n", "5: not mapped: misc_path /bin/c x \\x5cxc2\\x5cx9b: misc_path: word 3 of the command: a control character (U+009B) at byte 1", 1 },
+		{ "lb_kind TUN\n", "MISC_CHECK {\nmisc_path \"/bin/c \\xed\\xa0\\x80\"\n}\n", "5: not mapped: misc_path /bin/c \\x5cxed\\x5cxa0\\x5cx80: misc_path: word 2 of the command: not UTF-8 at byte 1 (0xed: a UTF-16 surrogate", 1 },
+		{ "lb_kind TUN\n", "DNS_CHECK {\nname a\xed\xbf\xbf\n}\n", "5: not mapped: name a\\xed\\xbf\\xbf: name: not UTF-8 at byte 2 (0xed: a UTF-16 surrogate", 1 },
+		{ "lb_kind TUN\n", "DNS_CHECK {\nname \"a b\"\n}\n", "5: not mapped: name a b: name: a space (U+0020) at byte 2", 1 },
+		{ "lb_kind TUN\n", "UDP_CHECK {\nrequire_reply\npayload c285\n}\n", "6: not mapped: payload c285: payload: a control character (U+0085) at byte 1: kmaglev sends text", 1 },
+		{ "lb_kind TUN\n", "UDP_CHECK {\nrequire_reply\npayload f4908080\n}\n", "6: not mapped: payload f4908080: payload: not UTF-8 at byte 1 (0xf4: past U+10FFFF)", 1 },
+		{ "lb_kind TUN\n", "UDP_CHECK {\nrequire_reply\npayload 61 00 62\n}\n", "6: not mapped: payload 61 00 62: payload: a NUL byte (00) at byte 2", 1 },
+		{ "lb_kind TUN\n", "UDP_CHECK {\nrequire_reply eda080\n}\n", "5: not mapped: require_reply eda080: require_reply: not UTF-8 at byte 1 (0xed: a UTF-16 surrogate", 1 },
+		{ "lb_kind TUN\n", "UDP_CHECK {\nrequire_reply c0af\n}\n", "5: not mapped: require_reply c0af: require_reply: not UTF-8 at byte 1 (0xc0: an overlong form)", 1 },
 		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\nstatus_code 700\n}\n}\n", "7: not mapped: status_code 700: a code or range outside 100..599", 1 },
 		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\n}\nconnect_ip 10.1.1.1\n}\n", "8: not mapped: connect_ip 10.1.1.1: kmaglev's checks go to the backend's own address", 1 },
 		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\n}\nconnect_ip 10.0.0.1\n}\n", "", 0 },
@@ -745,8 +783,8 @@ static void test_losses(void **state)
 		{ "lb_kind TUN\n", "MISC_CHECK {\nmisc_path /bin/c\nmisc_dynamic\n}\n", "6: not mapped: misc_dynamic: keepalived takes the weight from the exit status", 1 },
 		{ "lb_kind TUN\n", "MISC_CHECK {\nmisc_path /bin/c\nuser nobody\n}\n", "6: not mapped: user nobody: kmaglev runs the command as the daemon's own user", 1 },
 		{ "lb_kind TUN\n", "UDP_CHECK {\n}\n", "4: not mapped: UDP_CHECK: without require_reply keepalived passes a server unless an ICMP error comes back", 1 },
-		{ "lb_kind TUN\n", "UDP_CHECK {\nrequire_reply\npayload 00ff\n}\n", "6: not mapped: payload 00ff: kmaglev sends text", 1 },
-		{ "lb_kind TUN\n", "UDP_CHECK {\nrequire_reply 6fXX\n}\n", "5: not mapped: require_reply 6fXX: kmaglev looks for a text in the reply", 1 },
+		{ "lb_kind TUN\n", "UDP_CHECK {\nrequire_reply\npayload 00ff\n}\n", "6: not mapped: payload 00ff: payload: a NUL byte (00) at byte 1: kmaglev sends text", 1 },
+		{ "lb_kind TUN\n", "UDP_CHECK {\nrequire_reply 6fXX\n}\n", "5: not mapped: require_reply 6fXX: require_reply: not hex digits: kmaglev looks for a text in the reply", 1 },
 		{ "lb_kind TUN\n", "DNS_CHECK {\ntype HINFO\n}\n", "5: not mapped: type HINFO: not a type keepalived knows", 1 },
 		{ "lb_kind TUN\n", "DNS_CHECK {\ntype aaaa\n}\n", "", 0 },
 		{ "lb_kind TUN\n", "TCP_CHECK {\ndelay_loop 7200\n}\n", "4: not mapped: TCP_CHECK: delay_loop is outside kmaglev's interval range", 1 },
