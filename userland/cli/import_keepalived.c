@@ -20,9 +20,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/args.h"
 #include "lib/err.h"
 #include "cli/import.h"
 #include "cli/kaconf.h"
@@ -36,19 +39,27 @@
 #define INTERVAL_MAX_MS		3600000
 #define FAST_MIN_MS		100
 #define TIMEOUT_MIN_MS		10
+#define FALL_MAX		1000
 
 /* What may go unsaid after its first time in a virtual server. */
 enum {
 	SAID_ALPHA = 1, SAID_WARMUP = 2, SAID_INHIBIT = 4, SAID_LOG = 8, SAID_HTTP_PROTO = 16,
-	SAID_FAST = 32, SAID_SNI = 64, SAID_CLAMP = 128, SAID_QUORUM = 256,
+	SAID_FAST = 32, SAID_SNI = 64, SAID_QUORUM = 128, SAID_INHIBIT_NO = 256,
 };
+
+/* What kmaglev does with a failed backend, which is what inhibit_on_failure asks of keepalived. */
+#define INHIBIT_NOTE "a failed backend is down in kmaglev: no new flows, its established flows stay (unless the service has the resched flag), as with weight 0"
 
 enum method { M_NAT, M_DR, M_TUN };
 
-/* Settings that pass from the virtual server to its real servers and their checkers. */
+/*
+ * Settings that pass from the virtual server to its real servers and their checkers, with the
+ * lines that gave them (for the notes when kmaglev's ranges change them).
+ */
 struct timing {
 	int64_t loop_ms, conn_ms, dbr_ms;	/* -1: not given */
 	int64_t retry;
+	const struct kac_node *loop_at, *conn_at, *dbr_at, *retry_at;
 };
 
 struct ka {
@@ -69,7 +80,10 @@ struct vs {
 	const char *hash;
 	uint32_t quorum;
 	const struct kac_node *quorum_at;
+	bool inhibit;				/* inhibit_on_failure on the virtual server */
 	unsigned int said;
+	char **said_timing;			/* timing notes said (once each) */
+	unsigned int nsaid_timing;
 };
 
 /* A real server, before it is a backend of each of its virtual server's services. */
@@ -78,6 +92,8 @@ struct rs {
 	uint16_t port;				/* 0: none given */
 	enum method method;
 	const struct kac_node *method_at;	/* its own lb_kind, if any */
+	bool inhibit;				/* inhibit_on_failure, its own or the VS's */
+	const struct kac_node *x;		/* its line */
 	bool ok;
 	uint16_t said_port[8];			/* service ports its port was reported for */
 	unsigned int nsaid;
@@ -171,25 +187,35 @@ static int parse_uint(const char *s, uint64_t max, uint64_t *v)
 	return *v > max ? -ERANGE : 0;
 }
 
-/* <TIMER>: seconds with an optional fraction ("2.5"), in ms. */
-static int parse_timer(const char *s, int64_t *ms)
+/*
+ * <TIMER>: seconds with an optional fraction ("2.5"), in ms, rounded to the nearest (*@exact
+ * false when that changed it).
+ */
+static int parse_timer(const char *s, int64_t *ms, bool *exact)
 {
 	uint64_t sec = 0, frac = 0, div = 1;
 	const char *p = s;
 
+	*exact = true;
 	if (!isdigit((unsigned char)*p))
 		return -EINVAL;
 	for (; isdigit((unsigned char)*p); p++)
 		if ((sec = sec * 10 + (*p - '0')) > 86400 * 365)
 			return -ERANGE;
-	if (*p == '.')
-		for (p++; isdigit((unsigned char)*p); p++)
+	if (*p == '.') {
+		for (p++; isdigit((unsigned char)*p); p++) {
 			if (div < 1000000) {
 				frac = frac * 10 + (*p - '0');
 				div *= 10;
+			} else if (*p != '0') {
+				*exact = false;		/* (keepalived keeps microseconds) */
 			}
+		}
+	}
 	if (*p)
 		return -EINVAL;
+	if (div > 1000 && frac % (div / 1000))
+		*exact = false;
 	*ms = sec * 1000 + (frac * 1000 + div / 2) / div;
 	return 0;
 }
@@ -215,12 +241,30 @@ static const char *value(struct ka *ka, const struct kac_node *x)
 	return NULL;
 }
 
+/* @ms as kmaglev writes a duration ("1500ms", "2m"), or in seconds past its range. */
+static const char *dur(int64_t ms, char *buf, size_t len)
+{
+	if (ms >= 0 && ms <= UINT32_MAX)
+		return kmg_fmt_duration(ms, buf, len);
+	snprintf(buf, len, "%llds", (long long)(ms / 1000));
+	return buf;
+}
+
 static bool timer(struct ka *ka, const struct kac_node *x, int64_t *ms)
 {
 	const char *s = value(ka, x);
+	char why[128], d[32];
+	bool exact;
 
-	if (s && !parse_timer(s, ms))
+	if (s && !parse_timer(s, ms, &exact)) {
+		if (!exact) {
+			snprintf(why, sizeof(why),
+				 "kmaglev's durations are whole milliseconds: %ss is written as %s",
+				 s, dur(*ms, d, sizeof(d)));
+			note(ka, x, why);
+		}
 		return true;
+	}
 	if (s)
 		loss(ka, x, "not a time in seconds");
 	return false;
@@ -245,33 +289,47 @@ static bool timing_kw(struct ka *ka, const struct kac_node *x, struct timing *t)
 {
 	uint64_t v;
 
-	if (is(x, "delay_loop"))
-		timer(ka, x, &t->loop_ms);
-	else if (is(x, "connect_timeout"))
-		timer(ka, x, &t->conn_ms);
-	else if (is(x, "delay_before_retry"))
-		timer(ka, x, &t->dbr_ms);
-	else if (is(x, "retry") || is(x, "nb_get_retry")) {
-		if (uint_value(ka, x, 1000, &v))
+	if (is(x, "delay_loop")) {
+		if (timer(ka, x, &t->loop_ms))
+			t->loop_at = x;
+	} else if (is(x, "connect_timeout")) {
+		if (timer(ka, x, &t->conn_ms))
+			t->conn_at = x;
+	} else if (is(x, "delay_before_retry")) {
+		if (timer(ka, x, &t->dbr_ms))
+			t->dbr_at = x;
+	} else if (is(x, "retry") || is(x, "nb_get_retry")) {
+		if (uint_value(ka, x, 1000, &v)) {
 			t->retry = v;
-	} else
+			t->retry_at = x;
+		}
+	} else {
 		return false;
+	}
 	return true;
 }
 
 static void timing_inherit(struct timing *t, const struct timing *parent)
 {
-	if (t->loop_ms < 0)
+	if (t->loop_ms < 0) {
 		t->loop_ms = parent->loop_ms;
-	if (t->conn_ms < 0)
+		t->loop_at = parent->loop_at;
+	}
+	if (t->conn_ms < 0) {
 		t->conn_ms = parent->conn_ms;
-	if (t->dbr_ms < 0)
+		t->conn_at = parent->conn_at;
+	}
+	if (t->dbr_ms < 0) {
 		t->dbr_ms = parent->dbr_ms;
-	if (t->retry < 0)
+		t->dbr_at = parent->dbr_at;
+	}
+	if (t->retry < 0) {
 		t->retry = parent->retry;
+		t->retry_at = parent->retry_at;
+	}
 }
 
-static const struct timing unset = { -1, -1, -1, -1 };
+static const struct timing unset = { -1, -1, -1, -1, NULL, NULL, NULL, NULL };
 
 /* lb_kind / lvs_method NAT|DR|TUN [type ipip|gre|gue port N] [nocsum|csum|remcsum] */
 static bool method(struct ka *ka, const struct kac_node *x, enum method *m, bool *gre)
@@ -320,37 +378,117 @@ static const char *method_loss(enum method m)
 
 /* --- checks --------------------------------------------------------------------------- */
 
-/* Fill the timing of @k from keepalived's settings @t for a checker of defaults @retry, @dbr. */
-static void check_timing(struct vs *v, const struct kac_node *at, struct kmg_imp_check *k,
+/*
+ * A note that kmaglev's range changed a timing value: at @x, the line that gave it, or, for
+ * keepalived's default (@x NULL), at the checker @c. Said once in a virtual server for the
+ * same line and words (its real servers share their timing), or for the same words about a
+ * default (at the first checker it changed).
+ */
+static void timing_note(struct vs *v, const struct kac_node *x, const struct kac_node *c,
+			const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void timing_note(struct vs *v, const struct kac_node *x, const struct kac_node *c,
+			const char *fmt, ...)
+{
+	const struct kac_node *at = x ? x : c;
+	char why[384], *key = NULL;
+	unsigned int i;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (asprintf(&key, "%s:%u:%s", x ? x->file : "", x ? x->line : 0, why) < 0)
+		key = NULL;
+	for (i = 0; key && i < v->nsaid_timing; i++)
+		if (!strcmp(v->said_timing[i], key)) {
+			free(key);
+			return;
+		}
+	if (key && !kmg_grow(&v->said_timing, v->nsaid_timing, sizeof(*v->said_timing)))
+		v->said_timing[v->nsaid_timing++] = key;
+	else
+		free(key);
+	note(v->ka, at, why);
+}
+
+/* "delay_loop 2" as written, or "keepalived's default delay_loop (60s)". */
+static const char *origin(const struct kac_node *x, const char *kw, int64_t ms, char *buf,
+			  size_t len)
+{
+	char d[32];
+
+	if (x)
+		snprintf(buf, len, "%s %ss", kw, x->nw > 1 ? x->w[1] : "?");
+	else
+		snprintf(buf, len, "keepalived's default %s (%s)", kw, dur(ms, d, sizeof(d)));
+	return buf;
+}
+
+/*
+ * Fill the timing of @k from keepalived's settings @t for checker @c of defaults @retry, @dbr
+ * (-1: delay_loop), and @timeout_ms (-1: connect_timeout) given at @timeout_at. Where
+ * kmaglev's ranges change a value, a note says which, from what to what.
+ */
+static void check_timing(struct vs *v, const struct kac_node *c, struct kmg_imp_check *k,
 			 const struct timing *t, int64_t retry, int64_t dbr_ms,
-			 int64_t timeout_ms)
+			 int64_t timeout_ms, const struct kac_node *timeout_at, const char *timeout_kw)
 {
 	int64_t loop = t->loop_ms >= 0 ? t->loop_ms : DELAY_LOOP_MS;
 	int64_t to = timeout_ms >= 0 ? timeout_ms : t->conn_ms >= 0 ? t->conn_ms :
 		     CONNECT_TIMEOUT_MS;
 	int64_t dbr = t->dbr_ms >= 0 ? t->dbr_ms : dbr_ms >= 0 ? dbr_ms : loop;
 	int64_t r = t->retry >= 0 ? t->retry : retry;
+	const struct kac_node *to_at = timeout_ms >= 0 ? timeout_at : t->conn_at;
+	const char *to_kw = timeout_ms >= 0 ? timeout_kw : "connect_timeout";
+	char o[128], d1[32], d2[32], why[256];
 
 	if (loop < INTERVAL_MIN_MS || loop > INTERVAL_MAX_MS) {
+		int64_t was = loop;
+
 		loop = loop < INTERVAL_MIN_MS ? INTERVAL_MIN_MS : INTERVAL_MAX_MS;
-		loss(v->ka, at, "delay_loop is outside kmaglev's interval range (100ms..1h): written as the nearest end");
+		snprintf(why, sizeof(why),
+			 "delay_loop %s is outside kmaglev's interval range (100ms..1h): written as interval: %s",
+			 dur(was, d1, sizeof(d1)), dur(loop, d2, sizeof(d2)));
+		loss(v->ka, t->loop_at ? t->loop_at : c, why);
 	}
 	if (to > loop) {
-		note_once(v, SAID_CLAMP, at,
-			  "the check's timeout is longer than delay_loop; kmaglev's timeout is at most the interval: written as the interval");
+		timing_note(v, to_at, c,
+			    "%s is longer than delay_loop (%s), and kmaglev's timeout is at most the interval: written as timeout: %s",
+			    origin(to_at, to_kw, to, o, sizeof(o)), dur(loop, d1, sizeof(d1)),
+			    dur(loop, d2, sizeof(d2)));
 		to = loop;
 	}
-	if (to < TIMEOUT_MIN_MS)
+	if (to < TIMEOUT_MIN_MS) {
+		timing_note(v, to_at, c,
+			    "%s is below kmaglev's least timeout: written as timeout: %s",
+			    origin(to_at, to_kw, to, o, sizeof(o)), dur(TIMEOUT_MIN_MS, d1, sizeof(d1)));
 		to = TIMEOUT_MIN_MS;
-	if (dbr < FAST_MIN_MS)
+	}
+	if (dbr < FAST_MIN_MS) {
+		timing_note(v, t->dbr_at, c,
+			    "%s is below kmaglev's least fast-interval: written as fast-interval: %s",
+			    origin(t->dbr_at, "delay_before_retry", dbr, o, sizeof(o)),
+			    dur(FAST_MIN_MS, d1, sizeof(d1)));
 		dbr = FAST_MIN_MS;
-	if (dbr > loop)
+	}
+	if (dbr > loop) {
+		timing_note(v, t->dbr_at, c,
+			    "%s is longer than delay_loop (%s), and kmaglev's fast-interval is at most the interval: written as fast-interval: %s",
+			    origin(t->dbr_at, "delay_before_retry", dbr, o, sizeof(o)),
+			    dur(loop, d1, sizeof(d1)), dur(loop, d2, sizeof(d2)));
 		dbr = loop;
+	}
+	if (r + 1 > FALL_MAX) {
+		timing_note(v, t->retry_at, c,
+			    "retry %lld would be fall: %lld, above kmaglev's most (%u): written as fall: %u",
+			    (long long)r, (long long)r + 1, FALL_MAX, FALL_MAX);
+		r = FALL_MAX - 1;
+	}
 	k->interval_ms = loop;
 	k->timeout_ms = to;
 	k->fast_ms = dbr;
 	k->rise = 1;
-	k->fall = r + 1 > 1000 ? 1000 : r + 1;
+	k->fall = r + 1;
 	k->direct = true;
 }
 
@@ -564,7 +702,7 @@ static void http_get(struct vs *v, struct rs *r, const struct kac_node *c, bool 
 			unknown(ka, x, c->w[0]);
 	}
 	timing_inherit(&t, rt);
-	check_timing(v, c, &base, &t, 1, 3000, -1);
+	check_timing(v, c, &base, &t, 1, 3000, -1, NULL, NULL);
 	if (!vhost)
 		vhost = rs_vhost ? rs_vhost : v->vhost;
 	for (i = 0; i < c->nkid; i++)
@@ -582,7 +720,7 @@ static void misc_check(struct vs *v, struct rs *r, const struct kac_node *c,
 	struct ka *ka = v->ka;
 	struct timing t = unset;
 	struct kmg_imp_check *k;
-	const struct kac_node *path_at = NULL;
+	const struct kac_node *path_at = NULL, *timeout_at = NULL;
 	char **argv = NULL, wbuf[96], field[64];
 	const char *why = NULL;
 	int64_t timeout = -1;
@@ -599,8 +737,10 @@ static void misc_check(struct vs *v, struct rs *r, const struct kac_node *c,
 		if (is(x, "misc_path")) {
 			path_at = x;
 		} else if (is(x, "misc_timeout")) {
-			if (uint_value(ka, x, 86400, &n))
+			if (uint_value(ka, x, 86400, &n)) {
 				timeout = n * 1000;
+				timeout_at = x;
+			}
 		} else if (is(x, "misc_dynamic")) {
 			loss(ka, x, "keepalived takes the weight from the exit status (2..255: weight status - 2); kmaglev takes any status but 0 as down, and the weight from \"weight N\" on the output: the script must change");
 		} else if (is(x, "user")) {
@@ -650,7 +790,8 @@ static void misc_check(struct vs *v, struct rs *r, const struct kac_node *c,
 	/* misc_timeout defaults to delay_loop: the interval */
 	t.conn_ms = -1;
 	check_timing(v, c, k, &t, 0, 1000,
-		     timeout >= 0 ? timeout : t.loop_ms >= 0 ? t.loop_ms : DELAY_LOOP_MS);
+		     timeout >= 0 ? timeout : t.loop_ms >= 0 ? t.loop_ms : DELAY_LOOP_MS,
+		     timeout >= 0 ? timeout_at : NULL, "misc_timeout");
 }
 
 static void dns_check(struct vs *v, struct rs *r, const struct kac_node *c,
@@ -699,7 +840,7 @@ static void dns_check(struct vs *v, struct rs *r, const struct kac_node *c,
 	k->qtype = strdup(type);
 	k->query = name && strcmp(name, ".") ? strdup(name) : NULL;
 	timing_inherit(&t, rt);
-	check_timing(v, c, k, &t, 3, -1, -1);
+	check_timing(v, c, k, &t, 3, -1, -1, NULL, NULL);
 }
 
 /*
@@ -800,7 +941,7 @@ static void udp_check(struct vs *v, struct rs *r, const struct kac_node *c,
 	k->send = send;
 	k->expect = expect;
 	timing_inherit(&t, rt);
-	check_timing(v, c, k, &t, 1, 1000, -1);
+	check_timing(v, c, k, &t, 1, 1000, -1, NULL, NULL);
 }
 
 /* TCP_CHECK, and SMTP_CHECK's stand-in. */
@@ -833,7 +974,7 @@ static void tcp_check(struct vs *v, struct rs *r, const struct kac_node *c,
 	k->kind = KMD_CHECK_TCP;
 	k->port = port;
 	timing_inherit(&t, rt);
-	check_timing(v, c, k, &t, 1, 1000, -1);
+	check_timing(v, c, k, &t, 1, 1000, -1, NULL, NULL);
 }
 
 /* --- real servers --------------------------------------------------------------------- */
@@ -879,6 +1020,8 @@ static void real_server(struct vs *v, const struct kac_node *rx, struct rs *r)
 	r->b.src = src(rx);
 	r->b.weight = 1;
 	r->method = v->method;
+	r->inhibit = v->inhibit;
+	r->x = rx;
 	r->b.gre = v->gre;
 	if (rx->nw < 2 || rx->nw > 3 || kmg_parse_addr(rx->w[1], &r->b.addr) ||
 	    (rx->nw == 3 && parse_uint(rx->w[2], 65535, &n))) {
@@ -903,6 +1046,8 @@ static void real_server(struct vs *v, const struct kac_node *rx, struct rs *r)
 		    is(x, "nb_get_retry") || is(x, "delay_before_retry") || is(x, "virtualhost") ||
 		    checker(v, r, x, &t, vhost))
 			continue;
+		if (is(x, "inhibit_on_failure"))
+			r->inhibit = flag_value(x);
 		/* <BOOL>s that say no: nothing to map */
 		if ((is(x, "inhibit_on_failure") || is(x, "alpha") || is(x, "smtp_alert")) &&
 		    !flag_value(x))
@@ -922,8 +1067,7 @@ static void real_server(struct vs *v, const struct kac_node *rx, struct rs *r)
 		} else if (is(x, "lthreshold")) {
 			loss(ka, x, "kmaglev gives a backend new flows again as soon as it is below max-conns (uthreshold)");
 		} else if (is(x, "inhibit_on_failure")) {
-			note_once(v, SAID_INHIBIT, x,
-				  "a failed backend is down in kmaglev: no new flows, its established flows stay (unless the service has the resched flag), as with weight 0");
+			note_once(v, SAID_INHIBIT, x, INHIBIT_NOTE);
 		} else if (is(x, "notify_up") || is(x, "notify_down")) {
 			loss(ka, x, "kmaglev runs no script when a backend changes state: its log, \"kmaglev monitor\" and the metrics say so");
 		} else if (is(x, "smtp_alert")) {
@@ -1136,10 +1280,15 @@ static void group_members(struct ka *ka, const struct kac_node *x, const char *n
 	}
 }
 
+/*
+ * The quorum of @s. The members of a virtual_server_group share the real servers, and so the
+ * outcome: a note or a loss said once for the virtual server, not per member.
+ */
 static void quorum(struct vs *v, struct kmg_imp_service *s)
 {
 	struct ka *ka = v->ka;
 	unsigned int i, min;
+	const char *lost = NULL;
 	char why[256];
 
 	if (!v->quorum_at || v->quorum <= 1 || !s->nbe)
@@ -1147,23 +1296,24 @@ static void quorum(struct vs *v, struct kmg_imp_service *s)
 	for (i = 1; i < s->nbe; i++)
 		if (s->be[i].weight != s->be[0].weight)
 			break;
-	if (i < s->nbe || !s->be[0].weight) {
-		loss(ka, v->quorum_at, "keepalived counts the weights of live servers, kmaglev the live backends (quorum: min), and these weights differ");
+	min = 0;
+	if (i < s->nbe || !s->be[0].weight)
+		lost = "keepalived counts the weights of live servers, kmaglev the live backends (quorum: min), and these weights differ";
+	else if ((min = ((uint64_t)v->quorum + s->be[0].weight - 1) / s->be[0].weight) > s->nbe)
+		lost = "more than all the servers' weight: never reached";
+	else
+		s->quorum_min = min;
+	if (v->said & SAID_QUORUM)
+		return;
+	v->said |= SAID_QUORUM;
+	if (lost) {
+		loss(ka, v->quorum_at, lost);
 		return;
 	}
-	min = ((uint64_t)v->quorum + s->be[0].weight - 1) / s->be[0].weight;
-	if (min > s->nbe) {
-		loss(ka, v->quorum_at, "more than all the servers' weight: never reached");
-		return;
-	}
-	s->quorum_min = min;
 	snprintf(why, sizeof(why),
 		 "quorum: { min: %u } (live backends of weight %u): below it the service is shown below quorum (kmaglev status, the kmaglev_service_below_quorum metric) and serves what is up, as keepalived did without a sorry_server",
 		 min, s->be[0].weight);
-	if (!(v->said & SAID_QUORUM)) {
-		v->said |= SAID_QUORUM;
-		note(ka, v->quorum_at, why);
-	}
+	note(ka, v->quorum_at, why);
 }
 
 /* The keywords of the virtual server itself (not its real servers). */
@@ -1234,8 +1384,9 @@ static void vs_settings(struct vs *v, const struct kac_node **sched,
 		} else if (is(x, "snmp_name")) {
 			loss(ka, x, "kmaglev has no SNMP (its metrics are Prometheus')");
 		} else if (is(x, "inhibit_on_failure")) {
-			note_once(v, SAID_INHIBIT, x,
-				  "a failed backend is down in kmaglev: no new flows, its established flows stay (unless the service has the resched flag), as with weight 0");
+			v->inhibit = flag_value(x);
+			if (v->inhibit)
+				note_once(v, SAID_INHIBIT, x, INHIBIT_NOTE);
 		} else if (is(x, "warmup")) {
 			note_once(v, SAID_WARMUP, x,
 				  "kmaglev delays each run of a check by a random 0..jitter (interval/10)");
@@ -1316,6 +1467,18 @@ static void virtual_server(struct ka *ka, const struct kac_node *x)
 				  "no alpha: keepalived takes each real server in before its first check; kmaglev takes a backend in only once its checks pass");
 			break;
 		}
+	/*
+	 * Without inhibit_on_failure, keepalived removes a failed real server from IPVS, and
+	 * IPVS drops the packets of the connections it had (net.ipv4.vs.expire_nodest_conn 0,
+	 * the default) or ends them (1); kmaglev keeps them on it, as IPVS does with weight 0.
+	 * Said once, at the first real server with checks (one that can fail) without it.
+	 */
+	for (j = 0; j < nrs; j++)
+		if (rs[j].ok && rs[j].b.nchecks && !rs[j].inhibit) {
+			note_once(&v, SAID_INHIBIT_NO, rs[j].x,
+				  "no inhibit_on_failure: keepalived takes a failed real server out of IPVS, which then drops the packets of its established connections (or ends them, with net.ipv4.vs.expire_nodest_conn = 1); kmaglev marks a failed backend down: no new flows, and its established flows keep going to it until they end, as keepalived's inhibit_on_failure (weight 0) would have it (the service's flags: [resched] would move them to the other backends instead)");
+			break;
+		}
 	/* the virtual server's method, when a real server takes it */
 	if (defaulted && v.method_at)
 		loss(ka, v.method_at, method_loss(v.method));
@@ -1341,6 +1504,9 @@ static void virtual_server(struct ka *ka, const struct kac_node *x)
 out:
 	for (j = 0; j < nrs; j++)
 		kmg_imp_checks_free(rs[j].b.checks, rs[j].b.nchecks);
+	for (j = 0; j < v.nsaid_timing; j++)
+		free(v.said_timing[j]);
+	free(v.said_timing);
 	free(rs);
 	free(m);
 }
