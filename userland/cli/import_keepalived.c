@@ -379,15 +379,16 @@ static const char *method_loss(enum method m)
 /* --- checks --------------------------------------------------------------------------- */
 
 /*
- * A note that kmaglev's range changed a timing value: at @x, the line that gave it, or, for
- * keepalived's default (@x NULL), at the checker @c. Said once in a virtual server for the
- * same line and words (its real servers share their timing), or for the same words about a
- * default (at the first checker it changed).
+ * A note (or, with @lost, a loss) that kmaglev's range changed a timing value: at @x, the
+ * line that gave it, or, for keepalived's default (@x NULL), at the checker @c. Said once in
+ * a virtual server for the same line and words (its real servers share their timing), or for
+ * the same words about a default (at the first checker it changed).
  */
-static void timing_note(struct vs *v, const struct kac_node *x, const struct kac_node *c,
-			const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void timing_note(struct vs *v, const struct kac_node *x, const struct kac_node *c,
-			const char *fmt, ...)
+static void timing_say(struct vs *v, bool lost, const struct kac_node *x,
+		       const struct kac_node *c, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void timing_say(struct vs *v, bool lost, const struct kac_node *x,
+		       const struct kac_node *c, const char *fmt, ...)
 {
 	const struct kac_node *at = x ? x : c;
 	char why[384], *key = NULL;
@@ -408,8 +409,13 @@ static void timing_note(struct vs *v, const struct kac_node *x, const struct kac
 		v->said_timing[v->nsaid_timing++] = key;
 	else
 		free(key);
-	note(v->ka, at, why);
+	if (lost)
+		loss(v->ka, at, why);
+	else
+		note(v->ka, at, why);
 }
+
+#define timing_note(v, x, c, ...)	timing_say(v, false, x, c, __VA_ARGS__)
 
 /* "delay_loop 2" as written, or "keepalived's default delay_loop (60s)". */
 static const char *origin(const struct kac_node *x, const char *kw, int64_t ms, char *buf,
@@ -440,16 +446,15 @@ static void check_timing(struct vs *v, const struct kac_node *c, struct kmg_imp_
 	int64_t r = t->retry >= 0 ? t->retry : retry;
 	const struct kac_node *to_at = timeout_ms >= 0 ? timeout_at : t->conn_at;
 	const char *to_kw = timeout_ms >= 0 ? timeout_kw : "connect_timeout";
-	char o[128], d1[32], d2[32], why[256];
+	char o[128], d1[32], d2[32];
 
 	if (loop < INTERVAL_MIN_MS || loop > INTERVAL_MAX_MS) {
 		int64_t was = loop;
 
 		loop = loop < INTERVAL_MIN_MS ? INTERVAL_MIN_MS : INTERVAL_MAX_MS;
-		snprintf(why, sizeof(why),
-			 "delay_loop %s is outside kmaglev's interval range (100ms..1h): written as interval: %s",
-			 dur(was, d1, sizeof(d1)), dur(loop, d2, sizeof(d2)));
-		loss(v->ka, t->loop_at ? t->loop_at : c, why);
+		timing_say(v, true, t->loop_at, c,
+			   "delay_loop %s is outside kmaglev's interval range (100ms..1h): written as interval: %s",
+			   dur(was, d1, sizeof(d1)), dur(loop, d2, sizeof(d2)));
 	}
 	if (to > loop) {
 		timing_note(v, to_at, c,

@@ -795,6 +795,8 @@ static void test_losses(void **state)
 		{ "lb_kind TUN\n", "DNS_CHECK {\ntype HINFO\n}\n", "5: not mapped: type HINFO: not a type keepalived knows", 1 },
 		{ "lb_kind TUN\n", "DNS_CHECK {\ntype aaaa\n}\n", "", 0 },
 		{ "lb_kind TUN\n", "TCP_CHECK {\ndelay_loop 7200\n}\n", "5: not mapped: delay_loop 7200: delay_loop 2h is outside kmaglev's interval range (100ms..1h): written as interval: 1h", 1 },
+		/* the virtual server's, for two checks of two servers: once */
+		{ "lb_kind TUN\ndelay_loop 7200\n", "TCP_CHECK {\n}\n}\nreal_server 10.0.0.2 80 {\nTCP_CHECK {\n}\nHTTP_GET {\nurl {\npath /\n}\n}\n", "3: not mapped: delay_loop 7200: delay_loop 2h is outside kmaglev's interval range (100ms..1h): written as interval: 1h", 1 },
 		{ "lb_kind TUN\n", "TCP_CHECK {\ndelay_loop 0.05\n}\n", "5: not mapped: delay_loop 0.05: delay_loop 50ms is outside kmaglev's interval range (100ms..1h): written as interval: 100ms", 1 },
 	};
 	char text[1024], want[256];
