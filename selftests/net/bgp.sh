@@ -83,6 +83,16 @@ setup() {
 	ip link add b0 netns "$LB" type veth peer name l0 netns "$BE" || return 1
 	ip -n "$LB" addr add $LB4/24 dev r0
 	ip -n "$LB" addr add $LB6/64 dev r0 nodad
+	# No SLAAC address on the LB's link: FRR's zebra sends router advertisements for
+	# 2001:db8::/64 once a neighbor has "capability extended-nexthop" (FRR 8.4, checked in
+	# two namespaces: with it the other end had a SLAAC address in 12 s, without it none in
+	# 15 s), and the kernel (longest match capped at the prefix length: a tie) then gave the
+	# daemon's next IPv6 connections the new address as their source, which no peer knows
+	# (seen: FRR's listener, keyed for 2001:db8::1 only, dropped the signed SYNs,
+	# TCPMD5Unexpected; GoBGP "Can't find configuration for a new passive connection" from
+	# 2001:db8::303c:23ff:fe62:95f4). An LB host keeps its source with accept_ra 0, or with
+	# bgp's listen: (bgp.rst).
+	ip netns exec "$LB" sysctl -qw net.ipv6.conf.r0.accept_ra=0
 	ip -n "$RTR" addr add $RT4/24 dev l0
 	ip -n "$RTR" addr add $RT6/64 dev l0 nodad
 	ip -n "$LB" addr add 10.1.0.1/24 dev b0
@@ -195,6 +205,9 @@ diag() {
 	bgp_peer_routes "$RTR" "$KIND" 2>&1 | sed 's/^/#   peer route: /'
 	echo "#   peer last error: $(bgp_peer_last_error "$RTR" "$KIND" $LB4 2>&1)"
 	tail -n 12 "$DLOG" | sed 's/^/#   log: /'
+	# who holds port 179 at the peer's end, and what its kernel dropped
+	ip netns exec "$RTR" ss -Htanp 'sport = :179 or dport = :179' 2>&1 | sed 's/^/#   peer socket: /'
+	ip netns exec "$RTR" nstat -az 2>/dev/null | awk '/MD5|MinTTL|ListenDrops|ListenOverflows/ && $2 { print "#   peer counter: " $1, $2 }'
 }
 
 # watch_start FILE AFIS: a loop in the peer's namespace appends "START END V4 V6 G" (1: the
