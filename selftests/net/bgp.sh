@@ -21,11 +21,12 @@
 #      the peer, the sessions come back
 #   6. SIGTERM: GRACEFUL_SHUTDOWN (65535:0), withdrawal, then Cease/Administrative Shutdown
 #      with "kmaglev daemon shutting down"
-# and, for BIRD, the daemon's v4 neighbor is passive (BIRD connects; `listen` set) and the v6
-# session runs with GTSM (RFC 5082) on both ends, and then GTSM on our end alone of the v4
-# session keeps it down (BIRD's packets come with TTL 1: TCPMinTTLDrop), and an IPv6 session
-# alone carries the IPv4 VIP with the IPv6 next hop (RFC 8950, BIRD's extended next hop); for
-# FRR, both sessions use TCP-MD5.
+# and, for BIRD and FRR, the v6 session runs with GTSM (RFC 5082) on both ends, and then GTSM
+# on our end alone of the v4 session keeps it down (the peer's packets come with TTL 1:
+# TCPMinTTLDrop), and an IPv6 session alone carries the IPv4 VIP with the IPv6 next hop
+# (RFC 8950, the peer's extended next hop); FRR installs that route in its namespace's FIB
+# (`via inet6`). For BIRD the daemon's v4 neighbor is passive (BIRD connects; `listen` set);
+# for FRR, both sessions also use TCP-MD5.
 source "$(dirname "$0")/lib.sh"
 
 kmg_require_root
@@ -45,8 +46,9 @@ ALL_KINDS=(${KMAGLEV_BGP_PEERS:-bird frr gobgp})
 for k in "${ALL_KINDS[@]}"; do
 	[[ $k == bird || $k == frr || $k == gobgp ]] || ktap_skip_all "KMAGLEV_BGP_PEERS: unknown peer kind '$k' (bird, frr, gobgp)"
 done
-# results per kind: 6, plus bird's passive, GTSM (2) and extended next hop, and frr's MD5
-nres() { case $1 in bird) echo 10 ;; frr) echo 7 ;; *) echo 6 ;; esac; }
+# results per kind: 6, plus GTSM (2) and extended next hop for bird and frr, and bird's
+# passive, frr's MD5
+nres() { case $1 in bird|frr) echo 10 ;; *) echo 6 ;; esac; }
 
 ktap_print_header
 plan=0
@@ -81,6 +83,16 @@ setup() {
 	ip link add b0 netns "$LB" type veth peer name l0 netns "$BE" || return 1
 	ip -n "$LB" addr add $LB4/24 dev r0
 	ip -n "$LB" addr add $LB6/64 dev r0 nodad
+	# No SLAAC address on the LB's link: FRR's zebra sends router advertisements for
+	# 2001:db8::/64 once a neighbor has "capability extended-nexthop" (FRR 8.4, checked in
+	# two namespaces: with it the other end had a SLAAC address in 12 s, without it none in
+	# 15 s), and the kernel (longest match capped at the prefix length: a tie) then gave the
+	# daemon's next IPv6 connections the new address as their source, which no peer knows
+	# (seen: FRR's listener, keyed for 2001:db8::1 only, dropped the signed SYNs,
+	# TCPMD5Unexpected; GoBGP "Can't find configuration for a new passive connection" from
+	# 2001:db8::303c:23ff:fe62:95f4). An LB host keeps its source with accept_ra 0, or with
+	# bgp's listen: (bgp.rst).
+	ip netns exec "$LB" sysctl -qw net.ipv6.conf.r0.accept_ra=0
 	ip -n "$RTR" addr add $RT4/24 dev l0
 	ip -n "$RTR" addr add $RT6/64 dev l0 nodad
 	ip -n "$LB" addr add 10.1.0.1/24 dev b0
@@ -107,16 +119,20 @@ backend_stop() { kill "$BEPID" 2>/dev/null; bgp_wait 10 eval '! kill -0 $BEPID';
 # (the control socket is a path: no need to enter the namespace)
 KS() { KMAGLEV_SOCKET=$SOCK "$KMAGLEV" "$@"; }
 
-# write_config KIND [gtsm4|extnh]: BIRD: the v4 neighbor passive (listen set), GTSM on v6
-# (and on v4 with gtsm4; extnh: the v6 neighbor alone, IPv4 with IPv6 next hops); FRR: TCP-MD5.
+# write_config KIND [gtsm4|extnh]: BIRD and FRR: GTSM on v6 (and on v4 with gtsm4; extnh: the
+# v6 neighbor alone, IPv4 with IPv6 next hops, no GTSM); BIRD: the v4 neighbor passive
+# (listen set); FRR: TCP-MD5.
 write_config() {
 	local o4='' o6='' listen='' n4
 	case $1 in
-	bird) o4=', passive: true'; o6=', ttl-security: true'; listen="  listen: $LB4"
-		[[ ${2:-} == gtsm4 ]] && o4+=', ttl-security: true'
-		[[ ${2:-} == extnh ]] && o6=', extended-next-hop: true' ;;
+	bird) o4=', passive: true'; listen="  listen: $LB4" ;;
 	frr) o4=', password: s3cret'; o6=', password: s3cret' ;;
 	esac
+	case $1/${2:-} in
+	bird/extnh|frr/extnh) o6+=', extended-next-hop: true' ;;
+	bird/*|frr/*) o6+=', ttl-security: true' ;;
+	esac
+	[[ ${2:-} == gtsm4 ]] && o4+=', ttl-security: true'
 	n4="    - { address: $RT4, asn: 65000, hold-time: ${HOLD4}s$o4 }"$'\n'
 	[[ ${2:-} == extnh ]] && n4=''
 	cat >"$CFG" <<EOF
@@ -189,6 +205,9 @@ diag() {
 	bgp_peer_routes "$RTR" "$KIND" 2>&1 | sed 's/^/#   peer route: /'
 	echo "#   peer last error: $(bgp_peer_last_error "$RTR" "$KIND" $LB4 2>&1)"
 	tail -n 12 "$DLOG" | sed 's/^/#   log: /'
+	# who holds port 179 at the peer's end, and what its kernel dropped
+	ip netns exec "$RTR" ss -Htanp 'sport = :179 or dport = :179' 2>&1 | sed 's/^/#   peer socket: /'
+	ip netns exec "$RTR" nstat -az 2>/dev/null | awk '/MD5|MinTTL|ListenDrops|ListenOverflows/ && $2 { print "#   peer counter: " $1, $2 }'
 }
 
 # watch_start FILE AFIS: a loop in the peer's namespace appends "START END V4 V6 G" (1: the
@@ -310,15 +329,7 @@ c_option() {
 			diag "passive"
 			res_fail "the daemon's passive v4 neighbor"
 		fi
-		# GTSM on both ends of the v6 session: each sends hop limit 255 and takes
-		# nothing below it; BIRD would not talk to a speaker that sent less
-		if [[ $(dfield "$RT6" ttl-security) == true && $(dfield "$RT4" ttl-security) == false ]] &&
-			d_est; then
-			res_pass "GTSM (RFC 5082) on the v6 session, both ends: Established"
-		else
-			diag "ttl-security"
-			res_fail "GTSM on the v6 session"
-		fi ;;
+		;;
 	frr)
 		if [[ $(dfield "$RT4" md5) == true && $(dfield "$RT6" md5) == true ]] && d_est; then
 			res_pass "TCP-MD5 on both sessions, Established"
@@ -327,6 +338,15 @@ c_option() {
 			res_fail "TCP-MD5 on both sessions"
 		fi ;;
 	esac
+	# GTSM on both ends of the v6 session: each sends hop limit 255 and takes nothing
+	# below it; neither BIRD nor FRR would talk to a speaker that sent less
+	if [[ $(dfield "$RT6" ttl-security) == true && $(dfield "$RT4" ttl-security) == false ]] &&
+		d_est; then
+		res_pass "GTSM (RFC 5082) on the v6 session, both ends: Established"
+	else
+		diag "ttl-security"
+		res_fail "GTSM on the v6 session"
+	fi
 }
 
 routes_ok() {
@@ -520,12 +540,16 @@ c_sigterm() {
 	fi
 }
 
-# GTSM on our end alone of the v4 session: BIRD sends TTL 1 (a direct session), and the kernel
-# drops all of it (IP_MINTTL 255; every v4 neighbour has GTSM, so the listener too: BIRD's SYN
-# goes): no session, and TCPMinTTLDrop grows. The v6 session, GTSM on both ends, comes up all
-# the same.
+# GTSM on our end alone of the v4 session: the peer sends TTL 1 (a direct eBGP session), and the
+# kernel drops all of it (IP_MINTTL 255; every v4 neighbour has GTSM, so the listener too): no
+# session, TCPMinTTLDrop grows, and the peer does not see it Established either. BIRD connects
+# (our v4 neighbor is passive) with TTL 1 and its SYN goes: we stay in Active. FRR (no listener
+# of ours to connect to here) answers our SYN from its listener, which sends with TTL 255 (FRR
+# sets it there for ttl-security), so the handshake completes and our OPEN goes out, but its
+# OPEN comes with TTL 1 and goes: we stay in OpenSent (OpenConfirm would mean it came through).
+# The v6 session, GTSM on both ends, comes up all the same.
 c_gtsm_alone() {
-	local d0 d1
+	local d0 d1 ours theirs
 	daemon_stop
 	write_config "$KIND" gtsm4
 	d0=$(ip netns exec "$LB" nstat -az TcpExtTCPMinTTLDrop | awk '/TCPMinTTLDrop/ { print $2 }')
@@ -533,42 +557,53 @@ c_gtsm_alone() {
 		res_fail "GTSM on our end alone: the daemon did not start"
 		return
 	fi
-	# long enough for BIRD to connect (connect retry 1 s) and send its OPEN a few times
+	# long enough for the peer to connect (connect retry 1 s) a few times
 	if bgp_wait 30 eval '[[ $(dfield "$RT6" state) == Established ]]'; then
 		bgp_sleep 6
 	fi
 	d1=$(ip netns exec "$LB" nstat -az TcpExtTCPMinTTLDrop | awk '/TCPMinTTLDrop/ { print $2 }')
-	echo "# v4 $(dfield "$RT4" state), v6 $(dfield "$RT6" state); TCPMinTTLDrop ${d0:-?} -> ${d1:-?}"
-	if [[ $(dfield "$RT4" state) == @(Idle|Connect|Active) && $(dfield "$RT6" state) == Established &&
-		${d1:-0} -gt ${d0:-0} ]]; then
-		res_pass "GTSM on our end alone of the v4 session: BIRD's TTL-1 packets dropped, no session; v6 up"
+	ours=$(dfield "$RT4" state)
+	theirs=$(bgp_peer_state "$RTR" "$KIND" $LB4)
+	echo "# v4 $ours (the peer: $theirs), v6 $(dfield "$RT6" state); TCPMinTTLDrop ${d0:-?} -> ${d1:-?}"
+	if [[ $ours == @(Idle|Connect|Active|OpenSent) && $theirs != Established &&
+		$(dfield "$RT6" state) == Established && ${d1:-0} -gt ${d0:-0} ]]; then
+		res_pass "GTSM on our end alone of the v4 session: the peer's TTL-1 packets dropped ($((d1 - d0))), no session (ours $ours, the peer's $theirs); v6 up"
 	else
 		diag "gtsm alone"
 		res_fail "GTSM on our end alone of the v4 session: no session"
 	fi
 }
 
-# RFC 8950: BIRD with one IPv6 session that takes IPv4 too (extended next hop); the daemon's
-# IPv6 neighbor with extended-next-hop: the IPv4 VIP reaches BIRD over it, next hop our IPv6
-# address, with its attributes; the session's families are both.
+# RFC 8950: the peer with one IPv6 session that takes IPv4 too (extended next hop); the daemon's
+# IPv6 neighbor with extended-next-hop: the IPv4 VIP reaches the peer over it, next hop our IPv6
+# address, with its attributes; the session's families are both. FRR also installs the route
+# in its namespace's FIB (zebra), as an IPv4 route via an IPv6 gateway.
+fib4() { ip -n "$RTR" route show "$VIP4" 2>&1; }
+fib4_v6() { [[ $(fib4) == "$VIP4 "*" via inet6 "@($LB6|fe80:*)" dev l0"* ]]; }
 c_ext_nh() {
 	local want4="$PFX4 $LB6 as_path=65001 local_pref=- med=10 communities=65001:7 large=65001:1:2 origin=igp stale=0"
+	local opts=() fib=0 desc
+	[[ $KIND == frr ]] && opts=(md5=s3cret kernel=1) fib=1
 	daemon_stop
 	bgp_peer_stop "$RTR" "$KIND"
 	write_config "$KIND" extnh
 	if ! bgp_peer_start "$KIND" "$RTR" "$KIND" as=65000 id=$RT4 peer_as=65001 \
-		neighbor=$LB6 afi=v4,v6 local=$RT6 2>"$T/start.err" || ! daemon_start; then
+		neighbor=$LB6 afi=v4,v6 local=$RT6 "${opts[@]}" 2>"$T/start.err" || ! daemon_start; then
 		sed 's/^/# /' "$T/start.err"
-		res_fail "extended next hop: BIRD or the daemon did not start"
+		res_fail "extended next hop: $KIND or the daemon did not start"
 		return
 	fi
+	desc="extended next hop (RFC 8950): the IPv6 session alone carries the IPv4 VIP, next hop $LB6"
 	if bgp_wait 40 eval '[[ $(dfield "$RT6" state) == Established ]]' &&
 		bgp_wait 20 eval '[[ $(bgp_peer_routes "$RTR" "$KIND" v4) == "$want4" ]]' &&
 		[[ $(bgp_peer_routes "$RTR" "$KIND" v6) == "$WANT6" &&
-		   $(KS bgp show -j | jq -c --arg a "$RT6" '.peers[] | select(.address == $a) | .families') == '["ipv4","ipv6"]' ]]; then
-		res_pass "extended next hop (RFC 8950): the IPv6 session alone carries the IPv4 VIP, next hop $LB6"
+		   $(KS bgp show -j | jq -c --arg a "$RT6" '.peers[] | select(.address == $a) | .families') == '["ipv4","ipv6"]' ]] &&
+		{ [[ $fib == 0 ]] || bgp_wait 20 fib4_v6; }; then
+		[[ $fib == 1 ]] && desc+="; in the FIB: $(fib4 | tr -s ' \n' ' ')"
+		res_pass "$desc"
 	else
 		echo "# v4 routes: $(bgp_peer_routes "$RTR" "$KIND" v4 2>&1)"
+		[[ $fib == 1 ]] && echo "# FIB: $(fib4 | tr -s ' \n' ' ')"
 		diag "extended next hop"
 		res_fail "extended next hop: the IPv4 VIP over the IPv6 session"
 	fi
@@ -578,8 +613,8 @@ run_kind() {
 	KIND=$1
 	REMAIN=$(nres "$KIND")
 	local t0=$SECONDS md5=()
-	[[ $KIND == frr ]] && md5=(md5=s3cret)
-	[[ $KIND == bird ]] && md5=(ttl_security=v6)	# (not MD5: the kind's own option)
+	[[ $KIND == frr ]] && md5=(md5=s3cret ttl_security=v6)
+	[[ $KIND == bird ]] && md5=(ttl_security=v6)	# (not MD5: the kind's own options)
 	write_config "$KIND"
 	if ! bgp_peer_start "$KIND" "$RTR" "$KIND" as=65000 id=$RT4 peer_as=65001 \
 		neighbor=$LB4@v4,$LB6@v6 local=$RT4,$RT6 gr=1 gr_time=120 "${md5[@]}" 2>"$T/start.err"; then
@@ -600,7 +635,7 @@ run_kind() {
 		c_hold
 		c_gr
 		if daemon_alive; then c_sigterm; else res_fail "SIGTERM: no daemon running"; fi
-		if [[ $KIND == bird ]]; then c_gtsm_alone; c_ext_nh; fi
+		if [[ $KIND == bird || $KIND == frr ]]; then c_gtsm_alone; c_ext_nh; fi
 	fi
 	fail_rest "no session"
 	daemon_stop

@@ -18,7 +18,9 @@
 #       peer_as=ASN         the neighbors' AS (required; equal to as= makes it iBGP)
 #       local=ADDR[,ADDR]   local addresses: the session source of the neighbors of the same
 #                           family, and (gobgp) the listen addresses
-#       afi=v4,v6           address families carried on every session (default v4,v6)
+#       afi=v4,v6           address families carried on every session (default v4,v6);
+#                           v4 on an IPv6 neighbor with IPv6 next hops (RFC 8950: BIRD
+#                           "extended next hop on", FRR "capability extended-nexthop")
 #       hold=SECS           hold time (default 9; keepalive hold/3)
 #       md5=PASSWORD        TCP-MD5 on every session
 #       passive=0|1         only accept connections (default 0: also connect)
@@ -342,6 +344,9 @@ __bgp_start_frr() {
 			[[ -n $md5 ]] && echo " neighbor $n password $md5"
 			[[ $passive == 1 ]] && echo " neighbor $n passive"
 			__bgp_gtsm "$n" && echo " neighbor $n ttl-security hops 1"
+			# IPv4 on an IPv6 session: IPv6 next hops (RFC 8950)
+			__bgp_is6 "$n" && [[ " $(__bgp_afis "$e") " == *" v4 "* ]] &&
+				echo " neighbor $n capability extended-nexthop"
 		done
 		for f in ${afi//,/ }; do
 			echo " address-family ipv${f#v} unicast"

@@ -298,28 +298,124 @@ ssize_t kmg_imp_getline(char **buf, size_t *cap, FILE *f, size_t max)
 	return n || c != EOF ? (ssize_t)n : -1;
 }
 
-bool kmg_imp_text_ok(const char *s, size_t max, bool nospace)
+/*
+ * The code point of the UTF-8 sequence at @p (NUL-terminated), its length in *@n; -1 with
+ * *@why for a sequence that is no strict UTF-8 (RFC 3629).
+ */
+static long utf8_next(const unsigned char *p, unsigned int *n, const char **why)
+{
+	static const long min[] = { 0, 0, 0x80, 0x800, 0x10000 };
+	unsigned int len, i;
+	long c;
+
+	if (p[0] < 0x80) {
+		*n = 1;
+		return p[0];
+	}
+	*n = 1;
+	if (p[0] < 0xc0) {
+		*why = "a continuation byte with no lead byte";
+		return -1;
+	}
+	if (p[0] >= 0xf8) {
+		*why = "a byte that never appears in UTF-8";
+		return -1;
+	}
+	len = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : 2;
+	c = p[0] & (0x7f >> len);
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80) {
+			*why = "a sequence cut short";
+			return -1;
+		}
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	*n = len;
+	if (c < min[len])
+		*why = "an overlong form";
+	else if (c >= 0xd800 && c <= 0xdfff)
+		*why = "a UTF-16 surrogate, which UTF-8 must not encode";
+	else if (c > 0x10ffff)
+		*why = "past U+10FFFF";
+	else
+		return c;
+	return -1;
+}
+
+const char *kmg_imp_text_why(const char *s, size_t max, bool nospace, char *buf, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t len = strlen(s);
-	int more = 0;
+	size_t n = strlen(s);
+	const char *why = NULL;
+	unsigned int k;
+	long c;
 
-	if (!len || len > max)
-		return false;
-	for (; *p; p++) {
-		if (more) {
-			if ((*p & 0xc0) != 0x80)
-				return false;
-			more--;
-		} else if (*p >= 0xf5 || (*p >= 0x80 && *p < 0xc2)) {
-			return false;
-		} else if (*p >= 0x80) {
-			more = *p >= 0xf0 ? 3 : *p >= 0xe0 ? 2 : 1;
-		} else if (*p < 0x20 || *p == 0x7f || (nospace && *p == ' ')) {
-			return false;
+	if (!n) {
+		snprintf(buf, len, "empty");
+		return buf;
+	}
+	if (n > max) {
+		snprintf(buf, len, "longer than %zu bytes", max);
+		return buf;
+	}
+	for (; *p; p += k) {
+		c = utf8_next(p, &k, &why);
+		if (c < 0) {
+			snprintf(buf, len, "not UTF-8 at byte %zu (0x%02x: %s)",
+				 (size_t)(p - (const unsigned char *)s) + 1, *p, why);
+			return buf;
+		}
+		if (c < 0x20 || (c >= 0x7f && c <= 0x9f))
+			why = "a control character";
+		else if (c == 0x2028 || c == 0x2029)
+			why = "a line or paragraph separator";
+		else if (c == 0xfffe || c == 0xffff)
+			why = "a noncharacter";
+		else if (nospace && c == ' ')
+			why = "a space";
+		if (why) {
+			snprintf(buf, len, "%s (U+%04lX) at byte %zu", why, c,
+				 (size_t)(p - (const unsigned char *)s) + 1);
+			return buf;
 		}
 	}
-	return !more;
+	return NULL;
+}
+
+bool kmg_imp_text_ok(const char *s, size_t max, bool nospace)
+{
+	char buf[96];
+
+	return !kmg_imp_text_why(s, max, nospace, buf, sizeof(buf));
+}
+
+char *kmg_imp_escape(const char *s, char *buf, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	const char *why;
+	size_t o = 0;
+	unsigned int k;
+	long c;
+
+	if (!len)
+		return buf;
+	for (; *p && o + 1 < len; p += k) {
+		c = utf8_next(p, &k, &why);
+		if (c >= 0x20 && c != 0x7f && !(c >= 0x80 && c <= 0x9f) && c != 0x2028 &&
+		    c != 0x2029 && c != 0xfffe && c != 0xffff && c != '\\') {
+			if (o + k >= len)
+				break;
+			memcpy(buf + o, p, k);
+			o += k;
+		} else {
+			k = 1;
+			if (o + 4 >= len)
+				break;
+			o += snprintf(buf + o, len - o, "\\x%02x", *p);
+		}
+	}
+	buf[o] = '\0';
+	return buf;
 }
 
 /* --- the file ------------------------------------------------------------------------- */

@@ -133,10 +133,21 @@ void kmg_imp_free(struct kmg_imp *imp);
 ssize_t kmg_imp_getline(char **buf, size_t *cap, FILE *f, size_t max);
 
 /*
- * Whether @s can be a text value of the file: 1..@max bytes of UTF-8 without control
- * characters, and without spaces when @nospace (the loader's rules for host, path, body...).
+ * Why @s cannot be a text value of the file (in @buf: "not UTF-8 at byte 3 (0xc0: an overlong
+ * form)", "a control character (U+0085) at byte 5"...), or NULL when it can: 1..@max bytes of
+ * strict UTF-8 (no overlong form, no UTF-16 surrogate, nothing past U+10FFFF, no stray
+ * byte), without control characters (C0, DEL, C1), line or paragraph separators (U+2028,
+ * U+2029: line breaks to YAML) and U+FFFE, U+FFFF (which YAML refuses), and without spaces
+ * when @nospace: what the daemon's loader and libyaml take back as it was written.
  */
+const char *kmg_imp_text_why(const char *s, size_t max, bool nospace, char *buf, size_t len);
 bool kmg_imp_text_ok(const char *s, size_t max, bool nospace);
+
+/*
+ * @s for a message, in @buf: what kmg_imp_text_why() would take as it is, every other byte
+ * (and "\\") as \xNN. Cut to fit @len. Returns @buf.
+ */
+char *kmg_imp_escape(const char *s, char *buf, size_t len);
 
 /*
  * The model as a daemon configuration file: a header saying where it came from (and the

@@ -27,7 +27,7 @@ enum fwd { F_DR, F_TUN, F_NAT };
 
 struct line {
 	struct kmg_imp_src at;
-	const char *text;		/* the whole line, for messages */
+	const char *text;		/* the whole line, for messages (kmg_imp_escape()d) */
 	char **w;
 	unsigned int nw;
 };
@@ -414,8 +414,8 @@ static int one_line(struct ipv *p, struct line *l)
 int kmg_import_ipvsadm(struct kmg_imp *imp, FILE *in, const char *name)
 {
 	struct ipv p = { .imp = imp };
-	char *buf = NULL, *copy, *tok, *save;
-	struct line l = { .at = { name, 0 } };
+	char *buf = NULL, *copy, *tok, *save, text[256];
+	struct line l = { .at = { name, 0 }, .text = text };
 	size_t cap = 0;
 	ssize_t len;
 	int ret = 0;
@@ -439,7 +439,7 @@ int kmg_import_ipvsadm(struct kmg_imp *imp, FILE *in, const char *name)
 			ret = kmg_err(KMG_EFAIL, "out of memory");
 			break;
 		}
-		l.text = buf + strspn(buf, " \t");
+		kmg_imp_escape(buf + strspn(buf, " \t"), text, sizeof(text));
 		l.nw = 0;
 		for (tok = strtok_r(copy, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
 			if (tok[0] == '#')

@@ -20,9 +20,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/args.h"
 #include "lib/err.h"
 #include "cli/import.h"
 #include "cli/kaconf.h"
@@ -36,19 +39,27 @@
 #define INTERVAL_MAX_MS		3600000
 #define FAST_MIN_MS		100
 #define TIMEOUT_MIN_MS		10
+#define FALL_MAX		1000
 
 /* What may go unsaid after its first time in a virtual server. */
 enum {
 	SAID_ALPHA = 1, SAID_WARMUP = 2, SAID_INHIBIT = 4, SAID_LOG = 8, SAID_HTTP_PROTO = 16,
-	SAID_FAST = 32, SAID_SNI = 64, SAID_CLAMP = 128, SAID_QUORUM = 256,
+	SAID_FAST = 32, SAID_SNI = 64, SAID_QUORUM = 128, SAID_INHIBIT_NO = 256,
 };
+
+/* What kmaglev does with a failed backend, which is what inhibit_on_failure asks of keepalived. */
+#define INHIBIT_NOTE "a failed backend is down in kmaglev: no new flows, its established flows stay (unless the service has the resched flag), as with weight 0"
 
 enum method { M_NAT, M_DR, M_TUN };
 
-/* Settings that pass from the virtual server to its real servers and their checkers. */
+/*
+ * Settings that pass from the virtual server to its real servers and their checkers, with the
+ * lines that gave them (for the notes when kmaglev's ranges change them).
+ */
 struct timing {
 	int64_t loop_ms, conn_ms, dbr_ms;	/* -1: not given */
 	int64_t retry;
+	const struct kac_node *loop_at, *conn_at, *dbr_at, *retry_at;
 };
 
 struct ka {
@@ -69,7 +80,10 @@ struct vs {
 	const char *hash;
 	uint32_t quorum;
 	const struct kac_node *quorum_at;
+	bool inhibit;				/* inhibit_on_failure on the virtual server */
 	unsigned int said;
+	char **said_timing;			/* timing notes said (once each) */
+	unsigned int nsaid_timing;
 };
 
 /* A real server, before it is a backend of each of its virtual server's services. */
@@ -78,6 +92,8 @@ struct rs {
 	uint16_t port;				/* 0: none given */
 	enum method method;
 	const struct kac_node *method_at;	/* its own lb_kind, if any */
+	bool inhibit;				/* inhibit_on_failure, its own or the VS's */
+	const struct kac_node *x;		/* its line */
 	bool ok;
 	uint16_t said_port[8];			/* service ports its port was reported for */
 	unsigned int nsaid;
@@ -88,15 +104,23 @@ static struct kmg_imp_src src(const struct kac_node *x)
 	return (struct kmg_imp_src){ x->file, x->line };
 }
 
-/* The words of @x as they were written (quotes gone), for messages. */
+/*
+ * The words of @x as they were written (quotes gone), for messages: a byte that is no
+ * printable UTF-8 as \xNN.
+ */
 static const char *text(const struct kac_node *x, char *buf, size_t len)
 {
 	size_t n = 0;
 	unsigned int i;
 
 	buf[0] = '\0';
-	for (i = 0; i < x->nw && n < len; i++)
-		n += snprintf(buf + n, len - n, "%s%s", i ? " " : "", x->w[i]);
+	for (i = 0; i < x->nw && n + 1 < len; i++) {
+		if (i)
+			buf[n++] = ' ';
+		kmg_imp_escape(x->w[i], buf + n, len - n);
+		n += strlen(buf + n);
+	}
+	buf[n] = '\0';
 	return buf;
 }
 
@@ -106,6 +130,16 @@ static void loss(struct ka *ka, const struct kac_node *x, const char *why)
 	char buf[256];
 
 	kmg_imp_loss(ka->imp, &at, "%s: %s", text(x, buf, sizeof(buf)), why);
+}
+
+/* A loss for the text of @x that is no text kmaglev takes: "FIELD: WHY: WHAT". */
+static void bad_text(struct ka *ka, const struct kac_node *x, const char *field,
+		     const char *why, const char *what)
+{
+	char buf[384];
+
+	snprintf(buf, sizeof(buf), "%s: %s: %s", field, why, what);
+	loss(ka, x, buf);
 }
 
 static void note(struct ka *ka, const struct kac_node *x, const char *why)
@@ -153,25 +187,35 @@ static int parse_uint(const char *s, uint64_t max, uint64_t *v)
 	return *v > max ? -ERANGE : 0;
 }
 
-/* <TIMER>: seconds with an optional fraction ("2.5"), in ms. */
-static int parse_timer(const char *s, int64_t *ms)
+/*
+ * <TIMER>: seconds with an optional fraction ("2.5"), in ms, rounded to the nearest (*@exact
+ * false when that changed it).
+ */
+static int parse_timer(const char *s, int64_t *ms, bool *exact)
 {
 	uint64_t sec = 0, frac = 0, div = 1;
 	const char *p = s;
 
+	*exact = true;
 	if (!isdigit((unsigned char)*p))
 		return -EINVAL;
 	for (; isdigit((unsigned char)*p); p++)
 		if ((sec = sec * 10 + (*p - '0')) > 86400 * 365)
 			return -ERANGE;
-	if (*p == '.')
-		for (p++; isdigit((unsigned char)*p); p++)
+	if (*p == '.') {
+		for (p++; isdigit((unsigned char)*p); p++) {
 			if (div < 1000000) {
 				frac = frac * 10 + (*p - '0');
 				div *= 10;
+			} else if (*p != '0') {
+				*exact = false;		/* (keepalived keeps microseconds) */
 			}
+		}
+	}
 	if (*p)
 		return -EINVAL;
+	if (div > 1000 && frac % (div / 1000))
+		*exact = false;
 	*ms = sec * 1000 + (frac * 1000 + div / 2) / div;
 	return 0;
 }
@@ -197,12 +241,30 @@ static const char *value(struct ka *ka, const struct kac_node *x)
 	return NULL;
 }
 
+/* @ms as kmaglev writes a duration ("1500ms", "2m"), or in seconds past its range. */
+static const char *dur(int64_t ms, char *buf, size_t len)
+{
+	if (ms >= 0 && ms <= UINT32_MAX)
+		return kmg_fmt_duration(ms, buf, len);
+	snprintf(buf, len, "%llds", (long long)(ms / 1000));
+	return buf;
+}
+
 static bool timer(struct ka *ka, const struct kac_node *x, int64_t *ms)
 {
 	const char *s = value(ka, x);
+	char why[128], d[32];
+	bool exact;
 
-	if (s && !parse_timer(s, ms))
+	if (s && !parse_timer(s, ms, &exact)) {
+		if (!exact) {
+			snprintf(why, sizeof(why),
+				 "kmaglev's durations are whole milliseconds: %ss is written as %s",
+				 s, dur(*ms, d, sizeof(d)));
+			note(ka, x, why);
+		}
 		return true;
+	}
 	if (s)
 		loss(ka, x, "not a time in seconds");
 	return false;
@@ -227,33 +289,47 @@ static bool timing_kw(struct ka *ka, const struct kac_node *x, struct timing *t)
 {
 	uint64_t v;
 
-	if (is(x, "delay_loop"))
-		timer(ka, x, &t->loop_ms);
-	else if (is(x, "connect_timeout"))
-		timer(ka, x, &t->conn_ms);
-	else if (is(x, "delay_before_retry"))
-		timer(ka, x, &t->dbr_ms);
-	else if (is(x, "retry") || is(x, "nb_get_retry")) {
-		if (uint_value(ka, x, 1000, &v))
+	if (is(x, "delay_loop")) {
+		if (timer(ka, x, &t->loop_ms))
+			t->loop_at = x;
+	} else if (is(x, "connect_timeout")) {
+		if (timer(ka, x, &t->conn_ms))
+			t->conn_at = x;
+	} else if (is(x, "delay_before_retry")) {
+		if (timer(ka, x, &t->dbr_ms))
+			t->dbr_at = x;
+	} else if (is(x, "retry") || is(x, "nb_get_retry")) {
+		if (uint_value(ka, x, 1000, &v)) {
 			t->retry = v;
-	} else
+			t->retry_at = x;
+		}
+	} else {
 		return false;
+	}
 	return true;
 }
 
 static void timing_inherit(struct timing *t, const struct timing *parent)
 {
-	if (t->loop_ms < 0)
+	if (t->loop_ms < 0) {
 		t->loop_ms = parent->loop_ms;
-	if (t->conn_ms < 0)
+		t->loop_at = parent->loop_at;
+	}
+	if (t->conn_ms < 0) {
 		t->conn_ms = parent->conn_ms;
-	if (t->dbr_ms < 0)
+		t->conn_at = parent->conn_at;
+	}
+	if (t->dbr_ms < 0) {
 		t->dbr_ms = parent->dbr_ms;
-	if (t->retry < 0)
+		t->dbr_at = parent->dbr_at;
+	}
+	if (t->retry < 0) {
 		t->retry = parent->retry;
+		t->retry_at = parent->retry_at;
+	}
 }
 
-static const struct timing unset = { -1, -1, -1, -1 };
+static const struct timing unset = { -1, -1, -1, -1, NULL, NULL, NULL, NULL };
 
 /* lb_kind / lvs_method NAT|DR|TUN [type ipip|gre|gue port N] [nocsum|csum|remcsum] */
 static bool method(struct ka *ka, const struct kac_node *x, enum method *m, bool *gre)
@@ -302,37 +378,122 @@ static const char *method_loss(enum method m)
 
 /* --- checks --------------------------------------------------------------------------- */
 
-/* Fill the timing of @k from keepalived's settings @t for a checker of defaults @retry, @dbr. */
-static void check_timing(struct vs *v, const struct kac_node *at, struct kmg_imp_check *k,
+/*
+ * A note (or, with @lost, a loss) that kmaglev's range changed a timing value: at @x, the
+ * line that gave it, or, for keepalived's default (@x NULL), at the checker @c. Said once in
+ * a virtual server for the same line and words (its real servers share their timing), or for
+ * the same words about a default (at the first checker it changed).
+ */
+static void timing_say(struct vs *v, bool lost, const struct kac_node *x,
+		       const struct kac_node *c, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static void timing_say(struct vs *v, bool lost, const struct kac_node *x,
+		       const struct kac_node *c, const char *fmt, ...)
+{
+	const struct kac_node *at = x ? x : c;
+	char why[384], *key = NULL;
+	unsigned int i;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (asprintf(&key, "%s:%u:%s", x ? x->file : "", x ? x->line : 0, why) < 0)
+		key = NULL;
+	for (i = 0; key && i < v->nsaid_timing; i++)
+		if (!strcmp(v->said_timing[i], key)) {
+			free(key);
+			return;
+		}
+	if (key && !kmg_grow(&v->said_timing, v->nsaid_timing, sizeof(*v->said_timing)))
+		v->said_timing[v->nsaid_timing++] = key;
+	else
+		free(key);
+	if (lost)
+		loss(v->ka, at, why);
+	else
+		note(v->ka, at, why);
+}
+
+#define timing_note(v, x, c, ...)	timing_say(v, false, x, c, __VA_ARGS__)
+
+/* "delay_loop 2" as written, or "keepalived's default delay_loop (60s)". */
+static const char *origin(const struct kac_node *x, const char *kw, int64_t ms, char *buf,
+			  size_t len)
+{
+	char d[32];
+
+	if (x)
+		snprintf(buf, len, "%s %ss", kw, x->nw > 1 ? x->w[1] : "?");
+	else
+		snprintf(buf, len, "keepalived's default %s (%s)", kw, dur(ms, d, sizeof(d)));
+	return buf;
+}
+
+/*
+ * Fill the timing of @k from keepalived's settings @t for checker @c of defaults @retry, @dbr
+ * (-1: delay_loop), and @timeout_ms (-1: connect_timeout) given at @timeout_at. Where
+ * kmaglev's ranges change a value, a note says which, from what to what.
+ */
+static void check_timing(struct vs *v, const struct kac_node *c, struct kmg_imp_check *k,
 			 const struct timing *t, int64_t retry, int64_t dbr_ms,
-			 int64_t timeout_ms)
+			 int64_t timeout_ms, const struct kac_node *timeout_at, const char *timeout_kw)
 {
 	int64_t loop = t->loop_ms >= 0 ? t->loop_ms : DELAY_LOOP_MS;
 	int64_t to = timeout_ms >= 0 ? timeout_ms : t->conn_ms >= 0 ? t->conn_ms :
 		     CONNECT_TIMEOUT_MS;
 	int64_t dbr = t->dbr_ms >= 0 ? t->dbr_ms : dbr_ms >= 0 ? dbr_ms : loop;
 	int64_t r = t->retry >= 0 ? t->retry : retry;
+	const struct kac_node *to_at = timeout_ms >= 0 ? timeout_at : t->conn_at;
+	const char *to_kw = timeout_ms >= 0 ? timeout_kw : "connect_timeout";
+	char o[128], d1[32], d2[32];
 
 	if (loop < INTERVAL_MIN_MS || loop > INTERVAL_MAX_MS) {
+		int64_t was = loop;
+
 		loop = loop < INTERVAL_MIN_MS ? INTERVAL_MIN_MS : INTERVAL_MAX_MS;
-		loss(v->ka, at, "delay_loop is outside kmaglev's interval range (100ms..1h): written as the nearest end");
+		timing_say(v, true, t->loop_at, c,
+			   "delay_loop %s is outside kmaglev's interval range (100ms..1h): written as interval: %s",
+			   dur(was, d1, sizeof(d1)), dur(loop, d2, sizeof(d2)));
 	}
 	if (to > loop) {
-		note_once(v, SAID_CLAMP, at,
-			  "the check's timeout is longer than delay_loop; kmaglev's timeout is at most the interval: written as the interval");
+		timing_note(v, to_at, c,
+			    "%s is longer than delay_loop (%s), and kmaglev's timeout is at most the interval: written as timeout: %s",
+			    origin(to_at, to_kw, to, o, sizeof(o)), dur(loop, d1, sizeof(d1)),
+			    dur(loop, d2, sizeof(d2)));
 		to = loop;
 	}
-	if (to < TIMEOUT_MIN_MS)
+	if (to < TIMEOUT_MIN_MS) {
+		timing_note(v, to_at, c,
+			    "%s is below kmaglev's least timeout: written as timeout: %s",
+			    origin(to_at, to_kw, to, o, sizeof(o)), dur(TIMEOUT_MIN_MS, d1, sizeof(d1)));
 		to = TIMEOUT_MIN_MS;
-	if (dbr < FAST_MIN_MS)
+	}
+	if (dbr < FAST_MIN_MS) {
+		timing_note(v, t->dbr_at, c,
+			    "%s is below kmaglev's least fast-interval: written as fast-interval: %s",
+			    origin(t->dbr_at, "delay_before_retry", dbr, o, sizeof(o)),
+			    dur(FAST_MIN_MS, d1, sizeof(d1)));
 		dbr = FAST_MIN_MS;
-	if (dbr > loop)
+	}
+	if (dbr > loop) {
+		timing_note(v, t->dbr_at, c,
+			    "%s is longer than delay_loop (%s), and kmaglev's fast-interval is at most the interval: written as fast-interval: %s",
+			    origin(t->dbr_at, "delay_before_retry", dbr, o, sizeof(o)),
+			    dur(loop, d1, sizeof(d1)), dur(loop, d2, sizeof(d2)));
 		dbr = loop;
+	}
+	if (r + 1 > FALL_MAX) {
+		timing_note(v, t->retry_at, c,
+			    "retry %lld would be fall: %lld, above kmaglev's most (%u): written as fall: %u",
+			    (long long)r, (long long)r + 1, FALL_MAX, FALL_MAX);
+		r = FALL_MAX - 1;
+	}
 	k->interval_ms = loop;
 	k->timeout_ms = to;
 	k->fast_ms = dbr;
 	k->rise = 1;
-	k->fall = r + 1 > 1000 ? 1000 : r + 1;
+	k->fall = r + 1;
 	k->direct = true;
 }
 
@@ -449,8 +610,9 @@ static void url(struct vs *v, struct rs *r, const struct kac_node *u, const char
 {
 	struct ka *ka = v->ka;
 	struct kmg_imp_check st = { 0 }, *k;
-	const char *path = NULL, *host = vhost, *body = NULL, *s;
-	char hbuf[256];
+	const char *path = NULL, *host = vhost, *body = NULL, *s, *why;
+	const struct kac_node *path_at = NULL;
+	char hbuf[256], wbuf[96];
 	unsigned int i;
 
 	for (i = 0; i < u->nkid; i++) {
@@ -458,6 +620,7 @@ static void url(struct vs *v, struct rs *r, const struct kac_node *u, const char
 
 		if (is(x, "path")) {
 			path = value(ka, x);
+			path_at = x;
 		} else if (is(x, "digest")) {
 			loss(ka, x, "kmaglev matches a substring of the body (body:), not an MD5 digest of it: the check tests the status code only");
 		} else if (is(x, "status_code")) {
@@ -466,10 +629,14 @@ static void url(struct vs *v, struct rs *r, const struct kac_node *u, const char
 			host = value(ka, x);
 		} else if (is(x, "regex")) {
 			s = value(ka, x);
-			if (s && literal(s) && kmg_imp_text_ok(s, 4096, false))
-				body = s;
-			else if (s)
+			why = s ? kmg_imp_text_why(s, 4096, false, wbuf, sizeof(wbuf)) : NULL;
+			if (s && !literal(s))
 				loss(ka, x, "kmaglev matches a substring of the body (body:), not a regular expression");
+			else if (why)
+				bad_text(ka, x, "regex", why,
+					 "no text the check can look for: it tests the status code only");
+			else if (s)
+				body = s;
 		} else if (is(x, "regex_no_match") || is(x, "regex_options") ||
 			   is(x, "regex_stack") || is(x, "regex_min_offset") ||
 			   is(x, "regex_max_offset")) {
@@ -482,8 +649,14 @@ static void url(struct vs *v, struct rs *r, const struct kac_node *u, const char
 		loss(ka, u, "a url without a path: keepalived refuses it; no check written");
 		return;
 	}
-	if (path[0] != '/' || !kmg_imp_text_ok(path, 2048, true)) {
-		loss(ka, u, "kmaglev's path starts with \"/\" and has no spaces or control characters: no check written");
+	why = kmg_imp_text_why(path, 2048, true, wbuf, sizeof(wbuf));
+	if (why) {
+		bad_text(ka, path_at, "path", why,
+			 "kmaglev's path is UTF-8 text without spaces or control characters: no check written");
+		return;
+	}
+	if (path[0] != '/') {
+		loss(ka, path_at, "kmaglev's path starts with \"/\": no check written");
 		return;
 	}
 	if (host)
@@ -534,7 +707,7 @@ static void http_get(struct vs *v, struct rs *r, const struct kac_node *c, bool 
 			unknown(ka, x, c->w[0]);
 	}
 	timing_inherit(&t, rt);
-	check_timing(v, c, &base, &t, 1, 3000, -1);
+	check_timing(v, c, &base, &t, 1, 3000, -1, NULL, NULL);
 	if (!vhost)
 		vhost = rs_vhost ? rs_vhost : v->vhost;
 	for (i = 0; i < c->nkid; i++)
@@ -552,8 +725,9 @@ static void misc_check(struct vs *v, struct rs *r, const struct kac_node *c,
 	struct ka *ka = v->ka;
 	struct timing t = unset;
 	struct kmg_imp_check *k;
-	const struct kac_node *path_at = NULL;
-	char **argv = NULL;
+	const struct kac_node *path_at = NULL, *timeout_at = NULL;
+	char **argv = NULL, wbuf[96], field[64];
+	const char *why = NULL;
 	int64_t timeout = -1;
 	uint64_t n;
 	uint16_t port = 0;
@@ -568,8 +742,10 @@ static void misc_check(struct vs *v, struct rs *r, const struct kac_node *c,
 		if (is(x, "misc_path")) {
 			path_at = x;
 		} else if (is(x, "misc_timeout")) {
-			if (uint_value(ka, x, 86400, &n))
+			if (uint_value(ka, x, 86400, &n)) {
 				timeout = n * 1000;
+				timeout_at = x;
+			}
 		} else if (is(x, "misc_dynamic")) {
 			loss(ka, x, "keepalived takes the weight from the exit status (2..255: weight status - 2); kmaglev takes any status but 0 as down, and the weight from \"weight N\" on the output: the script must change");
 		} else if (is(x, "user")) {
@@ -594,10 +770,12 @@ static void misc_check(struct vs *v, struct rs *r, const struct kac_node *c,
 		return;
 	}
 	for (i = 0; argv[i]; i++)
-		if (argv[i][0] && !kmg_imp_text_ok(argv[i], 4096, false))
+		if (argv[i][0] && (why = kmg_imp_text_why(argv[i], 4096, false, wbuf, sizeof(wbuf))))
 			break;
 	if (argv[i]) {
-		loss(ka, path_at, "a word of the command has control characters or is not UTF-8: no check written");
+		snprintf(field, sizeof(field), "misc_path: word %u of the command", i + 1);
+		bad_text(ka, path_at, field, why,
+			 "kmaglev's command words are UTF-8 text without control characters: no check written");
 		kac_argv_free(argv);
 		return;
 	}
@@ -617,7 +795,8 @@ static void misc_check(struct vs *v, struct rs *r, const struct kac_node *c,
 	/* misc_timeout defaults to delay_loop: the interval */
 	t.conn_ms = -1;
 	check_timing(v, c, k, &t, 0, 1000,
-		     timeout >= 0 ? timeout : t.loop_ms >= 0 ? t.loop_ms : DELAY_LOOP_MS);
+		     timeout >= 0 ? timeout : t.loop_ms >= 0 ? t.loop_ms : DELAY_LOOP_MS,
+		     timeout >= 0 ? timeout_at : NULL, "misc_timeout");
 }
 
 static void dns_check(struct vs *v, struct rs *r, const struct kac_node *c,
@@ -627,7 +806,8 @@ static void dns_check(struct vs *v, struct rs *r, const struct kac_node *c,
 	struct ka *ka = v->ka;
 	struct timing t = unset;
 	struct kmg_imp_check *k;
-	const char *type = "SOA", *name = NULL, *s;
+	const char *type = "SOA", *name = NULL, *s, *why;
+	char wbuf[96];
 	uint16_t port = 0;
 	unsigned int i, j;
 
@@ -647,10 +827,12 @@ static void dns_check(struct vs *v, struct rs *r, const struct kac_node *c,
 				loss(ka, x, "not a type keepalived knows: it asks SOA, and so does the check");
 		} else if (is(x, "name")) {
 			s = value(ka, x);
-			if (s && kmg_imp_text_ok(s, 253, true))
-				name = s;
+			why = s ? kmg_imp_text_why(s, 253, true, wbuf, sizeof(wbuf)) : NULL;
+			if (why)
+				bad_text(ka, x, "name", why,
+					 "not a name the check can ask: it asks \".\"");
 			else if (s)
-				loss(ka, x, "not a name the check can ask: it asks \".\"");
+				name = s;
 		} else {
 			unknown(ka, x, "DNS_CHECK");
 		}
@@ -663,16 +845,20 @@ static void dns_check(struct vs *v, struct rs *r, const struct kac_node *c,
 	k->qtype = strdup(type);
 	k->query = name && strcmp(name, ".") ? strdup(name) : NULL;
 	timing_inherit(&t, rt);
-	check_timing(v, c, k, &t, 3, -1, -1);
+	check_timing(v, c, k, &t, 3, -1, -1, NULL, NULL);
 }
 
-/* keepalived's free-format hex ("Ab12f 3 456"): each word, two digits a byte, a last one alone. */
-static int hex_text(const struct kac_node *x, char **out)
+/*
+ * keepalived's free-format hex ("Ab12f 3 456"): each word, two digits a byte, a last one
+ * alone; -EINVAL with the reason in @why for what is no text (kmg_imp_text_why()).
+ */
+static int hex_text(const struct kac_node *x, char **out, char *why, size_t wlen)
 {
 	char *buf = malloc(1024 + 1), *o = buf;
 	unsigned int i;
 	size_t j, len;
 
+	snprintf(why, wlen, "out of memory");
 	if (!buf)
 		return -ENOMEM;
 	for (i = 1; i < x->nw; i++) {
@@ -682,6 +868,8 @@ static int hex_text(const struct kac_node *x, char **out)
 
 			if (!isxdigit((unsigned char)pair[0]) ||
 			    (pair[1] && !isxdigit((unsigned char)pair[1])) || o - buf == 1024) {
+				snprintf(why, wlen, o - buf == 1024 ? "more than 1024 bytes" :
+					 "not hex digits");
 				free(buf);
 				return -EINVAL;
 			}
@@ -689,7 +877,12 @@ static int hex_text(const struct kac_node *x, char **out)
 		}
 	}
 	*o = '\0';
-	if ((size_t)(o - buf) != strlen(buf) || !kmg_imp_text_ok(buf, 1024, false)) {
+	if ((size_t)(o - buf) != strlen(buf)) {
+		snprintf(why, wlen, "a NUL byte (00) at byte %zu", strlen(buf) + 1);
+		free(buf);
+		return -EINVAL;
+	}
+	if (kmg_imp_text_why(buf, 1024, false, why, wlen)) {
 		free(buf);
 		return -EINVAL;
 	}
@@ -704,7 +897,7 @@ static void udp_check(struct vs *v, struct rs *r, const struct kac_node *c,
 	struct timing t = unset;
 	struct kmg_imp_check *k;
 	const struct kac_node *reply = NULL;
-	char *send = NULL, *expect = NULL;
+	char *send = NULL, *expect = NULL, wbuf[96];
 	uint16_t port = 0;
 	unsigned int i;
 
@@ -716,14 +909,16 @@ static void udp_check(struct vs *v, struct rs *r, const struct kac_node *c,
 		if (is(x, "payload")) {
 			free(send);
 			send = NULL;
-			if (hex_text(x, &send))
-				loss(ka, x, "kmaglev sends text (send:): this payload is not text of 1..1024 bytes");
+			if (hex_text(x, &send, wbuf, sizeof(wbuf)))
+				bad_text(ka, x, "payload", wbuf,
+					 "kmaglev sends text (send:): UTF-8 of 1..1024 bytes without control characters");
 		} else if (is(x, "require_reply")) {
 			reply = x;
 			free(expect);
 			expect = NULL;
-			if (x->nw > 1 && hex_text(x, &expect))
-				loss(ka, x, "kmaglev looks for a text in the reply (expect:), not bytes or wildcards: any reply passes");
+			if (x->nw > 1 && hex_text(x, &expect, wbuf, sizeof(wbuf)))
+				bad_text(ka, x, "require_reply", wbuf,
+					 "kmaglev looks for a text in the reply (expect:), not bytes or wildcards: any reply passes");
 		} else if (is(x, "min_reply_length") || is(x, "max_reply_length")) {
 			loss(ka, x, "kmaglev's udp check does not measure the reply");
 		} else {
@@ -751,7 +946,7 @@ static void udp_check(struct vs *v, struct rs *r, const struct kac_node *c,
 	k->send = send;
 	k->expect = expect;
 	timing_inherit(&t, rt);
-	check_timing(v, c, k, &t, 1, 1000, -1);
+	check_timing(v, c, k, &t, 1, 1000, -1, NULL, NULL);
 }
 
 /* TCP_CHECK, and SMTP_CHECK's stand-in. */
@@ -784,7 +979,7 @@ static void tcp_check(struct vs *v, struct rs *r, const struct kac_node *c,
 	k->kind = KMD_CHECK_TCP;
 	k->port = port;
 	timing_inherit(&t, rt);
-	check_timing(v, c, k, &t, 1, 1000, -1);
+	check_timing(v, c, k, &t, 1, 1000, -1, NULL, NULL);
 }
 
 /* --- real servers --------------------------------------------------------------------- */
@@ -830,6 +1025,8 @@ static void real_server(struct vs *v, const struct kac_node *rx, struct rs *r)
 	r->b.src = src(rx);
 	r->b.weight = 1;
 	r->method = v->method;
+	r->inhibit = v->inhibit;
+	r->x = rx;
 	r->b.gre = v->gre;
 	if (rx->nw < 2 || rx->nw > 3 || kmg_parse_addr(rx->w[1], &r->b.addr) ||
 	    (rx->nw == 3 && parse_uint(rx->w[2], 65535, &n))) {
@@ -854,6 +1051,8 @@ static void real_server(struct vs *v, const struct kac_node *rx, struct rs *r)
 		    is(x, "nb_get_retry") || is(x, "delay_before_retry") || is(x, "virtualhost") ||
 		    checker(v, r, x, &t, vhost))
 			continue;
+		if (is(x, "inhibit_on_failure"))
+			r->inhibit = flag_value(x);
 		/* <BOOL>s that say no: nothing to map */
 		if ((is(x, "inhibit_on_failure") || is(x, "alpha") || is(x, "smtp_alert")) &&
 		    !flag_value(x))
@@ -873,8 +1072,7 @@ static void real_server(struct vs *v, const struct kac_node *rx, struct rs *r)
 		} else if (is(x, "lthreshold")) {
 			loss(ka, x, "kmaglev gives a backend new flows again as soon as it is below max-conns (uthreshold)");
 		} else if (is(x, "inhibit_on_failure")) {
-			note_once(v, SAID_INHIBIT, x,
-				  "a failed backend is down in kmaglev: no new flows, its established flows stay (unless the service has the resched flag), as with weight 0");
+			note_once(v, SAID_INHIBIT, x, INHIBIT_NOTE);
 		} else if (is(x, "notify_up") || is(x, "notify_down")) {
 			loss(ka, x, "kmaglev runs no script when a backend changes state: its log, \"kmaglev monitor\" and the metrics say so");
 		} else if (is(x, "smtp_alert")) {
@@ -1043,7 +1241,7 @@ static void group_members(struct ka *ka, const struct kac_node *x, const char *n
 	struct kmg_addr a;
 	unsigned int i, j, count;
 	uint64_t port;
-	char ab[INET6_ADDRSTRLEN];
+	char ab[INET6_ADDRSTRLEN], nbuf[64];
 	int ret;
 
 	for (i = 0; i < ka->ngroups; i++)
@@ -1078,7 +1276,8 @@ static void group_members(struct ka *ka, const struct kac_node *x, const char *n
 			(*mp)[*np].a = a;
 			(*mp)[*np].port = port;
 			snprintf((*mp)[*np].what, sizeof((*mp)[*np].what),
-				 "virtual_server group %s: %s %u (%s:%u)", name,
+				 "virtual_server group %s: %s %u (%s:%u)",
+				 kmg_imp_escape(name, nbuf, sizeof(nbuf)),
 				 kmg_fmt_addr(&a, ab, sizeof(ab)), (unsigned int)port, y->file,
 				 y->line);
 			(*np)++;
@@ -1086,10 +1285,15 @@ static void group_members(struct ka *ka, const struct kac_node *x, const char *n
 	}
 }
 
+/*
+ * The quorum of @s. The members of a virtual_server_group share the real servers, and so the
+ * outcome: a note or a loss said once for the virtual server, not per member.
+ */
 static void quorum(struct vs *v, struct kmg_imp_service *s)
 {
 	struct ka *ka = v->ka;
 	unsigned int i, min;
+	const char *lost = NULL;
 	char why[256];
 
 	if (!v->quorum_at || v->quorum <= 1 || !s->nbe)
@@ -1097,23 +1301,24 @@ static void quorum(struct vs *v, struct kmg_imp_service *s)
 	for (i = 1; i < s->nbe; i++)
 		if (s->be[i].weight != s->be[0].weight)
 			break;
-	if (i < s->nbe || !s->be[0].weight) {
-		loss(ka, v->quorum_at, "keepalived counts the weights of live servers, kmaglev the live backends (quorum: min), and these weights differ");
+	min = 0;
+	if (i < s->nbe || !s->be[0].weight)
+		lost = "keepalived counts the weights of live servers, kmaglev the live backends (quorum: min), and these weights differ";
+	else if ((min = ((uint64_t)v->quorum + s->be[0].weight - 1) / s->be[0].weight) > s->nbe)
+		lost = "more than all the servers' weight: never reached";
+	else
+		s->quorum_min = min;
+	if (v->said & SAID_QUORUM)
+		return;
+	v->said |= SAID_QUORUM;
+	if (lost) {
+		loss(ka, v->quorum_at, lost);
 		return;
 	}
-	min = ((uint64_t)v->quorum + s->be[0].weight - 1) / s->be[0].weight;
-	if (min > s->nbe) {
-		loss(ka, v->quorum_at, "more than all the servers' weight: never reached");
-		return;
-	}
-	s->quorum_min = min;
 	snprintf(why, sizeof(why),
 		 "quorum: { min: %u } (live backends of weight %u): below it the service is shown below quorum (kmaglev status, the kmaglev_service_below_quorum metric) and serves what is up, as keepalived did without a sorry_server",
 		 min, s->be[0].weight);
-	if (!(v->said & SAID_QUORUM)) {
-		v->said |= SAID_QUORUM;
-		note(ka, v->quorum_at, why);
-	}
+	note(ka, v->quorum_at, why);
 }
 
 /* The keywords of the virtual server itself (not its real servers). */
@@ -1184,8 +1389,9 @@ static void vs_settings(struct vs *v, const struct kac_node **sched,
 		} else if (is(x, "snmp_name")) {
 			loss(ka, x, "kmaglev has no SNMP (its metrics are Prometheus')");
 		} else if (is(x, "inhibit_on_failure")) {
-			note_once(v, SAID_INHIBIT, x,
-				  "a failed backend is down in kmaglev: no new flows, its established flows stay (unless the service has the resched flag), as with weight 0");
+			v->inhibit = flag_value(x);
+			if (v->inhibit)
+				note_once(v, SAID_INHIBIT, x, INHIBIT_NOTE);
 		} else if (is(x, "warmup")) {
 			note_once(v, SAID_WARMUP, x,
 				  "kmaglev delays each run of a check by a random 0..jitter (interval/10)");
@@ -1266,6 +1472,18 @@ static void virtual_server(struct ka *ka, const struct kac_node *x)
 				  "no alpha: keepalived takes each real server in before its first check; kmaglev takes a backend in only once its checks pass");
 			break;
 		}
+	/*
+	 * Without inhibit_on_failure, keepalived removes a failed real server from IPVS, and
+	 * IPVS drops the packets of the connections it had (net.ipv4.vs.expire_nodest_conn 0,
+	 * the default) or ends them (1); kmaglev keeps them on it, as IPVS does with weight 0.
+	 * Said once, at the first real server with checks (one that can fail) without it.
+	 */
+	for (j = 0; j < nrs; j++)
+		if (rs[j].ok && rs[j].b.nchecks && !rs[j].inhibit) {
+			note_once(&v, SAID_INHIBIT_NO, rs[j].x,
+				  "no inhibit_on_failure: keepalived takes a failed real server out of IPVS, which then drops the packets of its established connections (or ends them, with net.ipv4.vs.expire_nodest_conn = 1); kmaglev marks a failed backend down: no new flows, and its established flows keep going to it until they end, as keepalived's inhibit_on_failure (weight 0) would have it (the service's flags: [resched] would move them to the other backends instead)");
+			break;
+		}
 	/* the virtual server's method, when a real server takes it */
 	if (defaulted && v.method_at)
 		loss(ka, v.method_at, method_loss(v.method));
@@ -1291,6 +1509,9 @@ static void virtual_server(struct ka *ka, const struct kac_node *x)
 out:
 	for (j = 0; j < nrs; j++)
 		kmg_imp_checks_free(rs[j].b.checks, rs[j].b.nchecks);
+	for (j = 0; j < v.nsaid_timing; j++)
+		free(v.said_timing[j]);
+	free(v.said_timing);
 	free(rs);
 	free(m);
 }

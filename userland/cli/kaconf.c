@@ -68,8 +68,9 @@ static const char *intern(struct kac_tree *t, const char *name)
 /* --- a line's text -------------------------------------------------------------------- */
 
 /*
- * The comment and surrounding blanks removed, "\!" and "\#" made plain, in place. -1 for a
- * quote left open before the comment.
+ * The comment and surrounding blanks removed, "\!" and "\#" made plain (outside quotes), in
+ * place, as keepalived's decomment() does; tokenize() then ends the line there all the same.
+ * -1 for a quote left open before the comment.
  */
 static int decomment(char *s)
 {
@@ -257,10 +258,14 @@ unknowable:
 
 /*
  * The words of @s: blanks separate them, "..." is one, "{" and "}" are words of their own
- * (with @braces: not in an include's pattern, "{a,b}.conf").
+ * (with @braces: not in an include's pattern, "{a,b}.conf"). A "#" or "!" outside quotes ends
+ * the line, in a word or not, as in keepalived 2.2's word splitter (checked against its
+ * binary: "X\#y", "X${_HASH}y" and "X#y" are all the word "X"): decomment() has removed the
+ * comments written as such, so one left here came from "\#" or "\!" or from a parameter,
+ * and *@cut says so.
  */
 static int tokenize(const char *s, bool braces, const char *file, unsigned int line,
-		    struct tok **tp, unsigned int *np)
+		    struct tok **tp, unsigned int *np, bool *cut)
 {
 	struct tok *t = NULL;
 	unsigned int n = 0;
@@ -268,9 +273,12 @@ static int tokenize(const char *s, bool braces, const char *file, unsigned int l
 	size_t len;
 	bool quoted;
 
+	*cut = false;
 	for (;;) {
 		s += strspn(s, " \t\f\v\r");
-		if (!*s)
+		if (*s == '#' || *s == '!')
+			*cut = true;
+		if (!*s || *cut)
 			break;
 		quoted = *s == '"';
 		if (quoted) {
@@ -282,7 +290,7 @@ static int tokenize(const char *s, bool braces, const char *file, unsigned int l
 		} else if (braces && (*s == '{' || *s == '}')) {
 			len = 1;
 		} else {
-			len = strcspn(s, braces ? " \t\f\v\r\"{}" : " \t\f\v\r\"");
+			len = strcspn(s, braces ? " \t\f\v\r\"{}#!" : " \t\f\v\r\"#!");
 		}
 		if (kmg_grow(&t, n, sizeof(*t)))
 			goto nomem;
@@ -486,7 +494,7 @@ static int include(struct pstate *ps, const char *pattern, unsigned int line)
 
 static int line_in(struct pstate *ps, char *buf, unsigned int line)
 {
-	bool is_def;
+	bool is_def, cut;
 	struct tok *t = NULL;
 	unsigned int n = 0, i;
 	char *s = NULL;
@@ -507,7 +515,7 @@ static int line_in(struct pstate *ps, char *buf, unsigned int line)
 	if (ret || is_def)
 		return ret;
 	/* includes are found before parameters are replaced, as keepalived does */
-	ret = tokenize(buf, false, ps->file, line, &t, &n);
+	ret = tokenize(buf, false, ps->file, line, &t, &n, &cut);
 	if (ret)
 		return ret;
 	for (i = 0; n && i < KMG_ARRAY_SIZE(include_words); i++)
@@ -529,7 +537,9 @@ static int line_in(struct pstate *ps, char *buf, unsigned int line)
 			      "%s:%u: conditional line \"%.*s\" (from a parameter): not supported",
 			      ps->file, line, (int)strcspn(s, " \t"), s);
 	if (!ret)
-		ret = tokenize(s, true, ps->file, line, &t, &n);
+		ret = tokenize(s, true, ps->file, line, &t, &n, &cut);
+	if (!ret && cut)
+		ret = note(ps, line, strdup("a \"#\" or \"!\" outside quotes, escaped (\"\\#\") or from a parameter, ends the line for keepalived 2.2 as a comment does, and here too: the words after it are left out (quote a word for a literal #)"));
 	if (!ret)
 		ret = feed(ps, t, n, line);
 out:

@@ -6,8 +6,10 @@
  *
  * - a line is a keyword and its words; "{" opens a block of lines (on the keyword's line or
  *   the next), "}" closes it; both are words of their own anywhere outside quotes;
- * - "..." is one word, quotes removed; "!" and "#" outside quotes start a comment, "\!" and
- *   "\#" are the characters;
+ * - "..." is one word, quotes removed; "!" and "#" outside quotes start a comment anywhere in
+ *   a word, and so do "\!" and "\#", and a "#" or "!" a parameter brings (keepalived 2.2.7's
+ *   binary reads "path /a\#b" as "/a", and "path "/a#b"" as "/a#b"): inside quotes they
+ *   are the characters (a backslash before them stays);
  * - "include PATTERN" (and includer, includem, includew, includeb, includea) reads the files
  *   the glob matches (braces too), in order, relative to the including file's directory;
  * - "$NAME=VALUE" defines a parameter, "$NAME" (followed by a blank, ",", ")" or the line's

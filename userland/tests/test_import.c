@@ -224,7 +224,12 @@ static void test_syntax(void **state)
 	assert_int_equal(vs->nkid, 3);
 	assert_string_equal(kid(vs, 0)->w[1], "www example#1");
 	assert_int_equal(kid(vs, 0)->nw, 2);
-	assert_string_equal(kid(vs, 1)->w[1], "#x!y");
+	/* keepalived 2.2.7 reads "\#" outside quotes as a comment start too (keepalived -t
+	 * says "lb_kind \#y TUN" is missing its parameter): the words after it go, with a note */
+	assert_int_equal(kid(vs, 1)->nw, 1);
+	assert_int_equal(t.nnotes, 1);
+	assert_int_equal(t.notes[0].line, 5);
+	assert_has(t.notes[0].text, "ends the line for keepalived 2.2");
 	rs = kid(vs, 2);
 	assert_true(rs->block);
 	assert_int_equal(rs->line, 6);
@@ -433,7 +438,7 @@ static void test_definitions(void **state)
 	    "$SUB=3\n"
 	    "a $PORT ${PORT}0 $PORTS $UNDEF ${BASE}.1\n"
 	    "$SUB=4\n"
-	    "b ${BASE}.1 x${_HASH}y${_BANG} ${_PWD}\n"
+	    "b ${BASE}.1 ${_PWD} \"x${_HASH}y${_BANG}\" x${_HASH}y z\n"
 	    "$EMPTY=\n"
 	    "c $EMPTY d\n");
 	p = path_of("defs/k.conf");
@@ -448,12 +453,16 @@ static void test_definitions(void **state)
 	assert_string_equal(x->w[5], "10.0.3.1");
 	x = kid(&t.root, 1);
 	assert_string_equal(x->w[1], "10.0.4.1");
-	assert_string_equal(x->w[2], "x#y!");
 	pwd = realpath(dir, NULL);
 	assert_non_null(pwd);
-	assert_has(x->w[3], pwd);
-	assert_has(x->w[3], "/defs");
+	assert_has(x->w[2], pwd);
+	assert_has(x->w[2], "/defs");
 	free(pwd);
+	/* a # or ! a parameter brings is the character in quotes, and ends the line outside
+	 * them, as in keepalived 2.2.7 ("X${_HASH}y" is "X" to keepalived -t) */
+	assert_string_equal(x->w[3], "x#y!");
+	assert_string_equal(x->w[4], "x");
+	assert_int_equal(x->nw, 5);
 	x = kid(&t.root, 2);
 	assert_int_equal(x->nw, 2);
 	assert_string_equal(x->w[1], "d");
@@ -682,8 +691,15 @@ static void test_full(void **state)
 	assert_true(asprintf(&want, full_yaml, p) > 0);
 	if (strcmp(r.body, want))
 		fail_msg("got:\n%s\nwant:\n%s", r.body, want);
-	/* the notes: the schedulers and persistence once a service, the quorum, no alpha */
-	assert_int_equal(r.nnotes, 7);
+	/*
+	 * the notes: the schedulers and persistence once a service, the quorum, no alpha, no
+	 * inhibit_on_failure once a service (at its first real server)
+	 */
+	assert_int_equal(r.nnotes, 10);
+	assert_int_equal(count(r.diag, "no inhibit_on_failure"), 3);
+	assert_has(r.diag, "full.conf:12: note: real_server 10.0.0.11 80: no inhibit_on_failure: keepalived takes a failed real server out of IPVS, which then drops the packets of its established connections");
+	assert_has(r.diag, "full.conf:45: note: real_server 2001:db8:1::1 443: no inhibit_on_failure");
+	assert_has(r.diag, "full.conf:64: note: real_server 10.0.0.21 53: no inhibit_on_failure");
 	assert_has(r.diag, "no alpha: keepalived takes each real server in before its first check");
 	assert_has(r.diag, "full.conf:8: note: virtual_server 192.0.2.10 80: Maglev consistent hashing replaces the scheduler wrr (the weights are kept)\n");
 	assert_has(r.diag, "full.conf:11: note: quorum 4: quorum: { min: 2 }");
@@ -735,7 +751,36 @@ static void test_losses(void **state)
 		{ "lb_kind TUN\n", "SMTP_CHECK {\nhelo_name x\nhost {\nconnect_ip 10.1.1.1\n}\n}\n", "6: not mapped: host: kmaglev checks the backend itself", 2 },
 		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\ndigest 0123\n}\n}\n", "7: not mapped: digest 0123: kmaglev matches a substring of the body (body:), not an MD5 digest", 1 },
 		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\nregex \"a.*b\"\n}\n}\n", "7: not mapped: regex a.*b: kmaglev matches a substring", 1 },
-		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath \"/a b\"\n}\n}\n", "5: not mapped: url: kmaglev's path starts with \"/\" and has no spaces", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath \"/a b\"\n}\n}\n", "6: not mapped: path /a b: path: a space (U+0020) at byte 3: kmaglev's path is UTF-8 text without spaces or control characters: no check written", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath a\n}\n}\n", "6: not mapped: path a: kmaglev's path starts with \"/\": no check written", 1 },
+		/* text that is no strict UTF-8, or that YAML or the loader would refuse: a loss
+		 * naming the field and the byte, never a file the loader refuses */
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /a\xc2\x85" "b\n}\n}\n", "6: not mapped: path /a\\xc2\\x85b: path: a control character (U+0085) at byte 3: ", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\xc2\x9b\n}\n}\n", "6: not mapped: path /\\xc2\\x9b: path: a control character (U+009B) at byte 2", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\x7f\n}\n}\n", "6: not mapped: path /\\x7f: path: a control character (U+007F) at byte 2", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\xed\xa0\x80\n}\n}\n", "6: not mapped: path /\\xed\\xa0\\x80: path: not UTF-8 at byte 2 (0xed: a UTF-16 surrogate, which UTF-8 must not encode)", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\xed\xbf\xbf\n}\n}\n", "6: not mapped: path /\\xed\\xbf\\xbf: path: not UTF-8 at byte 2 (0xed: a UTF-16 surrogate", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\xc0\xaf\n}\n}\n", "6: not mapped: path /\\xc0\\xaf: path: not UTF-8 at byte 2 (0xc0: an overlong form)", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /x\xe0\x80\xaf\n}\n}\n", "6: not mapped: path /x\\xe0\\x80\\xaf: path: not UTF-8 at byte 3 (0xe0: an overlong form)", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\xf0\x80\x80\xaf\n}\n}\n", "6: not mapped: path /\\xf0\\x80\\x80\\xaf: path: not UTF-8 at byte 2 (0xf0: an overlong form)", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\xff\n}\n}\n", "6: not mapped: path /\\xff: path: not UTF-8 at byte 2 (0xff: a byte that never appears in UTF-8)", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\x80\n}\n}\n", "6: not mapped: path /\\x80: path: not UTF-8 at byte 2 (0x80: a continuation byte with no lead byte)", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\xe2\x82\n}\n}\n", "6: not mapped: path /\\xe2\\x82: path: not UTF-8 at byte 2 (0xe2: a sequence cut short)", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\xf4\x90\x80\x80\n}\n}\n", "6: not mapped: path /\\xf4\\x90\\x80\\x80: path: not UTF-8 at byte 2 (0xf4: past U+10FFFF)", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\xef\xbf\xbe\n}\n}\n", "6: not mapped: path /\\xef\\xbf\\xbe: path: a noncharacter (U+FFFE) at byte 2", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\xe2\x80\xa8\n}\n}\n", "6: not mapped: path /\\xe2\\x80\\xa8: path: a line or paragraph separator (U+2028) at byte 2", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\nregex ok\xe0\x80\xaf\n}\n}\n", "7: not mapped: regex ok\\xe0\\x80\\xaf: regex: not UTF-8 at byte 3 (0xe0: an overlong form): no text the check can look for", 1 },
+		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\nregex \"\xc2\x80\"\n}\n}\n", "7: not mapped: regex \\xc2\\x80: regex: a control character (U+0080) at byte 1", 1 },
+		{ "lb_kind TUN\n", "MISC_CHECK {\nmisc_path \"/bin/c a\x80\"\n}\n", "5: not mapped: misc_path /bin/c a\\x80: misc_path: word 2 of the command: not UTF-8 at byte 2 (0x80: a continuation byte with no lead byte): kmaglev's command words are UTF-8 text", 1 },
+		{ "lb_kind TUN\n", "MISC_CHECK {\nmisc_path \"/bin/c x \\xc2\\x9b\"\n}\n", "5: not mapped: misc_path /bin/c x \\x5cxc2\\x5cx9b: misc_path: word 3 of the command: a control character (U+009B) at byte 1", 1 },
+		{ "lb_kind TUN\n", "MISC_CHECK {\nmisc_path \"/bin/c \\xed\\xa0\\x80\"\n}\n", "5: not mapped: misc_path /bin/c \\x5cxed\\x5cxa0\\x5cx80: misc_path: word 2 of the command: not UTF-8 at byte 1 (0xed: a UTF-16 surrogate", 1 },
+		{ "lb_kind TUN\n", "DNS_CHECK {\nname a\xed\xbf\xbf\n}\n", "5: not mapped: name a\\xed\\xbf\\xbf: name: not UTF-8 at byte 2 (0xed: a UTF-16 surrogate", 1 },
+		{ "lb_kind TUN\n", "DNS_CHECK {\nname \"a b\"\n}\n", "5: not mapped: name a b: name: a space (U+0020) at byte 2", 1 },
+		{ "lb_kind TUN\n", "UDP_CHECK {\nrequire_reply\npayload c285\n}\n", "6: not mapped: payload c285: payload: a control character (U+0085) at byte 1: kmaglev sends text", 1 },
+		{ "lb_kind TUN\n", "UDP_CHECK {\nrequire_reply\npayload f4908080\n}\n", "6: not mapped: payload f4908080: payload: not UTF-8 at byte 1 (0xf4: past U+10FFFF)", 1 },
+		{ "lb_kind TUN\n", "UDP_CHECK {\nrequire_reply\npayload 61 00 62\n}\n", "6: not mapped: payload 61 00 62: payload: a NUL byte (00) at byte 2", 1 },
+		{ "lb_kind TUN\n", "UDP_CHECK {\nrequire_reply eda080\n}\n", "5: not mapped: require_reply eda080: require_reply: not UTF-8 at byte 1 (0xed: a UTF-16 surrogate", 1 },
+		{ "lb_kind TUN\n", "UDP_CHECK {\nrequire_reply c0af\n}\n", "5: not mapped: require_reply c0af: require_reply: not UTF-8 at byte 1 (0xc0: an overlong form)", 1 },
 		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\nstatus_code 700\n}\n}\n", "7: not mapped: status_code 700: a code or range outside 100..599", 1 },
 		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\n}\nconnect_ip 10.1.1.1\n}\n", "8: not mapped: connect_ip 10.1.1.1: kmaglev's checks go to the backend's own address", 1 },
 		{ "lb_kind TUN\n", "HTTP_GET {\nurl {\npath /\n}\nconnect_ip 10.0.0.1\n}\n", "", 0 },
@@ -745,11 +790,14 @@ static void test_losses(void **state)
 		{ "lb_kind TUN\n", "MISC_CHECK {\nmisc_path /bin/c\nmisc_dynamic\n}\n", "6: not mapped: misc_dynamic: keepalived takes the weight from the exit status", 1 },
 		{ "lb_kind TUN\n", "MISC_CHECK {\nmisc_path /bin/c\nuser nobody\n}\n", "6: not mapped: user nobody: kmaglev runs the command as the daemon's own user", 1 },
 		{ "lb_kind TUN\n", "UDP_CHECK {\n}\n", "4: not mapped: UDP_CHECK: without require_reply keepalived passes a server unless an ICMP error comes back", 1 },
-		{ "lb_kind TUN\n", "UDP_CHECK {\nrequire_reply\npayload 00ff\n}\n", "6: not mapped: payload 00ff: kmaglev sends text", 1 },
-		{ "lb_kind TUN\n", "UDP_CHECK {\nrequire_reply 6fXX\n}\n", "5: not mapped: require_reply 6fXX: kmaglev looks for a text in the reply", 1 },
+		{ "lb_kind TUN\n", "UDP_CHECK {\nrequire_reply\npayload 00ff\n}\n", "6: not mapped: payload 00ff: payload: a NUL byte (00) at byte 1: kmaglev sends text", 1 },
+		{ "lb_kind TUN\n", "UDP_CHECK {\nrequire_reply 6fXX\n}\n", "5: not mapped: require_reply 6fXX: require_reply: not hex digits: kmaglev looks for a text in the reply", 1 },
 		{ "lb_kind TUN\n", "DNS_CHECK {\ntype HINFO\n}\n", "5: not mapped: type HINFO: not a type keepalived knows", 1 },
 		{ "lb_kind TUN\n", "DNS_CHECK {\ntype aaaa\n}\n", "", 0 },
-		{ "lb_kind TUN\n", "TCP_CHECK {\ndelay_loop 7200\n}\n", "4: not mapped: TCP_CHECK: delay_loop is outside kmaglev's interval range", 1 },
+		{ "lb_kind TUN\n", "TCP_CHECK {\ndelay_loop 7200\n}\n", "5: not mapped: delay_loop 7200: delay_loop 2h is outside kmaglev's interval range (100ms..1h): written as interval: 1h", 1 },
+		/* the virtual server's, for two checks of two servers: once */
+		{ "lb_kind TUN\ndelay_loop 7200\n", "TCP_CHECK {\n}\n}\nreal_server 10.0.0.2 80 {\nTCP_CHECK {\n}\nHTTP_GET {\nurl {\npath /\n}\n}\n", "3: not mapped: delay_loop 7200: delay_loop 2h is outside kmaglev's interval range (100ms..1h): written as interval: 1h", 1 },
+		{ "lb_kind TUN\n", "TCP_CHECK {\ndelay_loop 0.05\n}\n", "5: not mapped: delay_loop 0.05: delay_loop 50ms is outside kmaglev's interval range (100ms..1h): written as interval: 100ms", 1 },
 	};
 	char text[1024], want[256];
 	unsigned int i;
@@ -1318,6 +1366,211 @@ static void test_command(void **state)
 	free(p);
 }
 
+/*
+ * Where kmaglev's ranges change a keepalived timing value: a note at the line that gave it,
+ * with the value before and after, once per virtual server for the same line; the file has
+ * the new values.
+ */
+static void test_timing_notes(void **state)
+{
+	struct run r;
+
+	run_ka("timing.conf",
+	       "virtual_server 192.0.2.1 80 {\n"		/* 1 */
+	       "  lb_kind TUN\n"
+	       "  delay_loop 2\n"
+	       "  connect_timeout 3\n"
+	       "  real_server 10.0.0.1 80 {\n"		/* 5 */
+	       "    TCP_CHECK {\n"
+	       "    }\n"
+	       "  }\n"
+	       "  real_server 10.0.0.2 80 {\n"
+	       "    TCP_CHECK {\n"				/* 10 */
+	       "      connect_timeout 0.005\n"
+	       "      delay_before_retry 0.05\n"
+	       "      retry 1000\n"
+	       "    }\n"
+	       "    HTTP_GET {\n"				/* 15 */
+	       "      url {\n"
+	       "        path /\n"
+	       "      }\n"
+	       "    }\n"
+	       "  }\n"					/* 20 */
+	       "  real_server 10.0.0.3 80 {\n"
+	       "    MISC_CHECK {\n"
+	       "      misc_path /bin/true\n"
+	       "      misc_timeout 9\n"
+	       "    }\n"					/* 25 */
+	       "    TCP_CHECK {\n"
+	       "      delay_before_retry 0.0015\n"
+	       "      connect_timeout 1.0000\n"
+	       "    }\n"
+	       "  }\n"					/* 30 */
+	       "}\n"
+	       "virtual_server 192.0.2.2 80 {\n"
+	       "  lb_kind TUN\n"
+	       "  delay_loop 1\n"
+	       "  real_server 10.0.0.1 80 {\n"		/* 35 */
+	       "    TCP_CHECK {\n"
+	       "    }\n"
+	       "  }\n"
+	       "  real_server 10.0.0.2 80 {\n"
+	       "    TCP_CHECK {\n"				/* 40 */
+	       "    }\n"
+	       "  }\n"
+	       "}\n",
+	       &r);
+	assert_int_equal(r.ret, 0);
+	if (r.nlosses)
+		fail_msg("losses:\n%s", r.diag);
+	/* the virtual server's connect_timeout, inherited by two checks of two servers: once */
+	assert_int_equal(count(r.diag, "timing.conf:4: note: connect_timeout 3: connect_timeout 3s is longer than delay_loop (2s), and kmaglev's timeout is at most the interval: written as timeout: 2s\n"), 1);
+	assert_has(r.diag, "timing.conf:11: note: connect_timeout 0.005: connect_timeout 0.005s is below kmaglev's least timeout: written as timeout: 10ms\n");
+	assert_has(r.diag, "timing.conf:12: note: delay_before_retry 0.05: delay_before_retry 0.05s is below kmaglev's least fast-interval: written as fast-interval: 100ms\n");
+	assert_has(r.diag, "timing.conf:13: note: retry 1000: retry 1000 would be fall: 1001, above kmaglev's most (1000): written as fall: 1000\n");
+	/* keepalived's own default, at the checker */
+	assert_has(r.diag, "timing.conf:15: note: HTTP_GET: keepalived's default delay_before_retry (3s) is longer than delay_loop (2s), and kmaglev's fast-interval is at most the interval: written as fast-interval: 2s\n");
+	assert_has(r.diag, "timing.conf:24: note: misc_timeout 9: misc_timeout 9s is longer than delay_loop (2s), and kmaglev's timeout is at most the interval: written as timeout: 2s\n");
+	/* rounded to the millisecond, then raised to the least */
+	assert_has(r.diag, "timing.conf:27: note: delay_before_retry 0.0015: kmaglev's durations are whole milliseconds: 0.0015s is written as 2ms\n");
+	assert_has(r.diag, "timing.conf:27: note: delay_before_retry 0.0015: delay_before_retry 0.0015s is below kmaglev's least fast-interval: written as fast-interval: 100ms\n");
+	/* trailing zeros lose nothing */
+	assert_lacks(r.diag, "timing.conf:28:");
+	assert_has(r.diag, "timing.conf:36: note: TCP_CHECK: keepalived's default connect_timeout (5s) is longer than delay_loop (1s), and kmaglev's timeout is at most the interval: written as timeout: 1s\n");
+	/* a default's note once a virtual server, not once a checker */
+	assert_int_equal(count(r.diag, "keepalived's default connect_timeout (5s)"), 1);
+	/* what the file has: 10.0.0.2's tcp check */
+	assert_has(r.body, "      - address: 10.0.0.2\n"
+		   "        checks:\n"
+		   "          - kind: tcp\n"
+		   "            via: direct\n"
+		   "            interval: 2s\n"
+		   "            timeout: 10ms\n"
+		   "            fast-interval: 100ms\n"
+		   "            rise: 1\n"
+		   "            fall: 1000\n");
+	assert_has(r.body, "          - kind: exec\n"
+		   "            interval: 2s\n"
+		   "            timeout: 2s\n");
+	run_free(&r);
+}
+
+/*
+ * inhibit_on_failure: its absence is said once per virtual server, at the first real server
+ * that has checks and lacks it; with it, what kmaglev does (the same) is said once.
+ */
+static void test_inhibit(void **state)
+{
+	struct run r;
+
+	run_ka("inhibit.conf",
+	       "virtual_server 192.0.2.1 80 {\n"		/* 1: on the VS: no "no" note */
+	       "  lb_kind TUN\n"
+	       "  inhibit_on_failure\n"
+	       "  real_server 10.0.0.1 80 {\n"
+	       "    TCP_CHECK {\n"				/* 5 */
+	       "    }\n"
+	       "  }\n"
+	       "}\n"
+	       "virtual_server 192.0.2.2 80 {\n"		/* 9: one server has it, one not */
+	       "  lb_kind TUN\n"				/* 10 */
+	       "  real_server 10.0.0.1 80 {\n"
+	       "    inhibit_on_failure true\n"
+	       "    TCP_CHECK {\n"
+	       "    }\n"
+	       "  }\n"					/* 15 */
+	       "  real_server 10.0.0.2 80 {\n"
+	       "    TCP_CHECK {\n"
+	       "    }\n"
+	       "  }\n"
+	       "  real_server 10.0.0.3 80 {\n"		/* 20 */
+	       "    TCP_CHECK {\n"
+	       "    }\n"
+	       "  }\n"
+	       "}\n"
+	       "virtual_server 192.0.2.3 80 {\n"		/* 25: no on the VS, a server's own */
+	       "  lb_kind TUN\n"
+	       "  inhibit_on_failure false\n"
+	       "  real_server 10.0.0.1 80 {\n"
+	       "    TCP_CHECK {\n"
+	       "    }\n"					/* 30 */
+	       "  }\n"
+	       "}\n"
+	       "virtual_server 192.0.2.4 80 {\n"		/* 33: no checks: nothing fails */
+	       "  lb_kind TUN\n"
+	       "  real_server 10.0.0.1 80 {\n"		/* 35 */
+	       "  }\n"
+	       "}\n"
+	       "virtual_server 192.0.2.5 80 {\n"		/* 38: on the server, false */
+	       "  lb_kind TUN\n"
+	       "  inhibit_on_failure\n"			/* 40 */
+	       "  real_server 10.0.0.1 80 {\n"
+	       "    inhibit_on_failure off\n"
+	       "    TCP_CHECK {\n"
+	       "    }\n"
+	       "  }\n"					/* 45 */
+	       "}\n",
+	       &r);
+	assert_int_equal(r.ret, 0);
+	assert_int_equal(r.nlosses, 0);
+	assert_int_equal(count(r.diag, "no inhibit_on_failure"), 3);
+	assert_has(r.diag, "inhibit.conf:16: note: real_server 10.0.0.2 80: no inhibit_on_failure: keepalived takes a failed real server out of IPVS, which then drops the packets of its established connections (or ends them, with net.ipv4.vs.expire_nodest_conn = 1); kmaglev marks a failed backend down: no new flows, and its established flows keep going to it until they end, as keepalived's inhibit_on_failure (weight 0) would have it (the service's flags: [resched] would move them to the other backends instead)\n");
+	assert_has(r.diag, "inhibit.conf:28: note: real_server 10.0.0.1 80: no inhibit_on_failure");
+	assert_has(r.diag, "inhibit.conf:41: note: real_server 10.0.0.1 80: no inhibit_on_failure");
+	assert_lacks(r.diag, "inhibit.conf:4: note: real_server 10.0.0.1 80: no inhibit");
+	assert_lacks(r.diag, "inhibit.conf:20:");
+	assert_lacks(r.diag, "inhibit.conf:35:");
+	/* with it: once per virtual server */
+	assert_has(r.diag, "inhibit.conf:3: note: inhibit_on_failure: a failed backend is down in kmaglev: no new flows, its established flows stay");
+	assert_has(r.diag, "inhibit.conf:12: note: inhibit_on_failure true: a failed backend is down in kmaglev");
+	assert_has(r.diag, "inhibit.conf:40: note: inhibit_on_failure: a failed backend is down in kmaglev");
+	assert_int_equal(count(r.diag, "a failed backend is down in kmaglev"), 3);
+	run_free(&r);
+}
+
+/* A quorum's loss or note is said once for a virtual_server_group, not once per member. */
+static void test_quorum_group(void **state)
+{
+	struct run r;
+
+	run_ka("quorum.conf",
+	       "virtual_server_group G {\n"
+	       "  192.0.2.1-3 80\n"
+	       "}\n"
+	       "virtual_server_group H {\n"
+	       "  192.0.2.11-14 80\n"				/* 5 */
+	       "}\n"
+	       "virtual_server group G {\n"
+	       "  lb_kind TUN\n"
+	       "  quorum 3\n"
+	       "  real_server 10.0.0.1 {\n"			/* 10 */
+	       "    weight 2\n"
+	       "  }\n"
+	       "  real_server 10.0.0.2 {\n"
+	       "    weight 1\n"
+	       "  }\n"					/* 15 */
+	       "}\n"
+	       "virtual_server group H {\n"
+	       "  lb_kind TUN\n"
+	       "  quorum 3\n"
+	       "  real_server 10.0.0.1 {\n"			/* 20 */
+	       "    weight 2\n"
+	       "  }\n"
+	       "  real_server 10.0.0.2 {\n"
+	       "    weight 2\n"
+	       "  }\n"					/* 25 */
+	       "}\n",
+	       &r);
+	assert_int_equal(r.ret, 0);
+	assert_int_equal(r.nsvc, 7);
+	assert_int_equal(r.nlosses, 1);
+	assert_int_equal(count(r.diag, "quorum.conf:9: not mapped: quorum 3: keepalived counts the weights of live servers, kmaglev the live backends (quorum: min), and these weights differ\n"), 1);
+	assert_int_equal(count(r.diag, "quorum.conf:19: note: quorum 3: quorum: { min: 2 } (live backends of weight 2)"), 1);
+	/* each member of H has the quorum */
+	assert_int_equal(count(r.body, "    quorum: { min: 2 }\n"), 4);
+	run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1333,6 +1586,9 @@ int main(void)
 		cmocka_unit_test(test_top_level),
 		cmocka_unit_test(test_ports),
 		cmocka_unit_test(test_groups),
+		cmocka_unit_test(test_timing_notes),
+		cmocka_unit_test(test_inhibit),
+		cmocka_unit_test(test_quorum_group),
 		cmocka_unit_test(test_shared_checks),
 		cmocka_unit_test(test_samples),
 		cmocka_unit_test(test_ipvsadm_clean),
