@@ -523,6 +523,34 @@ static noinline const struct kmg_route *kmg_route_dr_new(struct kmg_net *kn,
 }
 
 /*
+ * encap dr, a packet the kernel's output path must take (to be fragmented, or a GSO packet
+ * whose segments do not fit, or over a route with an xfrm bundle or a VRF device), or one that
+ * will wait for the backend's neighbour entry to resolve: a route of its own whose next hop is
+ * the backend (kmg_route_dr() with known_nh), attached with its reference and never cached,
+ * and dst_output() (POST_ROUTING, then the device), as ip_forward() sends. Rare: the
+ * segment's MTU is usually the clients' side's, and an entry resolves once.
+ */
+static noinline bool kmg_dr_output(struct kmg_net *kn, const struct kmg_backend *be,
+				   struct sk_buff *skb)
+{
+	enum kmg_dr_why why;
+	struct dst_entry *dst;
+
+	dst = kmg_route_dr(kn->net, &be->addr, true, &why);
+	if (IS_ERR(dst)) {
+		kmg_drop(kn, skb, KMG_C_DROP_DR_ROUTE, SKB_DROP_REASON_IP_OUTNOROUTES);
+		return false;
+	}
+	skb_dst_drop(skb);
+	skb_dst_set(skb, dst);
+	skb->dev = READ_ONCE(dst->dev);
+	__this_cpu_write(kmg_in_xmit, true);
+	dst_output(kn->net, NULL, skb);
+	__this_cpu_write(kmg_in_xmit, false);
+	return true;
+}
+
+/*
  * encap dr, the common case: @skb, its route attached without a reference, straight to the
  * backend's neighbour entry, as ip_finish_output2() would send it had the route named the
  * backend as its gateway. The neighbour entry is the kernel's: made on the first packet,
@@ -536,6 +564,7 @@ static bool kmg_dr_neigh_out(struct kmg_net *kn, const struct kmg_backend *be,
 	/* once: dst_dev_put() may switch a dying route to the blackhole device */
 	struct net_device *dev = READ_ONCE(skb_dst(skb)->dev);
 	struct neighbour *neigh;
+	u8 state;
 
 	skb->dev = dev;
 	if (be->addr.family == AF_INET)
@@ -547,37 +576,20 @@ static bool kmg_dr_neigh_out(struct kmg_net *kn, const struct kmg_backend *be,
 		kmg_drop(kn, skb, KMG_C_DROP_NO_ROUTE, SKB_DROP_REASON_NEIGH_CREATEFAIL);
 		return false;
 	}
-	if (unlikely(READ_ONCE(neigh->nud_state) & NUD_FAILED))
+	state = READ_ONCE(neigh->nud_state);
+	if (unlikely(state & NUD_FAILED))
 		kmg_count(kn, KMG_C_DR_NEIGH_FAILED);
+	/*
+	 * Not resolved: the packet would wait in the entry's queue, and neigh_update() looks
+	 * the next hop of each queued packet up again from its route: the ordinary route would
+	 * say the VIP. It takes a route that names the backend (a VALID entry that fails in
+	 * between queues the packet all the same: lost, as to a dead backend it would be).
+	 */
+	if (unlikely(!(state & NUD_VALID)))
+		return kmg_dr_output(kn, be, skb);
 	/* a tunnel device as the route's device sends with ip_local_out(): see kmg_local_out() */
 	__this_cpu_write(kmg_in_xmit, true);
 	neigh_output(neigh, skb, false);
-	__this_cpu_write(kmg_in_xmit, false);
-	return true;
-}
-
-/*
- * encap dr, a packet the kernel's output path must take (to be fragmented, or a GSO packet
- * whose segments do not fit, or over a route with an xfrm bundle or a VRF device): a route of
- * its own whose next hop is the backend (kmg_route_dr() with known_nh), attached with its
- * reference and never cached, and dst_output() (POST_ROUTING, then the device), as
- * ip_forward() sends. Rare: the segment's MTU is usually the clients' side's.
- */
-static noinline bool kmg_dr_output(struct kmg_net *kn, const struct kmg_backend *be,
-				   struct sk_buff *skb)
-{
-	enum kmg_dr_why why;
-	struct dst_entry *dst;
-
-	dst = kmg_route_dr(kn->net, &be->addr, true, &why);
-	if (IS_ERR(dst)) {
-		kmg_drop(kn, skb, KMG_C_DROP_DR_ROUTE, SKB_DROP_REASON_IP_OUTNOROUTES);
-		return false;
-	}
-	skb_dst_set(skb, dst);	/* skb_scrub_packet() dropped the client's */
-	skb->dev = READ_ONCE(dst->dev);
-	__this_cpu_write(kmg_in_xmit, true);
-	dst_output(kn->net, NULL, skb);
 	__this_cpu_write(kmg_in_xmit, false);
 	return true;
 }

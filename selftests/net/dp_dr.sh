@@ -9,7 +9,9 @@
 #    family, LB 1's own address; an ipip backend behind a gateway changed to dr keeps ipip;
 #  - IPv4 and IPv6 VIPs: HTTP and UDP flows answered by both backends, which received the
 #    packets unencapsulated on the segment (nothing on their tunnels), with LB 1's neighbour
-#    entries for them holding their MAC addresses, and no packet counted as lost;
+#    entries for them holding their MAC addresses (and none for the VIP: the first packets,
+#    which wait for b1's entry to resolve, are not sent to the VIP's), and no packet counted
+#    as lost;
 #  - drain keeps the drained backend's TCP streams and sends new flows to the other one;
 #  - a probe mark reaches the backend it names over the segment;
 #  - a dr backend that does not answer ARP: the packets after its neighbour entry failed are
@@ -132,7 +134,7 @@ fi
 # flows DESC VIP FAM: 10 HTTP and 10 UDP flows answered, by b1 and b2, which received them on
 # the segment and not on a tunnel; LB 1 holds their MACs; nothing counted as lost
 flows() {
-	local desc=$1 vip=$2 fam=$3 i n=0 t=0 out ans who g0 g1 nb=0 mac lmac
+	local desc=$1 vip=$2 fam=$3 i n=0 t=0 out ans who g0 g1 nb=0 mac lmac vipn
 	local -A B=() A=()
 	g0=$(dp_gstats 1)
 	dp_snap_all B
@@ -147,19 +149,25 @@ flows() {
 			jq -r '.[0].lladdr // empty')
 		[[ $mac == "$lmac" ]] && nb=$((nb + 1))
 	done
+	# a packet that waited for a backend's entry to resolve never asks for the VIP's
+	vipn=$(ip -n "${DP_LB[1]}" neigh show "$vip" dev drbr)
 	ans=$(grep -cE '^[0-9]+ b[0-9]+$' <<<"$out")
 	who=$(grep -E '^[0-9]+ b[0-9]+$' <<<"$out" | awk '{ print $2 }' | sort | uniq -c |
 		awk '{ printf "%s%s x%s", s, $2, $1; s = ", " }')
-	desc+=": $ans of 20 answered ($who), segment +$n, tunnels +$t, neighbours $nb of 2,"
+	desc+=": $ans of 20 answered ($who), segment +$n, tunnels +$t, neighbours $nb of 2$([[ -z $vipn ]] || echo " and the VIP's"),"
 	desc+=" drop-dr-route +$(dp_gdelta "$g0" "$g1" drop-dr-route)"
 	desc+=" dr-neigh-failed +$(dp_gdelta "$g0" "$g1" dr-neigh-failed)"
 	if [[ $ans -eq 20 && $who == *b1* && $who == *b2* && $n -ge 20 && $t -eq 0 && $nb -eq 2 &&
+	      -z $vipn &&
 	      $(dp_gdelta "$g0" "$g1" drop-dr-route) -eq 0 &&
 	      $(dp_gdelta "$g0" "$g1" dr-neigh-failed) -eq 0 &&
 	      $(dp_gdelta "$g0" "$g1" drop-no-route) -eq 0 ]]; then
 		ktap_test_pass "$desc"
 	else
 		echo "$out" | grep -vE '^[0-9]+ b[0-9]+$' | head -n 5 | sed 's/^/# /'
+		ip -n "${DP_LB[1]}" -s neigh show dev drbr | sed 's/^/# LB 1 neighbour: /'
+		ip netns exec "${DP_LB[1]}" nstat -az 2>/dev/null |
+			grep -E 'IcmpOutDestUnreach|Icmp6OutDestUnreach|IpOutNoRoutes' | sed 's/^/# LB 1: /'
 		ktap_test_fail "$desc"
 	fi
 	dp_check_hook "$1: taken by the hook" "$g0" "$g1"

@@ -648,6 +648,8 @@ static void put_service(FILE *f, const struct kmg_imp_service *s)
 			fprintf(f, "        weight: %u\n", b->weight);
 		if (b->gre)
 			fputs("        encap: gre\n", f);
+		else if (b->dr)
+			fputs("        encap: dr\n", f);
 		if (b->max_conns)
 			fprintf(f, "        max-conns: %u\n", b->max_conns);
 		if (!shared && b->nchecks)

@@ -40,11 +40,16 @@ struct kmg_imp_check {
 	char *query, *qtype;		/* dns */
 };
 
+/* What IPVS's direct routing (lb_kind DR, ipvsadm -g) becomes: a note, not a loss. */
+#define KMG_IMP_DR_NOTE \
+	"written as encap: dr (direct routing, as IPVS's): kmaglev sends the client's packet unchanged to the backend's MAC address; the backend must be of the VIP's family on a network this LB host is attached to (kmaglev refuses one behind a gateway), and own the VIP on lo without answering ARP for it, as with IPVS"
+
 struct kmg_imp_backend {
 	struct kmg_imp_src src;
 	struct kmg_addr addr;
 	uint32_t weight;
 	bool gre;			/* encap: gre (else ipip, the default) */
+	bool dr;			/* encap: dr (L2 direct routing) */
 	uint32_t max_conns;		/* 0: no limit */
 	struct kmg_imp_check *checks;
 	unsigned int nchecks;

@@ -349,7 +349,7 @@ static int add_server(struct ipv *p, const struct line *l)
 	if (fwd == F_NAT)
 		loss(p, l, "-m: kmaglev does not translate addresses: it sends clients' packets to the backend in a tunnel and the backend answers them directly; each backend must take the tunnel and own the VIP (ip link set tunl0 up; ip addr add VIP/32 dev lo); written as encap ipip");
 	else if (fwd == F_DR)
-		loss(p, l, "-g: kmaglev has no direct routing on the LAN (yet): it sends clients' packets to the backend in a tunnel; each backend must take the tunnel (ip link set tunl0 up), as it owns the VIP already; written as encap ipip");
+		note(p, l, KMG_IMP_DR_NOTE);
 	else if (strcmp(tun, "ipip") && (strcmp(tun, "gre") || csum))
 		loss(p, l, "kmaglev tunnels are IPIP or GRE without checksum (encap ipip, encap gre): written as ipip");
 	if (has_rport && rport != s->port) {
@@ -362,6 +362,7 @@ static int add_server(struct ipv *p, const struct line *l)
 	if (!b)
 		return 0;
 	b->gre = fwd == F_TUN && !strcmp(tun, "gre") && !csum;
+	b->dr = fwd == F_DR;
 	b->weight = weight > WEIGHT_MAX ? WEIGHT_MAX : weight;
 	if (weight > WEIGHT_MAX)
 		loss(p, l, "-w: kmaglev's weights are 0..65535: written as 65535");

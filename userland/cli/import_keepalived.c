@@ -369,11 +369,18 @@ static bool method(struct ka *ka, const struct kac_node *x, enum method *m, bool
 	return true;
 }
 
-static const char *method_loss(enum method m)
+static const char *method_loss(void)
+{
+	return "kmaglev does not translate addresses: it sends clients' packets to the backend in a tunnel and the backend answers them directly; each backend must take the tunnel and own the VIP (ip link set tunl0 up; ip addr add VIP/32 dev lo); written as encap ipip";
+}
+
+/* Say what @m becomes, at @x: NAT is a loss, DR a note (it maps), TUN says nothing. */
+static void method_said(struct ka *ka, const struct kac_node *x, enum method m)
 {
 	if (m == M_NAT)
-		return "kmaglev does not translate addresses: it sends clients' packets to the backend in a tunnel and the backend answers them directly; each backend must take the tunnel and own the VIP (ip link set tunl0 up; ip addr add VIP/32 dev lo); written as encap ipip";
-	return "kmaglev has no direct routing on the LAN (yet): it sends clients' packets to the backend in a tunnel; each backend must take the tunnel (ip link set tunl0 up), as it owns the VIP already; written as encap ipip";
+		loss(ka, x, method_loss());
+	else if (m == M_DR)
+		note(ka, x, KMG_IMP_DR_NOTE);
 }
 
 /* --- checks --------------------------------------------------------------------------- */
@@ -1088,8 +1095,12 @@ static void real_server(struct vs *v, const struct kac_node *rx, struct rs *r)
 			unknown(ka, x, "real_server");
 		}
 	}
-	if (r->method_at && r->method != M_TUN)
-		loss(ka, r->method_at, method_loss(r->method));
+	if (r->method_at)
+		method_said(ka, r->method_at, r->method);
+	/* a DR real server's tunnel type means nothing */
+	r->b.dr = r->method == M_DR;
+	if (r->b.dr)
+		r->b.gre = false;
 	r->ok = true;
 }
 
@@ -1128,6 +1139,7 @@ static void add_backend(struct vs *v, struct kmg_imp_service *s, struct rs *r)
 		return;
 	b->weight = r->b.weight;
 	b->gre = r->b.gre;
+	b->dr = r->b.dr;
 	b->max_conns = r->b.max_conns;
 	for (i = 0; i < r->b.nchecks; i++) {
 		const struct kmg_imp_check *t = &r->b.checks[i];
@@ -1486,11 +1498,11 @@ static void virtual_server(struct ka *ka, const struct kac_node *x)
 		}
 	/* the virtual server's method, when a real server takes it */
 	if (defaulted && v.method_at)
-		loss(ka, v.method_at, method_loss(v.method));
+		method_said(ka, v.method_at, v.method);
 	else if (defaulted)
 		kmg_imp_loss(ka->imp, &(struct kmg_imp_src){ x->file, x->line },
 			     "%s: no lb_kind: keepalived's default is NAT: %s",
-			     text(x, buf, sizeof(buf)), method_loss(M_NAT));
+			     text(x, buf, sizeof(buf)), method_loss());
 	for (i = 0; i < nm; i++) {
 		struct kmg_imp_src at = src(x);
 		struct kmg_imp_service *s;

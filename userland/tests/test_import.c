@@ -725,7 +725,7 @@ static void test_losses(void **state)
 	} cases[] = {
 		{ "lb_kind NAT\n", "", "2: not mapped: lb_kind NAT: kmaglev does not translate addresses", 1 },
 		{ "", "", "1: not mapped: virtual_server 192.0.2.1 80: no lb_kind: keepalived's default is NAT", 1 },
-		{ "lb_kind DR\n", "", "2: not mapped: lb_kind DR: kmaglev has no direct routing", 1 },
+		{ "lb_kind DR\n", "", "", 0 },
 		{ "lb_kind DR\n", "lb_kind TUN\n", "", 0 },
 		{ "lb_kind TUN type gue port 6080\n", "", "2: not mapped: lb_kind TUN type gue port 6080: kmaglev tunnels are IPIP or GRE", 1 },
 		{ "lb_kind TUN type gre csum\n", "", "2: not mapped: lb_kind TUN type gre csum: kmaglev tunnels are IPIP or GRE without checksum (encap ipip, encap gre): written as ipip", 1 },
@@ -1171,6 +1171,30 @@ static void test_ipvsadm_clean(void **state)
 	run_free(&r);
 }
 
+/* lb_kind DR maps to encap: dr, with a note; a real server's own TUN overrides it */
+static void test_dr(void **state)
+{
+	static const char conf[] =
+		"virtual_server 192.0.2.1 80 {\n"
+		"  lb_kind DR\n"
+		"  real_server 10.0.0.1 80 {\n"
+		"  }\n"
+		"  real_server 10.0.0.2 80 {\n"
+		"    lb_kind TUN type gre\n"
+		"  }\n"
+		"}\n";
+	struct run r;
+
+	(void)state;
+	run_ka("dr.conf", conf, &r);
+	assert_int_equal(r.ret, 0);
+	assert_int_equal(r.nlosses, 0);
+	assert_has(r.diag, "dr.conf:2: note: lb_kind DR: written as encap: dr");
+	assert_has(r.yaml, "      - address: 10.0.0.1\n        encap: dr\n");
+	assert_has(r.yaml, "      - address: 10.0.0.2\n        encap: gre\n");
+	run_free(&r);
+}
+
 static void test_ipvsadm_all(void **state)
 {
 	FILE *in = fopen(IPVSADM_DIR "/all.save", "r");
@@ -1180,7 +1204,9 @@ static void test_ipvsadm_all(void **state)
 	run_ipvs(in, "all.save", &r);
 	fclose(in);
 	assert_int_equal(r.ret, 0);
-	assert_has(r.diag, "all.save:11: not mapped: -a -t 192.0.2.20:80 -r 10.0.1.1:80 -g -w 1: -g: kmaglev has no direct routing");
+	assert_has(r.diag, "all.save:11: note: -a -t 192.0.2.20:80 -r 10.0.1.1:80 -g -w 1: written as encap: dr (direct routing, as IPVS's)");
+	/* -g maps: the backend is written with encap: dr */
+	assert_has(r.yaml, "      - address: 10.0.1.1\n        encap: dr\n");
 	assert_has(r.diag, "all.save:12: not mapped: -a -t 192.0.2.20:80 -r 10.0.1.2:8080 -m -w 1: -m: kmaglev does not translate addresses");
 	assert_has(r.diag, "all.save:12: not mapped: -a -t 192.0.2.20:80 -r 10.0.1.2:8080 -m -w 1: port 8080 is not the service's (80)");
 	assert_has(r.diag, "all.save:14: not mapped: -a -t 192.0.2.20:80 -r 10.0.1.4:80 -i -w 1 --tun-type gue --tun-port 6080 --tun-nocsum: kmaglev tunnels are IPIP or GRE");
@@ -1189,15 +1215,15 @@ static void test_ipvsadm_all(void **state)
 	assert_has(r.diag, "all.save:20: note: -A -u 192.0.2.22:5060 -s sed -p 30 --pe sip -o: -o:");
 	assert_has(r.diag, "all.save:22: not mapped: -A --sctp-service 192.0.2.23:36412 -s rr: kmaglev balances TCP and UDP");
 	assert_has(r.diag, "all.save:27: not mapped: -A -t [2001:db8::20]:80 -s sh -p 300 -M 64 -b sh-fallback,sh-port: -M:");
-	assert_has(r.diag, "all.save:28: not mapped: -a -t [2001:db8::20]:80 -r [2001:db8:1::7]:80 -g -w 1: -g:");
+	assert_has(r.diag, "all.save:28: note: -a -t [2001:db8::20]:80 -r [2001:db8:1::7]:80 -g -w 1: written as encap: dr");
 	assert_has(r.diag, "all.save:29: not mapped: -A -f 1 -s rr: kmaglev has no firewall-mark services");
 	assert_has(r.diag, "all.save:31: not mapped: -A -f 2 -6 -s lc -p 60: kmaglev has no firewall-mark services");
 	/* the -a lines of services left out say nothing more */
 	assert_lacks(r.diag, "all.save:23:");
 	assert_lacks(r.diag, "all.save:30:");
 	assert_lacks(r.diag, "all.save:32:");
-	assert_int_equal(r.nlosses, 11);
-	/* what maps still does: 9 services, the NAT and DR servers as ipip */
+	assert_int_equal(r.nlosses, 9);
+	/* what maps still does: 9 services, the NAT server as ipip, the DR ones as dr */
 	assert_int_equal(r.nsvc, 9);
 	assert_has(r.body, "      - address: 10.0.1.2\n");
 	run_free(&r);
@@ -1592,6 +1618,7 @@ int main(void)
 		cmocka_unit_test(test_shared_checks),
 		cmocka_unit_test(test_samples),
 		cmocka_unit_test(test_ipvsadm_clean),
+		cmocka_unit_test(test_dr),
 		cmocka_unit_test(test_ipvsadm_all),
 		cmocka_unit_test(test_ipvsadm_lines),
 		cmocka_unit_test(test_command),

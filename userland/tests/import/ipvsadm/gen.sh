@@ -37,7 +37,7 @@ ipvsadm -A -t 192.0.2.12:0 -s rr -p 600
 ipvsadm -a -t 192.0.2.12:0 -r 10.0.0.41 -i
 ipvsadm-save -n >"$dir/clean.save"
 
-# And what does not: DR, NAT with another port, fwmark services, netmask persistence, GUE,
+# And what does not (or maps by a note: DR): NAT with another port, fwmark services, netmask persistence, GUE,
 # one-packet scheduling, SIP persistence, SCTP, thresholds' low end.
 ipvsadm -A -t 192.0.2.20:80 -s wrr
 ipvsadm -a -t 192.0.2.20:80 -r 10.0.1.1:80 -g -w 1
