@@ -228,6 +228,30 @@ static void test_detect_uses_remote_mult(void **state)
 	assert_int_equal(bfd_sess_detect_time(&a), 2500000);
 }
 
+/*
+ * The peer chooses its multiplier and interval (255 x 16.84 s): the detection time is 71.6
+ * minutes, not the 32-bit wrap of it (a few seconds, a session that flaps for nothing).
+ */
+static void test_detect_time_large(void **state)
+{
+	struct bfd_params p = { 300000, 300000, 3 };
+	struct bfd_pkt pk = { .version = BFD_VERSION, .state = BFD_DOWN, .detect_mult = 255,
+			      .length = BFD_PKT_LEN, .my_disc = 7, .des_min_tx_us = 16843010,
+			      .req_min_rx_us = 300000 };
+	struct bfd_sess s;
+	uint64_t now = 1000 * MS;
+
+	bfd_sess_init(&s, 1, &p, now);
+	assert_true(bfd_sess_rx(&s, &pk, now));
+	assert_int_equal(s.state, BFD_INIT);
+	assert_true(bfd_sess_detect_time(&s) == 255ull * 16843010);
+	assert_true(s.detect_at - now == 255ull * 16843010);
+	/* nothing expires an hour on */
+	assert_false(bfd_sess_expire(&s, now + 3600ull * 1000 * MS));
+	assert_int_equal(s.state, BFD_INIT);
+	assert_true(bfd_sess_expire(&s, now + 255ull * 16843010));
+}
+
 static void test_admin_down_and_down(void **state)
 {
 	struct bfd_sess a, b;
@@ -647,6 +671,7 @@ int main(void)
 		cmocka_unit_test(test_decode_refuses),
 		cmocka_unit_test(test_handshake_and_detection),
 		cmocka_unit_test(test_detect_uses_remote_mult),
+		cmocka_unit_test(test_detect_time_large),
 		cmocka_unit_test(test_admin_down_and_down),
 		cmocka_unit_test(test_poll_final),
 		cmocka_unit_test(test_rates_and_jitter),
