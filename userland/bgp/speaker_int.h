@@ -50,6 +50,9 @@ struct bgp_peer {
 	/* BFD */
 	bool bfd_set;			/* its session is in sp->bfd */
 	enum bfd_state bfd_state;	/* as last told */
+	ev_tstamp bfd_log_t0;		/* its BFD log lines: this window's start */
+	unsigned int bfd_log_n;		/* lines in it */
+	unsigned int bfd_log_dropped;	/* lines not logged since the last one */
 	char bfd_err[160];
 };
 

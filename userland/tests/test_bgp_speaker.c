@@ -261,6 +261,26 @@ static bool reset_by_bfd(void)
 	return strstr(info(1).last_error, "received Cease/BFD Down") != NULL;
 }
 
+static bool never(void)
+{
+	return false;
+}
+
+static bool reset_again(void)
+{
+	return strstr(info(0).last_error, "BFD Down, and up again since") != NULL;
+}
+
+/* Wait for speaker 0's BFD session to be in @want, its loop not running, at most @secs. */
+static bool wait_bfd(enum bfd_state want, double secs)
+{
+	ev_tstamp end = ev_time() + secs;
+
+	while (info(0).bfd.s.state != want && ev_time() < end)
+		usleep(5000);
+	return info(0).bfd.s.state == want;
+}
+
 /*
  * BFD tied to the session (RFC 5882): the peer's AdminDown takes BFD down but not the BGP
  * session; the peer falling silent takes both down, with Cease/BFD Down, within the detection
@@ -273,6 +293,7 @@ static void test_bfd(void **state)
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	struct bfd_peer bp = { .run = true, .answer = true };
 	struct bgp_peer_info a;
+	uint64_t downs;
 	int one = 1;
 	double t0;
 
@@ -331,6 +352,28 @@ static void test_bfd(void **state)
 	a = info(0);
 	assert_int_equal(a.bfd.s.diag, BFD_DIAG_TIME_EXPIRED);
 	assert_non_null(strstr(a.last_error, "BFD Down"));
+
+	/*
+	 * BFD goes Down and Up again while the daemon's loop is busy: the one event it then hears
+	 * (Up -> Up, one Down in between) still resets the session.
+	 */
+	pthread_mutex_lock(&bp.mu);
+	bp.answer = true;
+	pthread_mutex_unlock(&bp.mu);
+	assert_true(run_until(loop, bfd_up, 10));
+	run_until(loop, never, 0.1);		/* the owner has heard of Up */
+	downs = info(0).bfd.s.downs;
+	pthread_mutex_lock(&bp.mu);
+	bp.answer = false;
+	pthread_mutex_unlock(&bp.mu);
+	assert_true(wait_bfd(BFD_DOWN, 2));
+	pthread_mutex_lock(&bp.mu);
+	bp.answer = true;
+	pthread_mutex_unlock(&bp.mu);
+	assert_true(wait_bfd(BFD_UP, 5));
+	assert_int_equal(info(0).state, BGP_ESTABLISHED);
+	assert_true(run_until(loop, reset_again, 1));
+	assert_int_equal(info(0).bfd.s.downs, downs + 1);
 
 	bp.run = false;
 	pthread_join(bp.thr, NULL);
