@@ -89,10 +89,7 @@ static struct bgp_peer *peer_by_addr(struct bgp_speaker *sp, const struct kmg_ad
  * A flapping peer logs at most BFD_LOG_BURST lines a neighbour in BFD_LOG_WINDOW seconds; the
  * next line after says how many were not. The state and the resets are never limited.
  */
-#define BFD_LOG_BURST	10
-#define BFD_LOG_WINDOW	60.
-
-static bool bfd_log_ok(struct bgp_speaker *sp, struct bgp_peer *p)
+bool bfd_log_ok(struct bgp_speaker *sp, struct bgp_peer *p)
 {
 	ev_tstamp now = ev_now(sp->loop);
 

@@ -93,6 +93,13 @@ void listen_stop(struct bgp_speaker *sp);
 
 /* Each neighbour's BFD session as its configuration says (added, changed or ended). */
 void bfd_sync(struct bgp_speaker *sp);
+/*
+ * Whether a BFD log line of @p may go out now (BFD_LOG_BURST a neighbour in BFD_LOG_WINDOW
+ * seconds of the loop's time); a refused one is counted in p->bfd_log_dropped.
+ */
+#define BFD_LOG_BURST	10
+#define BFD_LOG_WINDOW	60.
+bool bfd_log_ok(struct bgp_speaker *sp, struct bgp_peer *p);
 
 /* --- speaker_rib.c ----------------------------------------------------------------- */
 

@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "bgp/speaker.h"
+#include "bgp/speaker_int.h"
 
 static struct bgp_peer_cfg pcfg[2];
 static uint32_t as_override;		/* speaker 0 claims this AS instead of 65001 */
@@ -383,6 +384,28 @@ static void test_bfd(void **state)
 	ev_loop_destroy(loop);
 }
 
+/*
+ * The BFD log of a flapping neighbour: BFD_LOG_BURST lines in a window, the rest counted, and
+ * lines again once the window is over.
+ */
+static void test_bfd_log_limit(void **state)
+{
+	struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+	struct bgp_speaker sp = { .loop = loop };
+	struct bgp_peer p = { .sp = &sp };
+	unsigned int i, ok = 0;
+
+	for (i = 0; i < 3 * BFD_LOG_BURST; i++)
+		ok += bfd_log_ok(&sp, &p);
+	assert_int_equal(ok, BFD_LOG_BURST);
+	assert_int_equal(p.bfd_log_dropped, 2 * BFD_LOG_BURST);
+	/* the window is over (it started BFD_LOG_WINDOW ago): a line again */
+	p.bfd_log_t0 = ev_now(loop) - BFD_LOG_WINDOW;
+	assert_true(bfd_log_ok(&sp, &p));
+	assert_int_equal(p.bfd_log_n, 1);
+	ev_loop_destroy(loop);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -390,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_passive),
 		cmocka_unit_test(test_bad_as),
 		cmocka_unit_test(test_bfd),
+		cmocka_unit_test(test_bfd_log_limit),
 	};
 
 	return cmocka_run_group_tests_name("bgp_speaker", tests, NULL, NULL);
