@@ -98,10 +98,13 @@ uint32_t bfd_sess_tx_interval(const struct bfd_sess *s)
 	return max32(s->tx_eff_us, s->remote_min_rx_us);
 }
 
-uint32_t bfd_sess_detect_time(const struct bfd_sess *s)
+uint64_t bfd_sess_detect_time(const struct bfd_sess *s)
 {
-	/* RFC 5880 6.8.4: the peer's multiplier times the agreed rate of its packets */
-	return s->remote_mult * max32(s->rx_eff_us, s->remote_min_tx_us);
+	/*
+	 * RFC 5880 6.8.4: the peer's multiplier times the agreed rate of its packets. Both are
+	 * the peer's to choose (255 x 4294 s): 64 bits, no wrap to a short detection time.
+	 */
+	return (uint64_t)s->remote_mult * max32(s->rx_eff_us, s->remote_min_tx_us);
 }
 
 static void start_poll(struct bfd_sess *s)

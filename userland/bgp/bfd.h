@@ -132,7 +132,7 @@ bool bfd_sess_tx(struct bfd_sess *s, struct bfd_pkt *p, uint64_t now, uint32_t r
 uint64_t bfd_sess_next(const struct bfd_sess *s);
 /* The negotiated intervals: what we send at (0: the peer wants none), and the detection time. */
 uint32_t bfd_sess_tx_interval(const struct bfd_sess *s);
-uint32_t bfd_sess_detect_time(const struct bfd_sess *s);
+uint64_t bfd_sess_detect_time(const struct bfd_sess *s);
 
 const char *bfd_state_name(enum bfd_state s);
 const char *bfd_diag_name(uint8_t diag);

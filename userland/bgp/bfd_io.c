@@ -4,11 +4,18 @@
  *
  * The thread owns its loop and every watcher on it; the owner's thread only touches the
  * session list (under io->mu) and wakes the thread (io->wake), which (re)arms the timers of
- * new or changed sessions and frees the ended ones. The thread logs nothing: the owner's
- * callback does, on its own loop.
+ * new or changed sessions and frees the ended ones. A session's timer is initialised before
+ * the session is on the list (the thread may find it by a packet before its wake-up), and
+ * stopped before it is freed. The thread logs nothing: the owner's callback does, on its own
+ * loop.
+ *
+ * Events to the owner: at most one pending per session (the state it was in when the owner
+ * last heard, and how often it went from Up to Down since), so a flapping peer costs no
+ * memory and an Up -> Down is never lost, whatever the owner's loop is doing.
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -30,10 +37,12 @@ struct bsess {
 	int fd;				/* sending socket */
 	uint16_t sport;
 	struct bfd_sess s;
-	ev_timer w;			/* on the thread's loop */
-	bool armed;			/* w initialised and owned by the thread */
+	ev_timer w;			/* on the thread's loop; initialised before it is listed */
 	bool changed;			/* the owner changed it: reschedule */
 	bool dead;			/* the owner ended it: the thread frees it */
+	bool ev_pending;		/* the owner has an event to hear of */
+	enum bfd_state ev_old;		/* the state when the owner last heard */
+	unsigned int ev_downs;		/* Up -> Down since (not by the peer's AdminDown) */
 	char err[128];
 	struct bsess *next;
 };
@@ -48,8 +57,6 @@ struct bfd_io {
 	ev_async notify;		/* the owner's */
 	bool quit;
 	struct bsess *sessions;
-	struct bfd_event *q;
-	unsigned int nq, capq;
 	bfd_notify_fn fn;
 	void *arg;
 	uint32_t next_disc;
@@ -89,41 +96,41 @@ static socklen_t sockaddr_of(const struct kmg_addr *a, int family, uint16_t port
 
 /* --- the thread's side ---------------------------------------------------------------- */
 
-/* Under io->mu: tell the owner. */
+/* Under io->mu: the session went from @old to its state; tell the owner (no allocation). */
 static void queue_event(struct bfd_io *io, struct bsess *b, enum bfd_state old)
 {
-	if (io->nq == io->capq) {
-		unsigned int cap = io->capq ? io->capq * 2 : 16;
-		struct bfd_event *q = realloc(io->q, cap * sizeof(*q));
-
-		if (!q)
-			return;	/* the owner still reads the state: bfd_io_info() */
-		io->q = q;
-		io->capq = cap;
+	if (!b->ev_pending) {
+		b->ev_pending = true;
+		b->ev_old = old;
+		b->ev_downs = 0;
 	}
-	io->q[io->nq++] = (struct bfd_event){
-		.peer = b->peer, .old = old, .state = b->s.state,
-		.remote_state = b->s.remote_state, .diag = b->s.diag,
-	};
+	if (old == BFD_UP && b->s.state == BFD_DOWN && b->s.remote_state != BFD_ADMIN_DOWN &&
+	    b->ev_downs < UINT_MAX)
+		b->ev_downs++;
 	ev_async_send(io->owner, &io->notify);
 }
 
 static void sess_send(struct bsess *b, uint64_t now)
 {
-	struct sockaddr_storage ss;
 	uint8_t buf[BFD_PKT_LEN];
 	struct bfd_pkt p;
-	socklen_t sl;
 
 	if (!bfd_sess_tx(&b->s, &p, now, (uint32_t)random()))
 		return;
 	bfd_pkt_encode(&p, buf);
-	sl = sockaddr_of(&b->peer, b->peer.family, b->io->port, &ss);
-	if (b->fd >= 0 && sendto(b->fd, buf, sizeof(buf), MSG_DONTWAIT,
-				 (struct sockaddr *)&ss, sl) < 0)
+	if (b->fd < 0)
+		return;
+	/*
+	 * The socket is connected to the peer's port: the peer's ICMP port unreachable comes back
+	 * as the error of the next send, which sent nothing then; say so, and send again.
+	 */
+	if (send(b->fd, buf, sizeof(buf), MSG_DONTWAIT) < 0) {
 		snprintf(b->err, sizeof(b->err), "send: %m");
-	else
+		if (errno == ECONNREFUSED)
+			send(b->fd, buf, sizeof(buf), MSG_DONTWAIT);
+	} else {
 		b->err[0] = 0;
+	}
 }
 
 static void sess_sched(struct bsess *b, uint64_t now)
@@ -147,6 +154,11 @@ static void sess_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	uint64_t now;
 
 	pthread_mutex_lock(&io->mu);
+	/* ended: wake_cb frees it (and stops the timer, which stays stopped now) */
+	if (b->dead) {
+		pthread_mutex_unlock(&io->mu);
+		return;
+	}
 	now = now_us();
 	old = b->s.state;
 	if (bfd_sess_expire(&b->s, now))
@@ -276,19 +288,12 @@ static void wake_cb(struct ev_loop *loop, ev_async *w, int revents)
 	now = now_us();
 	while ((b = *pb)) {
 		if (b->dead || io->quit) {
-			if (b->armed)
-				ev_timer_stop(loop, &b->w);
+			ev_timer_stop(loop, &b->w);
 			sess_goodbye(b);
 			sess_close(b);
 			*pb = b->next;
 			free(b);
 			continue;
-		}
-		if (!b->armed) {
-			ev_init(&b->w, sess_cb);
-			b->w.data = b;
-			b->armed = true;
-			b->changed = true;
 		}
 		if (b->changed) {
 			b->changed = false;
@@ -312,21 +317,36 @@ static void *thread_main(void *arg)
 
 /* --- the owner's side ------------------------------------------------------------------ */
 
+/*
+ * The pending events, a batch at a time (the callback runs without io->mu: it may change
+ * sessions). An ended session's are dropped: the owner ended it.
+ */
 static void notify_cb(struct ev_loop *loop, ev_async *w, int revents)
 {
 	struct bfd_io *io = w->data;
-	struct bfd_event *q;
+	struct bfd_event q[16];
 	unsigned int n, i;
+	struct bsess *b;
 
-	pthread_mutex_lock(&io->mu);
-	q = io->q;
-	n = io->nq;
-	io->q = NULL;
-	io->nq = io->capq = 0;
-	pthread_mutex_unlock(&io->mu);
-	for (i = 0; i < n; i++)
-		io->fn(io->arg, &q[i]);
-	free(q);
+	do {
+		n = 0;
+		pthread_mutex_lock(&io->mu);
+		for (b = io->sessions; b && n < KMG_ARRAY_SIZE(q); b = b->next) {
+			if (!b->ev_pending)
+				continue;
+			b->ev_pending = false;
+			if (b->dead)
+				continue;
+			q[n++] = (struct bfd_event){
+				.peer = b->peer, .old = b->ev_old, .state = b->s.state,
+				.remote_state = b->s.remote_state, .diag = b->s.diag,
+				.downs = b->ev_downs,
+			};
+		}
+		pthread_mutex_unlock(&io->mu);
+		for (i = 0; i < n; i++)
+			io->fn(io->arg, &q[i]);
+	} while (n == KMG_ARRAY_SIZE(q));
 }
 
 static int rx_socket(int family, uint16_t port, char *err, size_t errlen)
@@ -364,7 +384,7 @@ fail:
 
 /* The session's sending socket: TTL 255, CS6, a source port of 49152..65535. */
 static int tx_socket(const struct kmg_addr *peer, const struct kmg_addr *local,
-		     uint16_t *port, char *err, size_t errlen)
+		     uint16_t dport, uint16_t *port, char *err, size_t errlen)
 {
 	int fam = peer->family, ttl = BFD_TTL, tos = BFD_TOS, fd, i;
 	unsigned int span = BFD_SRC_PORT_MAX - BFD_SRC_PORT_MIN + 1, start;
@@ -392,10 +412,21 @@ static int tx_socket(const struct kmg_addr *peer, const struct kmg_addr *local,
 		*port = BFD_SRC_PORT_MIN + (start + i) % span;
 		sl = sockaddr_of(local && local->family == fam ? local : NULL, fam, *port, &ss);
 		if (!bind(fd, (struct sockaddr *)&ss, sl))
-			return fd;
-		if (errno != EADDRINUSE)
 			break;
+		if (errno != EADDRINUSE)
+			goto fail;
 	}
+	if (i == (int)span)
+		goto fail;
+	/*
+	 * Never read: connected to the peer's port, the kernel takes nothing else into it (no
+	 * datagrams sent to our source port pile up there).
+	 */
+	what = "connect";
+	sl = sockaddr_of(peer, fam, dport, &ss);
+	if (connect(fd, (struct sockaddr *)&ss, sl))
+		goto fail;
+	return fd;
 fail:
 	snprintf(err, errlen, "bfd: sending socket: %s: %s", what, strerror(errno));
 	if (fd >= 0)
@@ -482,22 +513,32 @@ int bfd_io_set(struct bfd_io *io, const struct kmg_addr *peer, const struct kmg_
 {
 	struct kmg_addr none = { 0 };
 	struct bsess *b;
-	uint16_t port;
+	uint16_t port = 0;
+	bool need;
 	int fd = -1;
 
 	if (!local)
 		local = &none;
-	pthread_mutex_lock(&io->mu);
-	b = find_peer(io, peer);
 	if (peer->family == AF_INET6 && io->fd6 < 0) {
 		snprintf(err, errlen, "bfd: no IPv6 on this host");
-		goto fail;
+		return -1;
 	}
-	if (!b || b->local.family != local->family ||
-	    (local->family && !kmg_addr_equal(&b->local, local))) {
-		fd = tx_socket(peer, local, &port, err, errlen);
+	/* a new sending socket, made without io->mu (up to 16384 binds): the thread goes on */
+	for (;;) {
+		pthread_mutex_lock(&io->mu);
+		b = find_peer(io, peer);
+		need = !b || b->local.family != local->family ||
+		       (local->family && !kmg_addr_equal(&b->local, local));
+		if (!need || fd >= 0)
+			break;
+		pthread_mutex_unlock(&io->mu);
+		fd = tx_socket(peer, local, io->port, &port, err, errlen);
 		if (fd < 0)
-			goto fail;
+			return -1;
+	}
+	if (!need && fd >= 0) {
+		close(fd);
+		fd = -1;
 	}
 	if (!b) {
 		b = calloc(1, sizeof(*b));
@@ -507,6 +548,9 @@ int bfd_io_set(struct bfd_io *io, const struct kmg_addr *peer, const struct kmg_
 		}
 		b->io = io;
 		b->peer = *peer;
+		/* before it is listed: read_cb may schedule it before wake_cb has seen it */
+		ev_init(&b->w, sess_cb);
+		b->w.data = b;
 		do {
 			io->next_disc++;
 		} while (!io->next_disc || find_disc(io, io->next_disc));
@@ -584,7 +628,6 @@ void bfd_io_free(struct bfd_io *io)
 	close(io->fd4);
 	if (io->fd6 >= 0)
 		close(io->fd6);
-	free(io->q);
 	pthread_mutex_destroy(&io->mu);
 	free(io);
 }

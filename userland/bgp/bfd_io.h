@@ -20,11 +20,16 @@
 #include "bgp/bfd.h"
 #include "lib/util.h"
 
+/*
+ * What changed since the owner last heard (one event per session at most, however often it
+ * changed in between): the state it was in then, and now.
+ */
 struct bfd_event {
 	struct kmg_addr peer;
 	enum bfd_state old, state;
 	enum bfd_state remote_state;	/* the peer's, as last heard */
-	uint8_t diag;			/* ours, why it changed */
+	uint8_t diag;			/* ours, why it last changed */
+	unsigned int downs;		/* Up -> Down since (the peer's AdminDown not counted) */
 };
 
 typedef void (*bfd_notify_fn)(void *arg, const struct bfd_event *ev);

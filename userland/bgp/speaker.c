@@ -8,6 +8,8 @@
  * announces speaker_rib.c.
  */
 #include <arpa/inet.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,7 +85,52 @@ static struct bgp_peer *peer_by_addr(struct bgp_speaker *sp, const struct kmg_ad
 	return NULL;
 }
 
-/* On the loop: a BFD session changed state (bfd_io.c's thread told us). */
+/*
+ * A flapping peer logs at most BFD_LOG_BURST lines a neighbour in BFD_LOG_WINDOW seconds; the
+ * next line after says how many were not. The state and the resets are never limited.
+ */
+bool bfd_log_ok(struct bgp_speaker *sp, struct bgp_peer *p)
+{
+	ev_tstamp now = ev_now(sp->loop);
+
+	if (!p->bfd_log_n || now - p->bfd_log_t0 >= BFD_LOG_WINDOW) {
+		p->bfd_log_t0 = now;
+		p->bfd_log_n = 0;
+	}
+	if (p->bfd_log_n >= BFD_LOG_BURST) {
+		if (p->bfd_log_dropped < UINT_MAX)
+			p->bfd_log_dropped++;
+		return false;
+	}
+	p->bfd_log_n++;
+	return true;
+}
+
+static void bfd_log(struct bgp_speaker *sp, struct bgp_peer *p, int prio, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void bfd_log(struct bgp_speaker *sp, struct bgp_peer *p, int prio, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	if (!bfd_log_ok(sp, p))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (p->bfd_log_dropped)
+		kmd_log(prio, "bgp: %s: %s (%u BFD messages not logged before: flapping)", p->name,
+			msg, p->bfd_log_dropped);
+	else
+		kmd_log(prio, "bgp: %s: %s", p->name, msg);
+	p->bfd_log_dropped = 0;
+}
+
+/*
+ * On the loop: a BFD session changed state (bfd_io.c's thread told us): what it was when we
+ * last heard, what it is, and how often it went from Up to Down in between.
+ */
 static void bfd_notify(void *arg, const struct bfd_event *ev)
 {
 	struct bgp_speaker *sp = arg;
@@ -92,25 +139,31 @@ static void bfd_notify(void *arg, const struct bfd_event *ev)
 	if (!p || !p->bfd_set)
 		return;
 	p->bfd_state = ev->state;
-	if (ev->state == BFD_UP) {
-		kmd_log(LOG_NOTICE, "bgp: %s: BFD up", p->name);
-		return;
-	}
-	kmd_log(ev->old == BFD_UP ? LOG_WARNING : LOG_INFO, "bgp: %s: BFD %s%s%s%s%s", p->name,
-		bfd_state_name(ev->state), ev->diag ? " (" : "",
-		ev->diag ? bfd_diag_name(ev->diag) : "", ev->diag ? ")" : "",
-		ev->remote_state == BFD_ADMIN_DOWN ? ", the neighbour's AdminDown" : "");
+	if (ev->state == BFD_UP && !ev->downs)
+		bfd_log(sp, p, LOG_NOTICE, "BFD up");
+	else if (ev->state == BFD_UP)
+		bfd_log(sp, p, LOG_WARNING, "BFD up again, after going down %u time%s",
+			ev->downs, ev->downs == 1 ? "" : "s");
+	else
+		bfd_log(sp, p, ev->old == BFD_UP || ev->downs ? LOG_WARNING : LOG_INFO,
+			"BFD %s%s%s%s%s", bfd_state_name(ev->state), ev->diag ? " (" : "",
+			ev->diag ? bfd_diag_name(ev->diag) : "", ev->diag ? ")" : "",
+			ev->remote_state == BFD_ADMIN_DOWN ? ", the neighbour's AdminDown" : "");
 	/*
 	 * RFC 5882 4.3: a path that failed takes the session down at once, instead of the hold
-	 * time later; the peer's AdminDown (it stopped BFD, not forwarding) does not.
+	 * time later, even if BFD is up again by now; the peer's AdminDown (it stopped BFD, not
+	 * forwarding) does not (bfd_io.c does not count it in downs).
 	 */
-	if (ev->old != BFD_UP || ev->state != BFD_DOWN || ev->remote_state == BFD_ADMIN_DOWN ||
-	    !p->est)
+	if (!ev->downs || !p->est)
 		return;
-	kmd_log(LOG_WARNING, "bgp: %s: BFD Down: resetting the session", p->name);
+	bfd_log(sp, p, LOG_WARNING, "BFD Down: resetting the session");
 	bgp_conn_cease(&p->est->c, BGP_CEASE_BFD_DOWN, NULL);
-	snprintf(p->last_error, sizeof(p->last_error), "BFD Down: %s (sent Cease/BFD Down)",
-		 bfd_diag_name(ev->diag));
+	if (ev->state == BFD_UP)
+		snprintf(p->last_error, sizeof(p->last_error),
+			 "BFD Down, and up again since (sent Cease/BFD Down)");
+	else
+		snprintf(p->last_error, sizeof(p->last_error), "BFD Down: %s (sent Cease/BFD Down)",
+			 bfd_diag_name(ev->diag));
 }
 
 /* The address BFD sends from: the listening address when it is a specific one. */

@@ -50,6 +50,9 @@ struct bgp_peer {
 	/* BFD */
 	bool bfd_set;			/* its session is in sp->bfd */
 	enum bfd_state bfd_state;	/* as last told */
+	ev_tstamp bfd_log_t0;		/* its BFD log lines: this window's start */
+	unsigned int bfd_log_n;		/* lines in it */
+	unsigned int bfd_log_dropped;	/* lines not logged since the last one */
 	char bfd_err[160];
 };
 
@@ -90,6 +93,13 @@ void listen_stop(struct bgp_speaker *sp);
 
 /* Each neighbour's BFD session as its configuration says (added, changed or ended). */
 void bfd_sync(struct bgp_speaker *sp);
+/*
+ * Whether a BFD log line of @p may go out now (BFD_LOG_BURST a neighbour in BFD_LOG_WINDOW
+ * seconds of the loop's time); a refused one is counted in p->bfd_log_dropped.
+ */
+#define BFD_LOG_BURST	10
+#define BFD_LOG_WINDOW	60.
+bool bfd_log_ok(struct bgp_speaker *sp, struct bgp_peer *p);
 
 /* --- speaker_rib.c ----------------------------------------------------------------- */
 

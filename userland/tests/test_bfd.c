@@ -3,10 +3,12 @@
  * Unit tests of BFD (bgp/bfd.c, bgp/bfd_io.c): the control packet's codec against bytes
  * written by hand from RFC 5880 4.1, every field the decoder must refuse, the state machine
  * (two sessions talking, detection, the peer's Down and AdminDown, Poll/Final, the slow rate
- * while not Up, jitter), and the thread on real sockets with a peer on 127.0.0.2: the session
- * comes up, stays up while the owner's loop does not run for 2 s, drops packets with a TTL
- * below 255, and goes down a detection time after the peer falls silent; the same over IPv6
- * in a namespace of its own (hop limit 254 dropped).
+ * while not Up, jitter, a detection time past 32 bits), and the thread on real sockets with a
+ * peer on 127.0.0.2: the session comes up, stays up while the owner's loop does not run for
+ * 2 s, drops packets with a TTL below 255, and goes down a detection time after the peer falls
+ * silent; changes while the owner's loop does not run come as one event; the same over IPv6
+ * in a namespace of its own (hop limit 254 dropped); a session added and removed 1000 times
+ * while the peer sends (memory flat, no crash).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +22,7 @@
 #include <pthread.h>
 #include <poll.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -228,6 +231,30 @@ static void test_detect_uses_remote_mult(void **state)
 	assert_int_equal(bfd_sess_detect_time(&a), 2500000);
 }
 
+/*
+ * The peer chooses its multiplier and interval (255 x 16.84 s): the detection time is 71.6
+ * minutes, not the 32-bit wrap of it (a few seconds, a session that flaps for nothing).
+ */
+static void test_detect_time_large(void **state)
+{
+	struct bfd_params p = { 300000, 300000, 3 };
+	struct bfd_pkt pk = { .version = BFD_VERSION, .state = BFD_DOWN, .detect_mult = 255,
+			      .length = BFD_PKT_LEN, .my_disc = 7, .des_min_tx_us = 16843010,
+			      .req_min_rx_us = 300000 };
+	struct bfd_sess s;
+	uint64_t now = 1000 * MS;
+
+	bfd_sess_init(&s, 1, &p, now);
+	assert_true(bfd_sess_rx(&s, &pk, now));
+	assert_int_equal(s.state, BFD_INIT);
+	assert_true(bfd_sess_detect_time(&s) == 255ull * 16843010);
+	assert_true(s.detect_at - now == 255ull * 16843010);
+	/* nothing expires an hour on */
+	assert_false(bfd_sess_expire(&s, now + 3600ull * 1000 * MS));
+	assert_int_equal(s.state, BFD_INIT);
+	assert_true(bfd_sess_expire(&s, now + 255ull * 16843010));
+}
+
 static void test_admin_down_and_down(void **state)
 {
 	struct bfd_sess a, b;
@@ -424,7 +451,7 @@ static void on_event(void *arg, const struct bfd_event *ev)
 		s->ev[s->n++] = *ev;
 }
 
-/* Run @loop until @pred or @ms pass. */
+/* Run @loop (NULL: not) until the session to @a is in @want, at most @ms. */
 static bool run_until(struct ev_loop *loop, struct bfd_io *io, const struct kmg_addr *a,
 		      enum bfd_state want, unsigned int ms)
 {
@@ -432,7 +459,8 @@ static bool run_until(struct ev_loop *loop, struct bfd_io *io, const struct kmg_
 	struct bfd_info bi;
 
 	while (mono_us() < end) {
-		ev_run(loop, EVRUN_NOWAIT);
+		if (loop)
+			ev_run(loop, EVRUN_NOWAIT);
 		if (bfd_io_info(io, a, &bi) && bi.s.state == want)
 			return true;
 		usleep(10000);
@@ -440,50 +468,64 @@ static bool run_until(struct ev_loop *loop, struct bfd_io *io, const struct kmg_
 	return false;
 }
 
+/* test_thread's, for its teardown: a failed assertion leaves the function, not its threads */
+static struct {
+	struct ev_loop *loop;
+	struct bfd_io *io;
+	struct fake_peer fp;
+	bool peer_running;
+	struct seen seen;
+} T;
+
 static void test_thread(void **state)
 {
-	struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(TPORT) };
 	struct kmg_addr peer = { .family = AF_INET }, local = { .family = AF_INET };
 	struct bfd_params fast = { 50000, 50000, 3 };
-	struct fake_peer fp = { .ttl = 255, .run = true, .answer = true };
 	struct bfd_io_stats st;
 	struct bfd_info bi;
-	struct seen seen = { .n = 0 };
 	char err[256] = "";
-	struct bfd_io *io;
 	uint64_t tx0, rx0;
 	int one = 1;
 
+	T.loop = ev_loop_new(EVFLAG_AUTO);
+	T.fp = (struct fake_peer){ .fd = -1, .ttl = 255, .run = true, .answer = true };
+	T.seen.n = 0;
 	peer.v4.s_addr = htonl(0x7f000002);
 	local.v4.s_addr = htonl(0x7f000001);
-	io = bfd_io_new_port(loop, on_event, &seen, TPORT, err, sizeof(err));
-	if (!io)
+	T.io = bfd_io_new_port(T.loop, on_event, &T.seen, TPORT, err, sizeof(err));
+	if (!T.io)
 		fail_msg("%s", err);
-	fp.fd = socket(AF_INET, SOCK_DGRAM, 0);
-	assert_true(fp.fd >= 0);
-	setsockopt(fp.fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	T.fp.fd = socket(AF_INET, SOCK_DGRAM, 0);
+	assert_true(T.fp.fd >= 0);
+	setsockopt(T.fp.fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	sa.sin_addr = peer.v4;
-	if (bind(fp.fd, (struct sockaddr *)&sa, sizeof(sa)))
+	if (bind(T.fp.fd, (struct sockaddr *)&sa, sizeof(sa)))
 		fail_msg("bind 127.0.0.2:%d: %m", TPORT);
-	pthread_mutex_init(&fp.mu, NULL);
-	bfd_sess_init(&fp.s, 0xabc, &fast, mono_us());
-	assert_int_equal(pthread_create(&fp.thr, NULL, peer_main, &fp), 0);
+	pthread_mutex_init(&T.fp.mu, NULL);
+	bfd_sess_init(&T.fp.s, 0xabc, &fast, mono_us());
+	assert_int_equal(pthread_create(&T.fp.thr, NULL, peer_main, &T.fp), 0);
+	T.peer_running = true;
 
-	assert_int_equal(bfd_io_set(io, &peer, &local, &fast, err, sizeof(err)), 0);
-	assert_true(run_until(loop, io, &peer, BFD_UP, 5000));
-	assert_true(bfd_io_info(io, &peer, &bi));
+	assert_int_equal(bfd_io_set(T.io, &peer, &local, &fast, err, sizeof(err)), 0);
+	assert_true(run_until(T.loop, T.io, &peer, BFD_UP, 5000));
+	assert_true(bfd_io_info(T.io, &peer, &bi));
 	assert_int_equal(bi.s.remote_disc, 0xabc);
 	assert_true(bi.src_port >= BFD_SRC_PORT_MIN);
-	/* the owner heard of it on its loop: Down -> Init? -> Up */
-	assert_true(seen.n >= 1);
-	assert_int_equal(seen.ev[seen.n - 1].state, BFD_UP);
+	/*
+	 * the owner hears of it on its loop: Down -> Up, one event. The thread told it (under the
+	 * lock that bfd_io_info() took) but the loop may not have run since: run it once more.
+	 */
+	ev_run(T.loop, EVRUN_NOWAIT);
+	assert_int_equal(T.seen.n, 1);
+	assert_int_equal(T.seen.ev[0].old, BFD_DOWN);
+	assert_int_equal(T.seen.ev[T.seen.n - 1].state, BFD_UP);
 
-	/* the owner's loop stalls for 2 s: BFD goes on (50 ms x 3 would expire 13 times over) */
+	/* the owner's T.loop stalls for 2 s: BFD goes on (50 ms x 3 would expire 13 times over) */
 	tx0 = bi.s.tx;
 	rx0 = bi.s.rx;
 	sleep(2);
-	assert_true(bfd_io_info(io, &peer, &bi));
+	assert_true(bfd_io_info(T.io, &peer, &bi));
 	assert_int_equal(bi.s.state, BFD_UP);
 	assert_int_equal(bi.s.downs, 0);
 	if (bi.s.tx - tx0 < 20 || bi.s.rx - rx0 < 20)
@@ -491,52 +533,63 @@ static void test_thread(void **state)
 			 (unsigned long long)(bi.s.rx - rx0));
 
 	/* packets with TTL 254 are dropped: the session expires as if the peer were silent */
-	pthread_mutex_lock(&fp.mu);
-	fp.ttl = 254;
-	pthread_mutex_unlock(&fp.mu);
-	seen.n = 0;
-	assert_true(run_until(loop, io, &peer, BFD_DOWN, 3000));
-	bfd_io_stats(io, &st);
+	pthread_mutex_lock(&T.fp.mu);
+	T.fp.ttl = 254;
+	pthread_mutex_unlock(&T.fp.mu);
+	T.seen.n = 0;
+	assert_true(run_until(T.loop, T.io, &peer, BFD_DOWN, 3000));
+	bfd_io_stats(T.io, &st);
 	assert_true(st.rx_ttl > 0);
-	assert_true(bfd_io_info(io, &peer, &bi));
+	assert_true(bfd_io_info(T.io, &peer, &bi));
 	assert_int_equal(bi.s.diag, BFD_DIAG_TIME_EXPIRED);
-	ev_run(loop, EVRUN_NOWAIT);
-	assert_true(seen.n >= 1);
-	assert_int_equal(seen.ev[0].old, BFD_UP);
-	assert_int_equal(seen.ev[0].state, BFD_DOWN);
-	assert_int_equal(seen.ev[0].diag, BFD_DIAG_TIME_EXPIRED);
+	ev_run(T.loop, EVRUN_NOWAIT);
+	assert_true(T.seen.n >= 1);
+	assert_int_equal(T.seen.ev[0].old, BFD_UP);
+	assert_int_equal(T.seen.ev[0].state, BFD_DOWN);
+	assert_int_equal(T.seen.ev[0].diag, BFD_DIAG_TIME_EXPIRED);
 
-	/* TTL 255 again: up again; then silence: down within the detection time (150 ms) */
-	pthread_mutex_lock(&fp.mu);
-	fp.ttl = 255;
-	pthread_mutex_unlock(&fp.mu);
-	assert_true(run_until(loop, io, &peer, BFD_UP, 5000));
-	pthread_mutex_lock(&fp.mu);
-	fp.answer = false;
-	pthread_mutex_unlock(&fp.mu);
+	/*
+	 * TTL 255 again: up again; then silence: down within the detection time (150 ms); then
+	 * up again. The owner's loop does not run meanwhile: it hears of it all in one event
+	 * (Down -> Up, one Up -> Down in between), however many changes there were.
+	 */
+	T.seen.n = 0;
+	pthread_mutex_lock(&T.fp.mu);
+	T.fp.ttl = 255;
+	pthread_mutex_unlock(&T.fp.mu);
+	assert_true(run_until(NULL, T.io, &peer, BFD_UP, 5000));
+	pthread_mutex_lock(&T.fp.mu);
+	T.fp.answer = false;
+	pthread_mutex_unlock(&T.fp.mu);
 	{
 		uint64_t t0 = mono_us();
 
-		assert_true(run_until(loop, io, &peer, BFD_DOWN, 2000));
+		assert_true(run_until(NULL, T.io, &peer, BFD_DOWN, 2000));
 		/* 150 ms, and the polling of run_until and a loaded host on top */
 		if (mono_us() - t0 > 600 * MS)
 			fail_msg("down after %llu ms", (unsigned long long)(mono_us() - t0) / 1000);
 	}
 
 	/* a change of parameters keeps the session (and its discriminator) */
-	pthread_mutex_lock(&fp.mu);
-	fp.answer = true;
-	pthread_mutex_unlock(&fp.mu);
-	assert_true(run_until(loop, io, &peer, BFD_UP, 5000));
+	pthread_mutex_lock(&T.fp.mu);
+	T.fp.answer = true;
+	pthread_mutex_unlock(&T.fp.mu);
+	assert_true(run_until(NULL, T.io, &peer, BFD_UP, 5000));
+	assert_int_equal(T.seen.n, 0);
+	ev_run(T.loop, EVRUN_NOWAIT);
+	assert_int_equal(T.seen.n, 1);
+	assert_int_equal(T.seen.ev[0].old, BFD_DOWN);
+	assert_int_equal(T.seen.ev[0].state, BFD_UP);
+	assert_int_equal(T.seen.ev[0].downs, 1);
 	{
 		struct bfd_params p2 = { 100000, 100000, 3 };
 		uint32_t disc;
 
-		assert_true(bfd_io_info(io, &peer, &bi));
+		assert_true(bfd_io_info(T.io, &peer, &bi));
 		disc = bi.s.local_disc;
-		assert_int_equal(bfd_io_set(io, &peer, &local, &p2, err, sizeof(err)), 0);
+		assert_int_equal(bfd_io_set(T.io, &peer, &local, &p2, err, sizeof(err)), 0);
 		usleep(500000);
-		assert_true(bfd_io_info(io, &peer, &bi));
+		assert_true(bfd_io_info(T.io, &peer, &bi));
 		assert_int_equal(bi.s.state, BFD_UP);
 		assert_int_equal(bi.s.local_disc, disc);
 		assert_false(bi.s.polling);		/* the peer's Final came */
@@ -544,18 +597,169 @@ static void test_thread(void **state)
 	}
 
 	/* the end: the peer hears AdminDown */
-	bfd_io_del(io, &peer);
+	bfd_io_del(T.io, &peer);
 	usleep(200000);
-	assert_false(bfd_io_info(io, &peer, &bi));
-	pthread_mutex_lock(&fp.mu);
-	assert_int_equal(fp.s.remote_state, BFD_ADMIN_DOWN);
-	assert_int_equal(fp.s.state, BFD_DOWN);
-	pthread_mutex_unlock(&fp.mu);
+	assert_false(bfd_io_info(T.io, &peer, &bi));
+	pthread_mutex_lock(&T.fp.mu);
+	assert_int_equal(T.fp.s.remote_state, BFD_ADMIN_DOWN);
+	assert_int_equal(T.fp.s.state, BFD_DOWN);
+	pthread_mutex_unlock(&T.fp.mu);
+}
+
+/* After test_thread, passed or failed: its threads stop before its state goes. */
+static int thread_teardown(void **state)
+{
+	if (T.io)
+		bfd_io_free(T.io);
+	T.io = NULL;
+	if (T.peer_running) {
+		T.fp.run = false;
+		pthread_join(T.fp.thr, NULL);
+		pthread_mutex_destroy(&T.fp.mu);
+		T.peer_running = false;
+	}
+	if (T.fp.fd >= 0)
+		close(T.fp.fd);
+	T.fp.fd = -1;
+	if (T.loop)
+		ev_loop_destroy(T.loop);
+	T.loop = NULL;
+	return 0;
+}
+
+/*
+ * The neighbour's session added and removed (reloads, 1000 times) while the peer sends its
+ * Down packets (Your Discriminator 0, found by the source address): a packet may reach a
+ * session the thread has not been woken for yet. Its timer was started uninitialised, then
+ * initialised again while in libev's heap: the heap broke and the thread's loop grew without
+ * bound (a 1.8 GB daemon). In a child with its address space limited to 1 GB (libev aborts,
+ * or the alarm ends a hang); memory stays flat, every session goes.
+ */
+struct down_sender {
+	int fd;
+	volatile bool run;
+	pthread_t thr;
+};
+
+static void *down_sender_main(void *arg)
+{
+	struct down_sender *d = arg;
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(TPORT) };
+	struct bfd_pkt p = { .version = BFD_VERSION, .state = BFD_DOWN, .detect_mult = 3,
+			     .length = BFD_PKT_LEN, .my_disc = 0x1234, .des_min_tx_us = 300000,
+			     .req_min_rx_us = 300000 };
+	uint8_t buf[BFD_PKT_LEN];
+
+	to.sin_addr.s_addr = htonl(0x7f000001);
+	bfd_pkt_encode(&p, buf);
+	while (d->run) {
+		sendto(d->fd, buf, sizeof(buf), 0, (struct sockaddr *)&to, sizeof(to));
+		usleep(50);
+	}
+	return NULL;
+}
+
+static long rss_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kb = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "VmRSS:", 6))
+			kb = atol(line + 6);
+	fclose(f);
+	return kb;
+}
+
+static void nop_event(void *arg, const struct bfd_event *ev)
+{
+	(*(unsigned int *)arg)++;
+}
+
+static int add_del_child(void)
+{
+	struct rlimit as = { 1ul << 30, 1ul << 30 };
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct kmg_addr peer = { .family = AF_INET };
+	struct down_sender d = { .run = true };
+	struct ev_loop *loop;
+	struct bfd_info bi;
+	struct bfd_io *io;
+	unsigned int events = 0;
+	long rss0 = 0, rss;
+	char err[256];
+	int i, ttl = 255, rc = 0;
+
+	alarm(30);
+	setrlimit(RLIMIT_AS, &as);
+	loop = ev_loop_new(EVFLAG_AUTO);
+	io = bfd_io_new_port(loop, nop_event, &events, TPORT, err, sizeof(err));
+	if (!io) {
+		fprintf(stderr, "# %s\n", err);
+		return 1;
+	}
+	peer.v4.s_addr = htonl(0x7f000002);
+	d.fd = socket(AF_INET, SOCK_DGRAM, 0);
+	setsockopt(d.fd, IPPROTO_IP, IP_TTL, &ttl, sizeof(ttl));
+	sa.sin_addr = peer.v4;
+	if (d.fd < 0 || bind(d.fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		perror("# bind 127.0.0.2");
+		return 1;
+	}
+	if (pthread_create(&d.thr, NULL, down_sender_main, &d))
+		return 1;
+	for (i = 0; i < 1000 && !rc; i++) {
+		if (bfd_io_set(io, &peer, NULL, &P300, err, sizeof(err))) {
+			fprintf(stderr, "# %s\n", err);
+			rc = 1;
+		}
+		usleep(1000);
+		ev_run(loop, EVRUN_NOWAIT);
+		bfd_io_del(io, &peer);
+		usleep(300);
+		rss = rss_kb();
+		if (i == 100)
+			rss0 = rss;
+		if (rss0 && rss > rss0 + 32768) {
+			fprintf(stderr, "# iteration %d: %ld kB, %ld kB at 100\n", i, rss, rss0);
+			rc = 1;
+		}
+	}
+	d.run = false;
+	pthread_join(d.thr, NULL);
+	usleep(20000);
+	if (!rc && bfd_io_info(io, &peer, &bi)) {
+		fprintf(stderr, "# a session left after its removal\n");
+		rc = 1;
+	}
+	/* the sessions did see the peer (Down -> Init), and the owner heard of it */
+	ev_run(loop, EVRUN_NOWAIT);
+	if (!rc && !events) {
+		fprintf(stderr, "# no event in 1000 sessions\n");
+		rc = 1;
+	}
 	bfd_io_free(io);
-	fp.run = false;
-	pthread_join(fp.thr, NULL);
-	close(fp.fd);
+	close(d.fd);
 	ev_loop_destroy(loop);
+	return rc;
+}
+
+static void test_add_del_race(void **state)
+{
+	pid_t pid = fork();
+	int st;
+
+	assert_true(pid >= 0);
+	if (!pid)
+		_exit(add_del_child());
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	if (WIFSIGNALED(st))
+		fail_msg("killed by signal %d", WTERMSIG(st));
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
 /*
@@ -647,11 +851,13 @@ int main(void)
 		cmocka_unit_test(test_decode_refuses),
 		cmocka_unit_test(test_handshake_and_detection),
 		cmocka_unit_test(test_detect_uses_remote_mult),
+		cmocka_unit_test(test_detect_time_large),
 		cmocka_unit_test(test_admin_down_and_down),
 		cmocka_unit_test(test_poll_final),
 		cmocka_unit_test(test_rates_and_jitter),
-		cmocka_unit_test(test_thread),
+		cmocka_unit_test_teardown(test_thread, thread_teardown),
 		cmocka_unit_test(test_thread6),
+		cmocka_unit_test(test_add_del_race),
 	};
 
 	return cmocka_run_group_tests_name("bfd", tests, NULL, NULL);

@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "bgp/speaker.h"
+#include "bgp/speaker_int.h"
 
 static struct bgp_peer_cfg pcfg[2];
 static uint32_t as_override;		/* speaker 0 claims this AS instead of 65001 */
@@ -261,6 +262,26 @@ static bool reset_by_bfd(void)
 	return strstr(info(1).last_error, "received Cease/BFD Down") != NULL;
 }
 
+static bool never(void)
+{
+	return false;
+}
+
+static bool reset_again(void)
+{
+	return strstr(info(0).last_error, "BFD Down, and up again since") != NULL;
+}
+
+/* Wait for speaker 0's BFD session to be in @want, its loop not running, at most @secs. */
+static bool wait_bfd(enum bfd_state want, double secs)
+{
+	ev_tstamp end = ev_time() + secs;
+
+	while (info(0).bfd.s.state != want && ev_time() < end)
+		usleep(5000);
+	return info(0).bfd.s.state == want;
+}
+
 /*
  * BFD tied to the session (RFC 5882): the peer's AdminDown takes BFD down but not the BGP
  * session; the peer falling silent takes both down, with Cease/BFD Down, within the detection
@@ -273,6 +294,7 @@ static void test_bfd(void **state)
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	struct bfd_peer bp = { .run = true, .answer = true };
 	struct bgp_peer_info a;
+	uint64_t downs;
 	int one = 1;
 	double t0;
 
@@ -332,11 +354,55 @@ static void test_bfd(void **state)
 	assert_int_equal(a.bfd.s.diag, BFD_DIAG_TIME_EXPIRED);
 	assert_non_null(strstr(a.last_error, "BFD Down"));
 
+	/*
+	 * BFD goes Down and Up again while the daemon's loop is busy: the one event it then hears
+	 * (Up -> Up, one Down in between) still resets the session.
+	 */
+	pthread_mutex_lock(&bp.mu);
+	bp.answer = true;
+	pthread_mutex_unlock(&bp.mu);
+	assert_true(run_until(loop, bfd_up, 10));
+	run_until(loop, never, 0.1);		/* the owner has heard of Up */
+	downs = info(0).bfd.s.downs;
+	pthread_mutex_lock(&bp.mu);
+	bp.answer = false;
+	pthread_mutex_unlock(&bp.mu);
+	assert_true(wait_bfd(BFD_DOWN, 2));
+	pthread_mutex_lock(&bp.mu);
+	bp.answer = true;
+	pthread_mutex_unlock(&bp.mu);
+	assert_true(wait_bfd(BFD_UP, 5));
+	assert_int_equal(info(0).state, BGP_ESTABLISHED);
+	assert_true(run_until(loop, reset_again, 1));
+	assert_int_equal(info(0).bfd.s.downs, downs + 1);
+
 	bp.run = false;
 	pthread_join(bp.thr, NULL);
 	close(bp.fd);
 	bgp_speaker_free(S[0]);
 	bgp_speaker_free(S[1]);
+	ev_loop_destroy(loop);
+}
+
+/*
+ * The BFD log of a flapping neighbour: BFD_LOG_BURST lines in a window, the rest counted, and
+ * lines again once the window is over.
+ */
+static void test_bfd_log_limit(void **state)
+{
+	struct ev_loop *loop = ev_loop_new(EVFLAG_AUTO);
+	struct bgp_speaker sp = { .loop = loop };
+	struct bgp_peer p = { .sp = &sp };
+	unsigned int i, ok = 0;
+
+	for (i = 0; i < 3 * BFD_LOG_BURST; i++)
+		ok += bfd_log_ok(&sp, &p);
+	assert_int_equal(ok, BFD_LOG_BURST);
+	assert_int_equal(p.bfd_log_dropped, 2 * BFD_LOG_BURST);
+	/* the window is over (it started BFD_LOG_WINDOW ago): a line again */
+	p.bfd_log_t0 = ev_now(loop) - BFD_LOG_WINDOW;
+	assert_true(bfd_log_ok(&sp, &p));
+	assert_int_equal(p.bfd_log_n, 1);
 	ev_loop_destroy(loop);
 }
 
@@ -347,6 +413,7 @@ int main(void)
 		cmocka_unit_test(test_passive),
 		cmocka_unit_test(test_bad_as),
 		cmocka_unit_test(test_bfd),
+		cmocka_unit_test(test_bfd_log_limit),
 	};
 
 	return cmocka_run_group_tests_name("bgp_speaker", tests, NULL, NULL);
