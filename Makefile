@@ -132,9 +132,9 @@ install: install-kmod install-userland
 # modules_install, which signs and compresses it as the kernel's config says, to
 # updates/kmod/kmaglev.ko: updates/ wins over the kernel's own tree and DKMS's updates/dkms/
 # is left alone. KERNELRELEASE: Debian's headers would otherwise say 6.1.192.
-# Not the 6.12 test kernel that `make` falls back to on a machine without the running kernel's
-# headers: install for the running kernel, or for the KDIR given. (A prerequisite, so that it
-# runs before install-kmod's recipe expands KDIR.)
+# For the running kernel, or for the KDIR (or KERNEL) given; without either, and without the
+# running kernel's headers, it stops. (A prerequisite, so that it runs before install-kmod's
+# recipe expands KDIR.)
 install-kmod-check:
 	@if [ -z "$(filter command environment,$(firstword $(origin KDIR)) $(firstword $(origin KERNEL)))" ] && \
 	    [ ! -f /lib/modules/$$(uname -r)/build/Makefile ]; then \

@@ -192,7 +192,7 @@ step "Debian's linux-source-6.12, extracted" "$OUT/kernel-src.log" "$VM/kernel.s
 KERNELS=debug
 # Debian's 6.12 stands in for a compiled non-debug 6.12: the distribution's own config, every
 # driver a module, and nothing to build. (Neither tier builds kernel.sh's lockdep test kernel;
-# `make` still falls back to it as KDIR on a host without its running kernel's headers.)
+# `make KERNEL=test` builds the module against it.)
 FETCHED=
 [[ $TIER == full ]] && FETCHED=deb612
 KERNELS_CACHED=1
