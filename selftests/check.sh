@@ -612,9 +612,9 @@ job_install() {
 		"$TOP/selftests/net/run_tests.sh" install
 }
 # The Debian packages (deb-prep.sh built them): install, DKMS's build in the guest (twice, N
-# and N+1), upgrade under traffic, remove, purge.
+# and N+1: 15 min each under TCG on a busy host), upgrade under traffic, remove, purge.
 job_deb() {
-	KMAGLEV_TEST_TIMEOUT=3000 KMAGLEV_VM_CPUS=1 \
+	KMAGLEV_TEST_TIMEOUT=4500 KMAGLEV_VM_TIMEOUT=4800 KMAGLEV_VM_CPUS=1 \
 		vm_job deb stock "Debian packages on stock kernel: install, upgrade, purge (deb)" \
 		"$TOP/selftests/net/run_tests.sh" deb
 }
