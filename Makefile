@@ -2,7 +2,9 @@
 # kmaglev top-level Makefile.
 #
 #   make              build build/kmod/kmaglev.ko (against KDIR), build/kmaglev and build/kmaglevd
-#   make KDIR=...     build the module against any prepared kernel tree
+#   make KDIR=...     build the module against any prepared kernel tree (without it, and without
+#                     the running kernel's headers, make stops and says which package to install)
+#   make KERNEL=NAME  against one of the tests' kernels: stock, test, debug, deb612 (kernel.sh)
 #   make C=1          also run sparse over the module
 #   make check        the quick tier of the tests, before every commit: <= 15 min warm, 30 cold
 #   make check-full   every test, before a release (Documentation/testing.rst)
@@ -24,6 +26,7 @@
 #   make install-dkms the module's source in /usr/src/kmaglev-VERSION, registered with DKMS and
 #                     built and installed for the running kernel (and each new one after)
 #   make uninstall-dkms  dkms remove for every kernel, and the source
+#   make deb          Debian packages kmaglev and kmaglev-dkms in build/deb/ (debian/), lintian
 
 TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 # Everything make makes goes here, nothing into the source folders: the programs, userland's
@@ -33,8 +36,17 @@ TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD := $(TOP)/build
 # The release, for DKMS's /usr/src/kmaglev-VERSION; the module and the CLI read it too.
 VERSION := $(shell cat $(TOP)/VERSION)
-# A real LB host builds against its running kernel; elsewhere use the cached 6.12 test kernel.
-KDIR ?= $(if $(wildcard /lib/modules/$(shell uname -r)/build/Makefile),/lib/modules/$(shell uname -r)/build,$(shell $(TOP)/selftests/vm/kernel.sh test))
+# The kernel to build for: the running kernel's headers, or KDIR=DIR (any prepared tree), or
+# KERNEL=NAME, one of the kernels the tests run (selftests/vm/kernel.sh: stock is Debian's
+# installed kernel, test and debug the 6.12 kernels it builds and caches, deb612 Debian's
+# prebuilt 6.12); KERNEL=test builds that kernel first if it is not cached (~10 min). Without
+# the running kernel's headers and neither variable, `make` stops at once and says so (kmod-kdir).
+RUNNING_KDIR := /lib/modules/$(shell uname -r)/build
+ifneq ($(KERNEL),)
+KDIR ?= $(shell $(TOP)/selftests/vm/kernel.sh $(if $(filter stock,$(KERNEL)),stock-kdir,$(KERNEL)))
+else
+KDIR ?= $(if $(wildcard $(RUNNING_KDIR)/Makefile),$(RUNNING_KDIR))
+endif
 # The release of the kernel KDIR builds for, which install targets: its UTS_RELEASE, not
 # `make kernelrelease` (Debian's headers answer 6.1.192 for 6.1.0-57-amd64).
 KVER ?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
@@ -56,7 +68,7 @@ MODDIR = $(INSTALL_MOD_PATH)/lib/modules/$(UNINSTALL_KVER)
 USRSRC ?= /usr/src
 DKMS ?= dkms
 
-.PHONY: all kmod kmod-links userland check check-full fuzz demo bench bench-quick bench-insns bench-table bench-health generate clean install \
+.PHONY: all kmod kmod-kdir kmod-links userland deb check check-full fuzz demo bench bench-quick bench-insns bench-table bench-health generate clean install \
 	install-kmod install-kmod-check install-userland uninstall uninstall-kmod uninstall-userland install-dkms \
 	install-dkms-src uninstall-dkms
 
@@ -67,7 +79,18 @@ kmod-links:
 	@mkdir -p $(BUILD)
 	cp -rsf $(TOP)/Kbuild $(TOP)/VERSION $(TOP)/kmod $(TOP)/uapi $(BUILD)/
 
-kmod: kmod-links
+# Before anything is built: a KDIR to build against.
+kmod-kdir:
+	@if [ -z "$(KDIR)" ]; then \
+		echo "make: no kernel headers for the running kernel ($$(uname -r)): no $(RUNNING_KDIR)" >&2; \
+		echo "make: apt-get install linux-headers-$$(uname -r), or give the kernel tree to build" \
+			"against: make KDIR=/path/to/kernel/build (KERNEL=stock|test|debug: the tests' kernels)" >&2; \
+		exit 1; \
+	elif [ ! -f "$(KDIR)/Makefile" ]; then \
+		echo "make: KDIR=$(KDIR) is no kernel tree (no Makefile there)" >&2; exit 1; \
+	fi
+
+kmod: kmod-kdir kmod-links
 	$(MAKE) -C $(KDIR) M=$(BUILD) modules
 
 userland:
@@ -109,11 +132,11 @@ install: install-kmod install-userland
 # modules_install, which signs and compresses it as the kernel's config says, to
 # updates/kmod/kmaglev.ko: updates/ wins over the kernel's own tree and DKMS's updates/dkms/
 # is left alone. KERNELRELEASE: Debian's headers would otherwise say 6.1.192.
-# Not the 6.12 test kernel that `make` falls back to on a machine without the running kernel's
-# headers: install for the running kernel, or for the KDIR given. (A prerequisite, so that it
-# runs before install-kmod's recipe expands KDIR.)
+# For the running kernel, or for the KDIR (or KERNEL) given; without either, and without the
+# running kernel's headers, it stops. (A prerequisite, so that it runs before install-kmod's
+# recipe expands KDIR.)
 install-kmod-check:
-	@if [ -z "$(filter command environment,$(firstword $(origin KDIR)))" ] && \
+	@if [ -z "$(filter command environment,$(firstword $(origin KDIR)) $(firstword $(origin KERNEL)))" ] && \
 	    [ ! -f /lib/modules/$$(uname -r)/build/Makefile ]; then \
 		echo "install: no headers for the running kernel at /lib/modules/$$(uname -r)/build:" \
 			"apt-get install linux-headers-$$(uname -r), or give KDIR=" >&2; \
@@ -174,6 +197,33 @@ install-dkms: install-dkms-src
 uninstall-dkms:
 	-$(DKMS) remove kmaglev/$(VERSION) --all
 	rm -rf $(DESTDIR)$(USRSRC)/kmaglev-$(VERSION)
+
+# Debian packages, kmaglev and kmaglev-dkms (debian/, Documentation/install.rst), built with
+# dpkg-buildpackage from a copy of the sources in build/deb/kmaglev-VERSION (dh writes into
+# debian/ and the packages beside the tree it builds): build/deb/*.deb, then lintian on them
+# (an error fails the build). debian/changelog's release must be VERSION's.
+DEB_DIR := $(BUILD)/deb
+DEB_SRC := $(DEB_DIR)/kmaglev-$(VERSION)
+DEB_FILES := Makefile Kbuild VERSION dkms.conf README.md debian kmod uapi userland Documentation
+LINTIAN ?= lintian
+# The userland tests are make check's; DEB_BUILD_OPTIONS= runs them in the build too
+DEB_BUILD_OPTIONS ?= nocheck
+deb:
+	@v=$$(dpkg-parsechangelog -l $(TOP)/debian/changelog -SVersion) || exit 1; \
+	if [ "$$v" != "$(VERSION)" ]; then \
+		echo "deb: debian/changelog is at $$v, VERSION at $(VERSION): add a changelog entry" \
+			"(dch -v $(VERSION))" >&2; \
+		exit 1; \
+	fi
+	rm -rf $(DEB_DIR)
+	mkdir -p $(DEB_SRC)
+	tar -C $(TOP) -cf - --exclude='*.o' --exclude='*.ko' --exclude='*.mod' --exclude='*.mod.c' \
+		--exclude='.*.cmd' --exclude=modules.order --exclude=Module.symvers --exclude='*.a' \
+		$(DEB_FILES) | tar -C $(DEB_SRC) -xf -
+	cd $(DEB_SRC) && DEB_BUILD_OPTIONS="$(DEB_BUILD_OPTIONS)" dpkg-buildpackage -us -uc -b \
+		$(if $(filter nocheck,$(DEB_BUILD_OPTIONS)),-Pnocheck) $(DEB_FLAGS)
+	$(LINTIAN) --fail-on error --info $(DEB_DIR)/kmaglev_$(VERSION)_*.changes
+	@ls -1 $(DEB_DIR)/*.deb
 
 clean:
 	$(MAKE) -C $(TOP)/userland clean

@@ -192,7 +192,7 @@ step "Debian's linux-source-6.12, extracted" "$OUT/kernel-src.log" "$VM/kernel.s
 KERNELS=debug
 # Debian's 6.12 stands in for a compiled non-debug 6.12: the distribution's own config, every
 # driver a module, and nothing to build. (Neither tier builds kernel.sh's lockdep test kernel;
-# `make` still falls back to it as KDIR on a host without its running kernel's headers.)
+# `make KERNEL=test` builds the module against it.)
 FETCHED=
 [[ $TIER == full ]] && FETCHED=deb612
 KERNELS_CACHED=1
@@ -301,9 +301,14 @@ build_stock() {
 	# build/install, in a private mount namespace (the host's /lib/modules, /var/lib/dkms and
 	# /usr stay as they are); the guest runs dkms install, make install and uninstall on an
 	# overlay.
-	[[ $TIER == full ]] &&
+	# deb.sh's (full tier): make deb, lintian, and the packages of a release bumped from the
+	# same tree, in build/deb-test; the guest installs them, and DKMS builds there.
+	if [[ $TIER == full ]]; then
 		step "DKMS tree and make-install tree for the stock kernel (selftests/install-prep.sh)" \
 			"$OUT/install-prep.log" "$TOP/selftests/install-prep.sh"
+		step "Debian packages, N and N+1, lintian clean (selftests/deb-prep.sh)" \
+			"$OUT/deb-prep.log" "$TOP/selftests/deb-prep.sh"
+	fi
 	phase_end
 }
 
@@ -400,9 +405,9 @@ HOOK_STOCK=prerouting
 HOOK_TEST=ingress
 DP_ALL=$(cd "$TOP/selftests/net" && ls dp_*.sh | sed 's/\.sh$//' | grep -vx dp_lib | tr '\n' ' ')
 # The functional kselftests: every script that is not a data-plane test, a soak, a hardening
-# test of the debug kernel, install.sh or a host test.
+# test of the debug kernel, install.sh, deb.sh or a host test.
 FUNC_ALL=$(cd "$TOP/selftests/net" && ls *.sh | sed 's/\.sh$//' |
-	grep -vxE "lib|dp_.*|bgp_lib|bgp_lib_selftest|bgp_snippets|run_tests|soak_.*|faults|fuzz_netlink|fuzz_packets|install" |
+	grep -vxE "lib|dp_.*|bgp_lib|bgp_lib_selftest|bgp_snippets|run_tests|soak_.*|faults|fuzz_netlink|fuzz_packets|install|deb" |
 	tr '\n' ' ')
 STOCK_DP="${DP_ALL}dp_badpkt@ingress"
 # The soaks but the churn one (deb612's): the SYN flood, the netns and unload soak.
@@ -606,6 +611,13 @@ job_install() {
 		vm_job install stock "make install and DKMS on stock kernel (install)" \
 		"$TOP/selftests/net/run_tests.sh" install
 }
+# The Debian packages (deb-prep.sh built them): install, DKMS's build in the guest (twice, N
+# and N+1: 15 min each under TCG on a busy host), upgrade under traffic, remove, purge.
+job_deb() {
+	KMAGLEV_TEST_TIMEOUT=4500 KMAGLEV_VM_TIMEOUT=4800 KMAGLEV_VM_CPUS=1 \
+		vm_job deb stock "Debian packages on stock kernel: install, upgrade, purge (deb)" \
+		"$TOP/selftests/net/run_tests.sh" deb
+}
 # The netns and unload soak on 6.12 at full size: 1,000 namespaces and 10 unloads, checked by
 # the module's object counters, its refcount and the slabs. Debian's kernel has no kmemleak:
 # soak_netns.sh skips its two leak scans there, saying so (the debug kernel's hardening job
@@ -674,9 +686,9 @@ if [[ $TIER == quick ]]; then
 else
 	if [[ $KERNELS_CACHED == 1 ]]; then
 		job_stock_ctl; job_deb612_ctl; job_deb612_a
-		job_stock_dp; job_soak_stock; job_deb612_b; job_install; job_soak_deb612; unit_job
+		job_stock_dp; job_soak_stock; job_deb612_b; job_install; job_deb; job_soak_deb612; unit_job
 	else
-		job_stock_ctl; job_stock_dp; job_soak_stock; job_install; unit_job
+		job_stock_ctl; job_stock_dp; job_soak_stock; job_install; job_deb; unit_job
 		build_612
 		job_hardening; job_debug; job_faults; job_deb612_ctl; job_deb612_a; job_deb612_b; job_soak_deb612
 	fi

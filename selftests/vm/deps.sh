@@ -23,6 +23,8 @@ PKGS=(
 	nftables linux-perf
 	# DKMS: the module rebuilt for each new kernel (dkms.conf; selftests/net/install.sh)
 	dkms
+	# make deb: the kmaglev and kmaglev-dkms packages (debian/), checked with lintian
+	debhelper dh-dkms lintian fakeroot
 	# fuzzing the BGP message parser (libFuzzer)
 	clang libclang-rt-14-dev
 	# promtool checks the daemon's /metrics
