@@ -231,7 +231,10 @@ etc_state >"$OVL/etc.before"
 # /run/kmaglev, the configuration from /etc/kmaglev), in the LB
 daemon_start() {
 	mkdir -p -m 0750 "$ROOT/run/kmaglev"
-	lbin /usr/sbin/kmaglev daemon >>"$LOGS/daemon.log" 2>&1 &
+	# a simple command, not lbin: $! is then the process that becomes the daemon (ip netns
+	# exec and chroot exec it), which daemon_stop signals; a function would run in a
+	# subshell, and the TERM would kill the shell (143), not the daemon
+	ip netns exec "${DP_LB[1]}" chroot "$ROOT" /usr/sbin/kmaglev daemon >>"$LOGS/daemon.log" 2>&1 &
 	DPID=$!
 	dp_wait 60 test -S "$ROOT/run/kmaglev/daemon.sock" && dp_wait 60 vip_answers
 }

@@ -781,6 +781,7 @@ static int thread6_child(void)
 	struct bfd_io *io;
 	int one = 1, rc = 0;
 
+	memset(&bi, 0, sizeof(bi));
 	if (unshare(CLONE_NEWNET))
 		return 77;
 	if (system("ip link set lo up && ip -6 addr add ::2/128 dev lo nodad 2>&1"))
@@ -806,9 +807,18 @@ static int thread6_child(void)
 		fprintf(stderr, "# %s\n", err);
 		return 1;
 	}
-	if (!run_until(loop, io, &peer, BFD_UP, 5000) || !bfd_io_info(io, &peer, &bi) ||
+	if (!run_until(loop, io, &peer, BFD_UP, 10000) || !bfd_io_info(io, &peer, &bi) ||
 	    bi.s.remote_disc != 0x66) {
-		fprintf(stderr, "# IPv6: not Up with the peer's discriminator\n");
+		bfd_io_stats(io, &st);
+		pthread_mutex_lock(&fp.mu);
+		fprintf(stderr, "# IPv6: not Up with the peer's discriminator: state %d, "
+			"remote disc %#x, %llu sent, %llu received; the peer got %llu; "
+			"dropped: %llu bad, %llu ttl, %llu unknown\n",
+			bfd_io_info(io, &peer, &bi) ? (int)bi.s.state : -1, bi.s.remote_disc,
+			(unsigned long long)bi.s.tx, (unsigned long long)bi.s.rx, (unsigned long long)fp.got,
+			(unsigned long long)st.rx_bad, (unsigned long long)st.rx_ttl,
+			(unsigned long long)st.rx_unknown);
+		pthread_mutex_unlock(&fp.mu);
 		rc = 1;
 	}
 	pthread_mutex_lock(&fp.mu);
