@@ -72,7 +72,9 @@ DKMS ?= dkms
 	install-kmod install-kmod-check install-userland uninstall uninstall-kmod uninstall-userland install-dkms \
 	install-dkms-src uninstall-dkms
 
-all: kmod userland
+# kmod-kdir first and alone: without a kernel to build against, nothing is built (with -j too)
+all: kmod-kdir
+	$(MAKE) kmod userland
 
 # The module's tree of links: Kbuild, VERSION, kmod/ and uapi/ as they are in the source.
 kmod-links:

@@ -275,6 +275,20 @@ build_module() {
 	((sparse)) && step "sparse clean on $k kernel" "$OUT/sparse-$k.log" sparse_in "$OUT/build-$k.log"
 }
 step "CLI builds (-Werror)" "$OUT/userland.log" make -C userland -j"$(nproc)"
+# `make` on a host without the running kernel's headers (RUNNING_KDIR pointed at nothing, as
+# there): it stops before building anything, within seconds, and names the package and KDIR=
+no_headers() {
+	local out t0=$SECONDS kver
+	kver=$(uname -r)
+	out=$(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u KDIR -u KERNEL \
+		make -C "$TOP" -j2 RUNNING_KDIR=/nonexistent/build 2>&1) &&
+		{ echo "make succeeded without headers"; return 1; }
+	echo "$out"
+	grep -qF "apt-get install linux-headers-$kver" <<<"$out" && grep -qF "KDIR=" <<<"$out" &&
+		! grep -q "userland" <<<"$out" && ((SECONDS - t0 < 10))
+}
+step "make without the running kernel's headers stops at once: names linux-headers-\$(uname -r) and KDIR=" \
+	"$OUT/no-headers.log" no_headers
 # The hardening tests' programs (fuzzers, fault injector, soak drivers): the guests see the
 # host root read-only, so they are built here.
 step "test tools build (-Werror, selftests/tools)" "$OUT/tools.log" make -C selftests/tools -j"$(nproc)"
