@@ -523,12 +523,13 @@ static noinline const struct kmg_route *kmg_route_dr_new(struct kmg_net *kn,
 }
 
 /*
- * encap dr, a packet the kernel's output path must take (to be fragmented, or a GSO packet
- * whose segments do not fit, or over a route with an xfrm bundle or a VRF device), or one that
- * will wait for the backend's neighbour entry to resolve: a route of its own whose next hop is
- * the backend (kmg_route_dr() with known_nh), attached with its reference and never cached,
- * and dst_output() (POST_ROUTING, then the device), as ip_forward() sends. Rare: the
- * segment's MTU is usually the clients' side's, and an entry resolves once.
+ * encap dr, a packet the kernel's output path must take: one to be fragmented (or a GSO packet
+ * whose segments do not fit), or one that may wait for the backend's neighbour entry on a
+ * device that keeps its packets' routes: a route of its own whose next hop is the backend
+ * (kmg_route_dr() with known_nh), attached with its reference and never cached, and
+ * dst_output() (POST_ROUTING, then the device), as ip_forward() sends. Rare: the segment's MTU
+ * is usually the clients' side's. skb->dev is still the device the packet came in on (or
+ * none, for the host's own), which POST_ROUTING shows as such.
  */
 static noinline bool kmg_dr_output(struct kmg_net *kn, const struct kmg_backend *be,
 				   struct sk_buff *skb)
@@ -543,7 +544,6 @@ static noinline bool kmg_dr_output(struct kmg_net *kn, const struct kmg_backend 
 	}
 	skb_dst_drop(skb);
 	skb_dst_set(skb, dst);
-	skb->dev = READ_ONCE(dst->dev);
 	__this_cpu_write(kmg_in_xmit, true);
 	dst_output(kn->net, NULL, skb);
 	__this_cpu_write(kmg_in_xmit, false);
@@ -566,7 +566,6 @@ static bool kmg_dr_neigh_out(struct kmg_net *kn, const struct kmg_backend *be,
 	struct neighbour *neigh;
 	u8 state;
 
-	skb->dev = dev;
 	if (be->addr.family == AF_INET)
 		neigh = ip_neigh_gw4(dev, kmg_addr_v4(&be->addr));
 	else
@@ -580,18 +579,40 @@ static bool kmg_dr_neigh_out(struct kmg_net *kn, const struct kmg_backend *be,
 	if (unlikely(state & NUD_FAILED))
 		kmg_count(kn, KMG_C_DR_NEIGH_FAILED);
 	/*
-	 * Not resolved: the packet would wait in the entry's queue, and neigh_update() looks
-	 * the next hop of each queued packet up again from its route: the ordinary route would
-	 * say the VIP. It takes a route that names the backend (a VALID entry that fails in
-	 * between queues the packet all the same: lost, as to a dead backend it would be).
+	 * A packet that waits in the entry's queue (unresolved, or an entry that fails between
+	 * here and neigh_output()) is sent by neigh_update(), which looks its next hop up again
+	 * from its route: the ordinary route would say the VIP. Without a route the entry itself
+	 * is the next hop. The device drops the route before its qdisc anyway (as Ethernet,
+	 * VLAN, bond, bridge, veth and macvlan do); ARP and ND solicit without it. A device that
+	 * keeps routes (a classifier reads them) gets a route naming the backend instead, when
+	 * the entry is not valid.
 	 */
-	if (unlikely(!(state & NUD_VALID)))
+	if (likely(dev->priv_flags & IFF_XMIT_DST_RELEASE))
+		skb_dst_drop(skb);
+	else if (unlikely(!(state & NUD_VALID)))
 		return kmg_dr_output(kn, be, skb);
+	skb->dev = dev;
 	/* a tunnel device as the route's device sends with ip_local_out(): see kmg_local_out() */
 	__this_cpu_write(kmg_in_xmit, true);
 	neigh_output(neigh, skb, false);
 	__this_cpu_write(kmg_in_xmit, false);
 	return true;
+}
+
+/*
+ * The MTU a packet to @r must fit: a router's for a forwarded one (ip_forward()'s: the route's
+ * or the device's, not a path MTU learned for the backend's address unless
+ * ip_forward_use_pmtu says so), a sender's for the host's own.
+ */
+static unsigned int kmg_dr_mtu(const struct kmg_route *r, const struct kmg_pkt *p, bool fwd)
+{
+	if (likely(r->mtu && kmg_route_no_pmtu(r->dst)))
+		return r->mtu;
+	if (!fwd)
+		return dst_mtu(r->dst);
+	if (p->family == AF_INET)
+		return ip_dst_mtu_maybe_forward(r->dst, true);
+	return ip6_dst_mtu_maybe_forward(r->dst, true);
 }
 
 /*
@@ -613,7 +634,7 @@ static void kmg_xmit_dr(struct kmg_net *kn, struct kmg_backend *be, struct sk_bu
 	const struct kmg_route *r;
 	struct dst_entry *dst;
 	unsigned int mtu, len;
-	bool fits, plain;
+	bool fits;
 
 	/* a backend of the other family: refused when configured, so never on the way here */
 	if (unlikely(be->addr.family != p->family)) {
@@ -628,8 +649,7 @@ static void kmg_xmit_dr(struct kmg_net *kn, struct kmg_backend *be, struct sk_bu
 	}
 	/* as in kmg_xmit4(): the slot's fields are read before the packet leaves */
 	dst = r->dst;
-	plain = r->plain;
-	mtu = kmg_route_mtu(r);
+	mtu = kmg_dr_mtu(r, p, fwd);
 	if (kmg_too_big(kn, skb, p, mtu)) {
 		kmg_drop(kn, skb, KMG_C_DROP_TOO_BIG, SKB_DROP_REASON_PKT_TOO_BIG);
 		return;
@@ -642,15 +662,25 @@ static void kmg_xmit_dr(struct kmg_net *kn, struct kmg_backend *be, struct sk_bu
 		kmg_hop_dec(skb, p);
 		/* the link-layer header to come, and the hop count, are not in a receive csum */
 		skb_forward_csum(skb);
+		/* the qdisc's band from the TOS, as ip_forward() sets it */
+		if (p->family == AF_INET)
+			skb->priority = rt_tos2priority(ip_hdr(skb)->tos);
 	}
 	skb_scrub_packet(skb, false);
-	if (p->family == AF_INET)
+	/* forwarded: ip_fragment() / ip6_fragment() take a router's MTU too (kmg_dr_mtu()) */
+	if (p->family == AF_INET) {
 		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
-	else
+		if (fwd)
+			IPCB(skb)->flags = IPSKB_FORWARDED;
+	} else {
 		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+		if (fwd)
+			IP6CB(skb)->flags = IP6SKB_FORWARDED;
+	}
 	skb->ignore_df = !fits;
 	len = skb->len;
-	if (unlikely(!fits || !plain)) {
+	/* no lightweight tunnel, VRF or xfrm bundle on a dr route: kmg_route_dr() */
+	if (unlikely(!fits)) {
 		if (!kmg_dr_output(kn, be, skb))
 			return;
 	} else {

@@ -276,6 +276,16 @@ static bool kmg_own_output(const struct nf_hook_state *state)
 	return state->hook == NF_INET_LOCAL_OUT && __this_cpu_read(kmg_in_xmit);
 }
 
+/*
+ * At PRE_ROUTING, only unicast to this host, as ip_forward() wants and the ingress hook checks:
+ * a packet for the VIP in a link-layer broadcast or multicast frame would otherwise be
+ * balanced by every LB on the segment. (ip_rcv() has dropped PACKET_OTHERHOST already.)
+ */
+static bool kmg_not_ours(const struct sk_buff *skb, const struct nf_hook_state *state)
+{
+	return unlikely(skb->pkt_type != PACKET_HOST) && state->hook == NF_INET_PRE_ROUTING;
+}
+
 /* @priv is the netns' struct kmg_net (kmg_hooks_register()): no net_generic() per packet. */
 static unsigned int kmg_hook4(void *priv, struct sk_buff *skb, const struct nf_hook_state *state)
 {
@@ -284,7 +294,7 @@ static unsigned int kmg_hook4(void *priv, struct sk_buff *skb, const struct nf_h
 	unsigned int verdict = NF_ACCEPT;
 	bool bh;
 
-	if (!kmg_vip_maybe(kn, kmg_vipf_hash4(daddr)))
+	if (!kmg_vip_maybe(kn, kmg_vipf_hash4(daddr)) || kmg_not_ours(skb, state))
 		return NF_ACCEPT;
 	bh = kmg_bh_off();
 	/* LOCAL_OUT may be preemptible: the per-CPU flag is read with bottom halves off. */
@@ -301,7 +311,7 @@ static unsigned int kmg_hook6(void *priv, struct sk_buff *skb, const struct nf_h
 	unsigned int verdict = NF_ACCEPT;
 	bool bh;
 
-	if (!kmg_vip_maybe(kn, kmg_vipf_hash6(&daddr)))
+	if (!kmg_vip_maybe(kn, kmg_vipf_hash6(&daddr)) || kmg_not_ours(skb, state))
 		return NF_ACCEPT;
 	bh = kmg_bh_off();
 	if (!kmg_own_output(state))

@@ -159,8 +159,19 @@ struct dst_entry *kmg_route_dr(struct net *net, const struct kmg_addr *a, bool k
 		const struct rt6_info *rt;
 		int err;
 
+		int type = ipv6_addr_type(&a->in6);
+
+		/*
+		 * A group (ff05::1 has a route: ff00::/8, RTF_UP alone) would go to a link-layer
+		 * multicast address, to every listener; IPv4's are refused by rt_type below.
+		 */
+		if (type & (IPV6_ADDR_MULTICAST | IPV6_ADDR_LOOPBACK | IPV6_ADDR_MAPPED) ||
+		    type == IPV6_ADDR_ANY) {
+			*why = KMG_DR_NOT_UNICAST;
+			return ERR_PTR(-EINVAL);
+		}
 		/* fe80::/10 names no link without an interface: the lookup would pick one */
-		if (ipv6_addr_type(&a->in6) & IPV6_ADDR_LINKLOCAL) {
+		if (type & IPV6_ADDR_LINKLOCAL) {
 			*why = KMG_DR_LINKLOCAL;
 			return ERR_PTR(-EINVAL);
 		}
@@ -183,6 +194,12 @@ struct dst_entry *kmg_route_dr(struct net *net, const struct kmg_addr *a, bool k
 		*why = KMG_DR_LOCAL;
 	if (*why == KMG_DR_OK && dst->lwtstate)
 		*why = KMG_DR_LWT;
+	/*
+	 * A VRF device's transmit looks the packet's route up again, by its destination: the
+	 * VIP. (No xfrm bundle either way: the flow names no protocol, so none is looked up.)
+	 */
+	if (*why == KMG_DR_OK && netif_is_l3_master(READ_ONCE(dst->dev)))
+		*why = KMG_DR_L3MDEV;
 	if (*why != KMG_DR_OK) {
 		dst_release(dst);
 		return ERR_PTR(-EHOSTUNREACH);
@@ -208,6 +225,14 @@ void kmg_route_dr_explain(enum kmg_dr_why why, struct netlink_ext_ack *extack)
 	case KMG_DR_LWT:
 		NL_SET_ERR_MSG(extack,
 			       "encap dr: the route to the backend is a lightweight tunnel's (encap)");
+		break;
+	case KMG_DR_L3MDEV:
+		NL_SET_ERR_MSG(extack,
+			       "encap dr: the route to the backend goes through a VRF device; route it on the VRF's member link");
+		break;
+	case KMG_DR_NOT_UNICAST:
+		NL_SET_ERR_MSG(extack,
+			       "encap dr: the backend address is not a unicast one (multicast, loopback, v4-mapped or ::)");
 		break;
 	default:
 		NL_SET_ERR_MSG(extack,

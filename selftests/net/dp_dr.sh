@@ -6,7 +6,8 @@
 # arp_announce 2), and answers the client directly through the router. In either mode
 # (KMAGLEV_DP_HOOK):
 #  - refused with the reason, nothing changed: a backend behind a gateway, one of the other
-#    family, LB 1's own address; an ipip backend behind a gateway changed to dr keeps ipip;
+#    family, LB 1's own address, an IPv6 multicast group, a route through a VRF device; an
+#    ipip backend behind a gateway changed to dr keeps ipip;
 #  - IPv4 and IPv6 VIPs: HTTP and UDP flows answered by both backends, which received the
 #    packets unencapsulated on the segment (nothing on their tunnels), with LB 1's neighbour
 #    entries for them holding their MAC addresses (and none for the VIP: the first packets,
@@ -21,6 +22,7 @@
 #    direct again;
 #  - a segment of a smaller MTU: a datagram without DF is fragmented (the kernel's output path,
 #    with a route of its own), one with DF gets fragmentation needed;
+#  - a packet for the VIP in a link-layer broadcast frame is not balanced;
 #  - the segment's bridge can be deleted while routes over it are cached.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/dp_lib.sh"
@@ -30,7 +32,7 @@ if dp_standin; then
 	ktap_skip_all "encap dr is tested on kmaglev (stand-in is $DP_STANDIN)"
 fi
 kmg_require_cmd jq
-dp_test_start 16 1 2
+dp_test_start 17 1 2
 
 V4=$(dp_vip4 0)
 V6=$(dp_vip6 0)
@@ -101,6 +103,20 @@ check_refusals() {
 		service add "$S4" backend "$(dr4 0)" encap dr || rc=1
 	refuse "IPv6 behind a gateway" "not on a directly attached network" \
 		service add "$S6" backend "$(dp_be6 1)" encap dr || rc=1
+	# ff05::1 has a route (ff00::/8 on every link): it would go to a multicast MAC (the CLI
+	# refuses it first; the kernel would too: kmg_route_dr())
+	refuse "IPv6 multicast" "multicast" \
+		service add "$S6" backend ff05::1 encap dr || rc=1
+	# a route leaked into a VRF device: its transmit would route the packet again, by the VIP
+	if ip -n "${DP_LB[1]}" link add drvrf type vrf table 100 2>/dev/null; then
+		ip -n "${DP_LB[1]}" link set drvrf up
+		ip -n "${DP_LB[1]}" route add 10.9.1.5/32 dev drvrf
+		refuse "through a VRF device" "goes through a VRF device" \
+			service add "$S4" backend 10.9.1.5 encap dr || rc=1
+		ip -n "${DP_LB[1]}" link del drvrf
+	else
+		echo "# no VRF device in this kernel: that refusal not tried"
+	fi
 	dp_km 1 service show "$S4" >/dev/null 2>&1 && { echo "# $S4 exists"; rc=1; }
 	dp_km 1 service add "$w/any" backend "$(dp_be4 1)" || rc=1
 	refuse "ipip backend behind a gateway set to dr" "not on a directly attached network" \
@@ -112,10 +128,10 @@ check_refusals() {
 }
 if out=$(check_refusals 2>&1); then
 	echo "$out"
-	ktap_test_pass "refused with the reason, nothing changed: gateway (IPv4, IPv6), other family, own address, ipip -> dr"
+	ktap_test_pass "refused with the reason, nothing changed: gateway (IPv4, IPv6), other family, own address, IPv6 multicast, VRF, ipip -> dr"
 else
 	echo "$out" | sed 's/^/# /'
-	ktap_test_fail "refused with the reason, nothing changed: gateway (IPv4, IPv6), other family, own address, ipip -> dr"
+	ktap_test_fail "refused with the reason, nothing changed: gateway (IPv4, IPv6), other family, own address, IPv6 multicast, VRF, ipip -> dr"
 fi
 
 cfg="config set max-backends 64 probe-mark-min $MARK0 probe-mark-max $((MARK0 + 63))
@@ -337,6 +353,34 @@ if out=$(frag 2>&1); then
 else
 	echo "$out" | sed 's/^/# /'
 	ktap_test_fail "segment MTU 1300: fragmented without DF and answered, Packet Too Big with DF"
+fi
+
+# --- a packet for the VIP in a link-layer broadcast frame is not balanced ----------------------
+# As ip_forward() drops it (and IPVS never sees it): otherwise every LB on a segment would send
+# it. The router's neighbour entry for LB 1 says ff:ff:ff:ff:ff:ff for a while.
+bcast() {
+	local w=$(dp_vip4 7) g0 g1 a0 a1 a2 rc=0
+	dp_km 1 service add "$w/udp" backend "$(dr4 2)" encap dr || return 1
+	a0=$(dp_udp "$w" --count 3 | awk '{ print $2 }' | sort | uniq -c | xargs)
+	dp_rt ip neigh replace "$(dp_lb4 1)" lladdr ff:ff:ff:ff:ff:ff dev l1 nud permanent || return 1
+	g0=$(dp_gstats 1)
+	a1=$(dp_udp "$w" --count 5 --timeout 0.5 --tries 1 2>/dev/null | awk '$2 ~ /^b/' | wc -l)
+	g1=$(dp_gstats 1)
+	dp_rt ip neigh del "$(dp_lb4 1)" dev l1 || return 1
+	a2=$(dp_udp "$w" --count 3 | awk '{ print $2 }' | sort | uniq -c | xargs)
+	dp_km 1 service del "$w/udp"
+	echo "# unicast: $a0; in broadcast frames: $a1 answered, tx-packets" \
+		"+$(dp_gdelta "$g0" "$g1" tx-packets); unicast again: $a2"
+	[[ $a0 == "3 b2" && $a2 == "3 b2" && $a1 -eq 0 ]] || rc=1
+	[[ $(dp_gdelta "$g0" "$g1" tx-packets) -eq 0 ]] || rc=1
+	return $rc
+}
+if out=$(bcast 2>&1); then
+	echo "$out"
+	ktap_test_pass "the VIP's packets in link-layer broadcast frames: not balanced (as ip_forward())"
+else
+	echo "$out" | sed 's/^/# /'
+	ktap_test_fail "the VIP's packets in link-layer broadcast frames: not balanced (as ip_forward())"
 fi
 
 # --- the segment's bridge goes while every CPU may hold a route over it ---------------------------
