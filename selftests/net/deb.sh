@@ -70,7 +70,7 @@ cleanup() {
 	[[ -n $LOOP_PID ]] && kill "$LOOP_PID" 2>/dev/null
 	[[ -n $DPID ]] && kill -9 "$DPID" 2>/dev/null
 	dp_cleanup
-	modprobe -r kmaglev 2>/dev/null
+	rmmod kmaglev 2>/dev/null	# (the guest's /lib/modules has no kmaglev: the root's has)
 	for ((i = ${#UMOUNTS[@]} - 1; i >= 0; i--)); do umount -l "${UMOUNTS[i]}"; done
 	rm -rf "$OVL"
 }
@@ -299,7 +299,7 @@ ktap_test_result "the loaded kmaglev.ko stays $V (forwarding) until it is reload
 # --- remove, purge ----------------------------------------------------------------------------
 ktap_print_msg "remove and purge"
 # what prerm's `systemctl stop` and an operator's modprobe -r do
-stop() { daemon_stop && modprobe -r kmaglev && [[ ! -d /sys/module/kmaglev ]]; }
+stop() { daemon_stop && inroot modprobe -r kmaglev && [[ ! -d /sys/module/kmaglev ]]; }
 check "daemon stopped (lame duck, exit 0), modprobe -r kmaglev" stop stop
 timed "dpkg -r kmaglev kmaglev-dkms" remove inroot dpkg -r kmaglev kmaglev-dkms
 removed() { no_module && [[ ! -e $ROOT/usr/sbin/kmaglev && ! -e $ROOT/usr/sbin/kmaglevd ]]; }

@@ -126,13 +126,7 @@ check_refusals() {
 	dp_km 1 service del "$w/any" || rc=1
 	return $rc
 }
-if out=$(check_refusals 2>&1); then
-	echo "$out"
-	ktap_test_pass "refused with the reason, nothing changed: gateway (IPv4, IPv6), other family, own address, IPv6 multicast, VRF, ipip -> dr"
-else
-	echo "$out" | sed 's/^/# /'
-	ktap_test_fail "refused with the reason, nothing changed: gateway (IPv4, IPv6), other family, own address, IPv6 multicast, VRF, ipip -> dr"
-fi
+ktap_test_run "refused with the reason, nothing changed: gateway (IPv4, IPv6), other family, own address, IPv6 multicast, VRF, ipip -> dr" check_refusals
 
 cfg="config set max-backends 64 probe-mark-min $MARK0 probe-mark-max $((MARK0 + 63))
 service add $S4 backend $(dr4 1) encap dr backend $(dr4 2) encap dr
@@ -207,13 +201,7 @@ drain() {
 	dp_km 1 backend set "$S4" "$(dr4 1)" state up || return 1
 	[[ $out == "10 b2" ]]
 }
-if out=$(drain 2>&1); then
-	echo "$out"
-	ktap_test_pass "drain b1: its streams kept, 10 of 10 new flows to b2"
-else
-	echo "$out" | sed 's/^/# /'
-	ktap_test_fail "drain b1: its streams kept, 10 of 10 new flows to b2"
-fi
+ktap_test_run "drain b1: its streams kept, 10 of 10 new flows to b2" drain
 
 # --- a probe mark reaches the backend it names -------------------------------------------------
 PROBE_PY=$DP_TMP/probe.py
@@ -272,42 +260,41 @@ for _ in range(12):
 		"dr-neigh-failed +$(dp_gdelta "$g0" "$g1" dr-neigh-failed)"
 	[[ $(dp_gdelta "$g0" "$g1" dr-neigh-failed) -ge 1 ]]
 }
-if out=$(neigh_fail 2>&1); then
-	echo "$out"
-	ktap_test_pass "a backend that does not answer ARP: counted in dr-neigh-failed"
-else
-	echo "$out" | sed 's/^/# /'
-	ktap_test_fail "a backend that does not answer ARP: counted in dr-neigh-failed"
-fi
+ktap_test_run "a backend that does not answer ARP: counted in dr-neigh-failed" neigh_fail
+
+# disturbed SETUP UNDO: a UDP service of its own to b2, answered by b2 (3 datagrams); then
+# SETUP, 5 datagrams (A1 of them answered; the LB's counters G0 before, G1 after), UNDO, and
+# b2 answers again (3 datagrams; the counters G2 after them)
+disturbed() {
+	local w=$(dp_vip4 7) a0 a2
+	dp_km 1 service add "$w/udp" backend "$(dr4 2)" encap dr || return 1
+	a0=$(dp_udp "$w" --count 3 | awk '{ print $2 }' | sort | uniq -c | xargs)
+	"$1" || return 1
+	G0=$(dp_gstats 1)
+	A1=$(dp_udp "$w" --count 5 --timeout 0.5 --tries 1 2>/dev/null | awk '$2 ~ /^b/' | wc -l)
+	G1=$(dp_gstats 1)
+	"$2" || return 1
+	a2=$(dp_udp "$w" --count 3 | awk '{ print $2 }' | sort | uniq -c | xargs)
+	G2=$(dp_gstats 1)
+	dp_km 1 service del "$w/udp"
+	echo "# before: $a0; after: $a2"
+	[[ $a0 == "3 b2" && $a2 == "3 b2" ]]
+}
 
 # --- the route to a dr backend becomes a gatewayed one -----------------------------------------
+gw_on() { ip -n "${DP_LB[1]}" route add "$(dr4 2)/32" via "$(dr4 1)" dev drbr; }
+gw_off() { ip -n "${DP_LB[1]}" route del "$(dr4 2)/32"; }
 route_gw() {
-	local w=$(dp_vip4 7) g0 g1 g2 a1 a2 rc=0
-	dp_km 1 service add "$w/udp" backend "$(dr4 2)" encap dr || return 1
-	a1=$(dp_udp "$w" --count 3 | awk '{ print $2 }' | sort | uniq -c | xargs)
-	ip -n "${DP_LB[1]}" route add "$(dr4 2)/32" via "$(dr4 1)" dev drbr || return 1
-	g0=$(dp_gstats 1)
-	dp_udp "$w" --count 5 --timeout 0.5 --tries 1 >/dev/null
-	g1=$(dp_gstats 1)
-	ip -n "${DP_LB[1]}" route del "$(dr4 2)/32" || return 1
-	a2=$(dp_udp "$w" --count 3 | awk '{ print $2 }' | sort | uniq -c | xargs)
-	g2=$(dp_gstats 1)
-	dp_km 1 service del "$w/udp"
-	echo "# before: $a1; through a gateway: drop-dr-route +$(dp_gdelta "$g0" "$g1" drop-dr-route)" \
-		"tx-packets +$(dp_gdelta "$g0" "$g1" tx-packets); direct again: $a2," \
-		"drop-dr-route +$(dp_gdelta "$g1" "$g2" drop-dr-route)"
-	[[ $a1 == "3 b2" && $a2 == "3 b2" ]] || rc=1
-	[[ $(dp_gdelta "$g0" "$g1" drop-dr-route) -ge 5 && $(dp_gdelta "$g0" "$g1" tx-packets) -eq 0 ]] ||
-		rc=1
+	local rc=0
+	disturbed gw_on gw_off || rc=1
+	echo "# through a gateway: $A1 answered, drop-dr-route +$(dp_gdelta "$G0" "$G1" drop-dr-route)" \
+		"tx-packets +$(dp_gdelta "$G0" "$G1" tx-packets); direct again:" \
+		"drop-dr-route +$(dp_gdelta "$G1" "$G2" drop-dr-route)"
+	[[ $A1 -eq 0 && $(dp_gdelta "$G0" "$G1" drop-dr-route) -ge 5 &&
+	   $(dp_gdelta "$G0" "$G1" tx-packets) -eq 0 ]] || rc=1
 	return $rc
 }
-if out=$(route_gw 2>&1); then
-	echo "$out"
-	ktap_test_pass "a dr backend's route through a gateway: dropped (drop-dr-route), back when direct"
-else
-	echo "$out" | sed 's/^/# /'
-	ktap_test_fail "a dr backend's route through a gateway: dropped (drop-dr-route), back when direct"
-fi
+ktap_test_run "a dr backend's route through a gateway: dropped (drop-dr-route), back when direct" route_gw
 
 # --- a segment of a smaller MTU: fragmented without DF, Packet Too Big with it --------------------
 FRAG_PY=$DP_TMP/frag.py
@@ -342,46 +329,29 @@ frag() {
 		link set d1 mtu 1500
 		link set d2 mtu 1500
 	EOF
-	echo "# 1400 bytes without DF: answer $a1, tx-packets +$(dp_gdelta "$g0" "$g1" tx-packets)," 		"drop-dr-route +$(dp_gdelta "$g0" "$g1" drop-dr-route); with DF: answer $a2," 		"drop-too-big +$(dp_gdelta "$g1" "$g2" drop-too-big) icmp-ptb-sent +$(dp_gdelta "$g1" "$g2" icmp-ptb-sent)"
+	echo "# 1400 bytes without DF: answer $a1, tx-packets +$(dp_gdelta "$g0" "$g1" tx-packets)," \
+		"drop-dr-route +$(dp_gdelta "$g0" "$g1" drop-dr-route); with DF: answer $a2," \
+		"drop-too-big +$(dp_gdelta "$g1" "$g2" drop-too-big)" \
+		"icmp-ptb-sent +$(dp_gdelta "$g1" "$g2" icmp-ptb-sent)"
 	[[ $a1 == b[12] && $(dp_gdelta "$g0" "$g1" tx-packets) -ge 1 ]] || rc=1
 	[[ $a2 == - && $(dp_gdelta "$g1" "$g2" icmp-ptb-sent) -ge 1 ]] || rc=1
 	return $rc
 }
-if out=$(frag 2>&1); then
-	echo "$out"
-	ktap_test_pass "segment MTU 1300: fragmented without DF and answered, Packet Too Big with DF"
-else
-	echo "$out" | sed 's/^/# /'
-	ktap_test_fail "segment MTU 1300: fragmented without DF and answered, Packet Too Big with DF"
-fi
+ktap_test_run "segment MTU 1300: fragmented without DF and answered, Packet Too Big with DF" frag
 
 # --- a packet for the VIP in a link-layer broadcast frame is not balanced ----------------------
 # As ip_forward() drops it (and IPVS never sees it): otherwise every LB on a segment would send
 # it. The router's neighbour entry for LB 1 says ff:ff:ff:ff:ff:ff for a while.
+bcast_on() { dp_rt ip neigh replace "$(dp_lb4 1)" lladdr ff:ff:ff:ff:ff:ff dev l1 nud permanent; }
+bcast_off() { dp_rt ip neigh del "$(dp_lb4 1)" dev l1; }
 bcast() {
-	local w=$(dp_vip4 7) g0 g1 a0 a1 a2 rc=0
-	dp_km 1 service add "$w/udp" backend "$(dr4 2)" encap dr || return 1
-	a0=$(dp_udp "$w" --count 3 | awk '{ print $2 }' | sort | uniq -c | xargs)
-	dp_rt ip neigh replace "$(dp_lb4 1)" lladdr ff:ff:ff:ff:ff:ff dev l1 nud permanent || return 1
-	g0=$(dp_gstats 1)
-	a1=$(dp_udp "$w" --count 5 --timeout 0.5 --tries 1 2>/dev/null | awk '$2 ~ /^b/' | wc -l)
-	g1=$(dp_gstats 1)
-	dp_rt ip neigh del "$(dp_lb4 1)" dev l1 || return 1
-	a2=$(dp_udp "$w" --count 3 | awk '{ print $2 }' | sort | uniq -c | xargs)
-	dp_km 1 service del "$w/udp"
-	echo "# unicast: $a0; in broadcast frames: $a1 answered, tx-packets" \
-		"+$(dp_gdelta "$g0" "$g1" tx-packets); unicast again: $a2"
-	[[ $a0 == "3 b2" && $a2 == "3 b2" && $a1 -eq 0 ]] || rc=1
-	[[ $(dp_gdelta "$g0" "$g1" tx-packets) -eq 0 ]] || rc=1
+	local rc=0
+	disturbed bcast_on bcast_off || rc=1
+	echo "# in broadcast frames: $A1 of 5 answered, tx-packets +$(dp_gdelta "$G0" "$G1" tx-packets)"
+	[[ $A1 -eq 0 && $(dp_gdelta "$G0" "$G1" tx-packets) -eq 0 ]] || rc=1
 	return $rc
 }
-if out=$(bcast 2>&1); then
-	echo "$out"
-	ktap_test_pass "the VIP's packets in link-layer broadcast frames: not balanced (as ip_forward())"
-else
-	echo "$out" | sed 's/^/# /'
-	ktap_test_fail "the VIP's packets in link-layer broadcast frames: not balanced (as ip_forward())"
-fi
+ktap_test_run "the VIP's packets in link-layer broadcast frames: not balanced (as ip_forward())" bcast
 
 # --- the segment's bridge goes while every CPU may hold a route over it ---------------------------
 # A cached route that held the device (an IPv6 route with the next hop forced to the backend
@@ -400,11 +370,6 @@ link_del() {
 	fi
 	wait "$pid"
 }
-if out=$(link_del 2>&1); then
-	ktap_test_pass "the segment's bridge is deleted at once with IPv4 and IPv6 dr routes cached"
-else
-	echo "$out" | sed 's/^/# /'
-	ktap_test_fail "the segment's bridge is deleted at once with IPv4 and IPv6 dr routes cached"
-fi
+ktap_test_run "the segment's bridge is deleted at once with IPv4 and IPv6 dr routes cached" link_del
 
 dp_test_end

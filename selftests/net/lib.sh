@@ -56,6 +56,19 @@ ktap_test_result() {
 	fi
 }
 
+# ktap_test_run DESC CMD...: as ktap_test_result, and CMD's output (its "# " lines: what it
+# measured) shown whether it passes or not
+ktap_test_run() {
+	local desc=$1 out; shift
+	if out=$("$@" 2>&1); then
+		[[ -n $out ]] && echo "$out" | sed '/^#/!s/^/# /'
+		ktap_test_pass "$desc"
+	else
+		[[ -n $out ]] && echo "$out" | sed 's/^/# /'
+		ktap_test_fail "$desc"
+	fi
+}
+
 ktap_finished() {
 	echo "# Totals: pass:$__ktap_pass fail:$__ktap_fail xfail:0 xpass:0 skip:$__ktap_skip error:0"
 	if [[ $__ktap_fail -gt 0 ]]; then
