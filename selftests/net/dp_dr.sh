@@ -32,6 +32,14 @@ if dp_standin; then
 	ktap_skip_all "encap dr is tested on kmaglev (stand-in is $DP_STANDIN)"
 fi
 kmg_require_cmd jq
+# the segment is a bridge: a kernel without bridges (the debug kernel's config) skips
+if ip netns add kmg-brprobe 2>/dev/null; then
+	ip -n kmg-brprobe link add b type bridge 2>/dev/null
+	rc=$?
+	ip netns del kmg-brprobe
+	[[ $rc == 0 ]] ||
+		ktap_skip_all "no bridge device in this kernel (CONFIG_BRIDGE): the segment is one"
+fi
 dp_test_start 17 1 2
 
 V4=$(dp_vip4 0)
