@@ -212,34 +212,10 @@ drain() {
 ktap_test_run "drain b1: its streams kept, 10 of 10 new flows to b2" drain
 
 # --- a probe mark reaches the backend it names -------------------------------------------------
-PROBE_PY=$DP_TMP/probe.py
-cat >"$PROBE_PY" <<'EOF'
-import socket, sys
-
-# ADDR PORT MARK COUNT: COUNT UDP flows with SO_MARK MARK, each from its own port; the answers
-addr, port, mark, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-fam = socket.AF_INET6 if ':' in addr else socket.AF_INET
-for _ in range(n):
-    s = socket.socket(fam, socket.SOCK_DGRAM)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_MARK, mark)
-    s.settimeout(1.0)
-    ans = '-'
-    s.connect((addr, port))
-    for _ in range(2):
-        s.send(b'probe')
-        try:
-            ans = s.recv(100).decode().strip()
-            break
-        except socket.timeout:
-            pass
-    s.close()
-    print(ans, flush=True)
-EOF
 probe_mark() {
 	local fam=$1 vip=$2 svc=$3 i=$4 id out
 	id=$(dp_be_field 1 "$svc" "$(dr$fam "$i")" id)
-	out=$(dp_lb 1 "$DP_PY" "$PROBE_PY" "$vip" "$DP_UDP_PORT" $((MARK0 + ${id:-0})) 8 |
-		sort | uniq -c | xargs)
+	out=$(dp_probe_marked udp "$vip" $((MARK0 + ${id:-0})) 8)
 	if [[ -n $id && $out == "8 b$i" ]]; then
 		ktap_test_pass "IPv$fam probes marked for b$i (id $id) reach b$i over the segment: $out"
 	else

@@ -794,6 +794,50 @@ dp_http() { local vip=$1; shift; dp_py "$DP_CL" http --addr "$vip" "$@"; }
 # dp_udp VIP [options]: one datagram per flow from the client: "LPORT NAME", "LPORT -" unanswered.
 dp_udp() { local vip=$1; shift; dp_py "$DP_CL" udp --addr "$vip" "$@"; }
 
+# dp_probe_marked udp|tcp VIP MARK COUNT: COUNT flows from LB 1 with SO_MARK MARK (a probe
+# mark), each from its own socket, to the UDP or stream port; the answers sorted and counted
+# ("5 b2, 3 -": "-" is no answer)
+dp_probe_marked() {
+	local port=$DP_UDP_PORT py=$DP_TMP/probe_marked.py
+	[[ $1 == tcp ]] && port=$DP_STREAM_PORT
+	[[ -f $py ]] || cat >"$py" <<'EOF'
+import socket, sys, time
+
+# udp|tcp ADDR PORT MARK COUNT: COUNT flows with SO_MARK MARK, each from its own socket (its own
+# source port); prints the answer of each, "-" when none came ("hello bN" for tcp is printed
+# as "bN").
+kind, addr, port, mark, n = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), \
+    int(sys.argv[5])
+fam = socket.AF_INET6 if ':' in addr else socket.AF_INET
+for _ in range(n):
+    s = socket.socket(fam, socket.SOCK_DGRAM if kind == 'udp' else socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_MARK, mark)
+    s.settimeout(1.0)
+    ans = '-'
+    try:
+        if kind == 'udp':
+            s.connect((addr, port))
+            for _ in range(2):
+                s.send(b'probe')
+                try:
+                    ans = s.recv(100).decode().strip()
+                    break
+                except socket.timeout:
+                    pass
+        else:
+            s.connect((addr, port))
+            line = s.makefile().readline().split()
+            if len(line) == 2 and line[0] == 'hello':
+                ans = line[1]
+    except OSError:
+        pass
+    s.close()
+    print(ans, flush=True)
+EOF
+	dp_lb 1 "$DP_PY" "$py" "$1" "$2" "$port" "$3" "$4" | sort | uniq -c |
+		awk '{ printf "%s%s %s", sep, $1, $2; sep = ", " }'
+}
+
 # dp_curl_many VIP N: N curl requests to VIP port 80 in one curl process, each on a new
 # connection (busybox httpd closes after every response): "LPORT NAME" lines. Stops at the
 # first error.

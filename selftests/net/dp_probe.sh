@@ -21,48 +21,8 @@ dp_test_start 14 1 3
 
 MARK0=4096
 MAXBE=64
-PROBE_PY=$DP_TMP/probe.py
-cat >"$PROBE_PY" <<'EOF'
-import socket, sys, time
-
-# udp|tcp ADDR PORT MARK COUNT: COUNT flows with SO_MARK MARK, each from its own socket (its own
-# source port); prints the answer of each, "-" when none came ("hello bN" for tcp is printed
-# as "bN").
-kind, addr, port, mark, n = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), \
-    int(sys.argv[5])
-fam = socket.AF_INET6 if ':' in addr else socket.AF_INET
-for _ in range(n):
-    s = socket.socket(fam, socket.SOCK_DGRAM if kind == 'udp' else socket.SOCK_STREAM)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_MARK, mark)
-    s.settimeout(1.0)
-    ans = '-'
-    try:
-        if kind == 'udp':
-            s.connect((addr, port))
-            for _ in range(2):
-                s.send(b'probe')
-                try:
-                    ans = s.recv(100).decode().strip()
-                    break
-                except socket.timeout:
-                    pass
-        else:
-            s.connect((addr, port))
-            line = s.makefile().readline().split()
-            if len(line) == 2 and line[0] == 'hello':
-                ans = line[1]
-    except OSError:
-        pass
-    s.close()
-    print(ans, flush=True)
-EOF
-# probe udp|tcp VIP MARK COUNT: the answers from LB 1, sorted and counted ("5 b2")
-probe() {
-	local port=$DP_UDP_PORT
-	[[ $1 == tcp ]] && port=$DP_STREAM_PORT
-	dp_lb 1 "$DP_PY" "$PROBE_PY" "$1" "$2" "$port" "$3" "$4" | sort | uniq -c |
-		awk '{ printf "%s%s %s", sep, $1, $2; sep = ", " }'
-}
+# probe udp|tcp VIP MARK COUNT: dp_lib.sh's, from LB 1 ("5 b2")
+probe() { dp_probe_marked "$@"; }
 # be_id VIP/PROTO ADDR: the backend's id, from kmaglev -j backend show
 be_id() {
 	dp_km 1 -j backend show "$1" | "$DP_PY" -c '
