@@ -33,6 +33,7 @@ if dp_standin; then
 fi
 kmg_require_cmd jq
 # the segment is a bridge: a kernel without bridges (the debug kernel's config) skips
+modprobe -q -a bridge vrf 2>/dev/null
 if ip netns add kmg-brprobe 2>/dev/null; then
 	ip -n kmg-brprobe link add b type bridge 2>/dev/null
 	rc=$?
