@@ -582,10 +582,15 @@ static bool kmg_dr_neigh_out(struct kmg_net *kn, const struct kmg_backend *be,
 	 * A packet that waits in the entry's queue (unresolved, or an entry that fails between
 	 * here and neigh_output()) is sent by neigh_update(), which looks its next hop up again
 	 * from its route: the ordinary route would say the VIP. Without a route the entry itself
-	 * is the next hop. The device drops the route before its qdisc anyway (as Ethernet,
-	 * VLAN, bond, bridge, veth and macvlan do); ARP and ND solicit without it. A device that
-	 * keeps routes (a classifier reads them) gets a route naming the backend instead, when
-	 * the entry is not valid.
+	 * is the next hop. A device that drops routes before its qdisc anyway
+	 * (IFF_XMIT_DST_RELEASE: Ethernet, veth, macvlan, and a VLAN or bond over them) loses
+	 * nothing; ARP and ND solicit without it. One that keeps them (a bridge, or a classifier
+	 * reads them) gets a route naming the backend when the entry is not valid, and keeps the
+	 * race of an entry that turns invalid in between. A packet without a route that the
+	 * entry's failure drops makes no ICMP unreachable for the client (dst_link_failure()
+	 * needs the route): as for a tunnel's outer packet, which the LB itself sends; the
+	 * counters and the health checks say what happened, and a dead backend costs no route a
+	 * packet.
 	 */
 	if (likely(dev->priv_flags & IFF_XMIT_DST_RELEASE))
 		skb_dst_drop(skb);
@@ -612,7 +617,8 @@ static unsigned int kmg_dr_mtu(const struct kmg_route *r, const struct kmg_pkt *
 		return dst_mtu(r->dst);
 	if (p->family == AF_INET)
 		return ip_dst_mtu_maybe_forward(r->dst, true);
-	return ip6_dst_mtu_maybe_forward(r->dst, true);
+	/* ip6_forward()'s, then ip6_output()'s: the route's MTU metric, or a learned one */
+	return min(ip6_dst_mtu_maybe_forward(r->dst, true), dst_mtu(r->dst));
 }
 
 /*
@@ -663,11 +669,12 @@ static void kmg_xmit_dr(struct kmg_net *kn, struct kmg_backend *be, struct sk_bu
 		/* the link-layer header to come, and the hop count, are not in a receive csum */
 		skb_forward_csum(skb);
 		/* the qdisc's band from the TOS, as ip_forward() sets it */
-		if (p->family == AF_INET)
+		if (p->family == AF_INET &&
+		    READ_ONCE(kn->net->ipv4.sysctl_ip_fwd_update_priority))
 			skb->priority = rt_tos2priority(ip_hdr(skb)->tos);
 	}
 	skb_scrub_packet(skb, false);
-	/* forwarded: ip_fragment() / ip6_fragment() take a router's MTU too (kmg_dr_mtu()) */
+	/* forwarded: ip_fragment() takes a router's MTU too (kmg_dr_mtu()) */
 	if (p->family == AF_INET) {
 		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
 		if (fwd)

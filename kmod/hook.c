@@ -22,6 +22,7 @@
 #include <linux/ipv6.h>
 #include <linux/kmaglev.h>
 #include <linux/netfilter.h>
+#include <linux/netfilter_bridge.h>
 #include <linux/netfilter_ipv4.h>
 #include <linux/netfilter_ipv6.h>
 #include <net/dsfield.h>
@@ -277,13 +278,30 @@ static bool kmg_own_output(const struct nf_hook_state *state)
 }
 
 /*
+ * With br_netfilter, a frame that a bridge forwards to another host passes the IP hooks as
+ * PACKET_HOST, its real type kept aside: it is that host's (say, another LB's encap dr packet
+ * on its way to a backend), not this one's to balance again.
+ */
+static bool kmg_bridged_otherhost(const struct sk_buff *skb)
+{
+#if IS_ENABLED(CONFIG_BRIDGE_NETFILTER)
+	const struct nf_bridge_info *nf_bridge = nf_bridge_info_get(skb);
+
+	return unlikely(nf_bridge && nf_bridge->pkt_otherhost);
+#else
+	return false;
+#endif
+}
+
+/*
  * At PRE_ROUTING, only unicast to this host, as ip_forward() wants and the ingress hook checks:
  * a packet for the VIP in a link-layer broadcast or multicast frame would otherwise be
  * balanced by every LB on the segment. (ip_rcv() has dropped PACKET_OTHERHOST already.)
  */
 static bool kmg_not_ours(const struct sk_buff *skb, const struct nf_hook_state *state)
 {
-	return unlikely(skb->pkt_type != PACKET_HOST) && state->hook == NF_INET_PRE_ROUTING;
+	return state->hook == NF_INET_PRE_ROUTING &&
+	       (unlikely(skb->pkt_type != PACKET_HOST) || kmg_bridged_otherhost(skb));
 }
 
 /* @priv is the netns' struct kmg_net (kmg_hooks_register()): no net_generic() per packet. */

@@ -39,6 +39,7 @@
  *   per packet: kmg_route_mtu()); with one, dst_mtu() is asked each packet. IPv6 routes get
  *   their PMTU written into their metrics in place: no MTU is cached for them.
  */
+#include <linux/if_arp.h>
 #include <linux/netdevice.h>
 #include <linux/percpu.h>
 #include <net/dst.h>
@@ -127,6 +128,33 @@ const struct kmg_route *kmg_route_set(struct kmg_route_cache *rc, struct dst_ent
  * rather than the VIP's. The FIB keeps no such route, and an IPv6 one holds its FIB entry,
  * whose next hop holds the device: it is for one packet, never cached.
  */
+/*
+ * The device of a direct route for encap dr: not loopback (the address is this host's), not a
+ * VRF device (its transmit looks the packet's route up again, by its destination: the VIP),
+ * not an IP tunnel (one without a fixed remote takes the inner destination, the VIP, as the
+ * outer one). Read once, under RCU: dst_dev_put() may switch a route to the blackhole device
+ * meanwhile (netlink calls this in process context). (No xfrm bundle either way: the flow
+ * names no protocol, so none is looked up.)
+ */
+static enum kmg_dr_why kmg_route_dr_dev(const struct dst_entry *dst)
+{
+	enum kmg_dr_why why = KMG_DR_OK;
+	const struct net_device *dev;
+
+	rcu_read_lock();
+	dev = READ_ONCE(dst->dev);
+	if (dev->flags & IFF_LOOPBACK)
+		why = KMG_DR_LOCAL;
+	else if (netif_is_l3_master(dev))
+		why = KMG_DR_L3MDEV;
+	else if (dev->type == ARPHRD_TUNNEL || dev->type == ARPHRD_TUNNEL6 ||
+		 dev->type == ARPHRD_IPGRE || dev->type == ARPHRD_IP6GRE ||
+		 dev->type == ARPHRD_SIT)
+		why = KMG_DR_TUNNEL;
+	rcu_read_unlock();
+	return why;
+}
+
 struct dst_entry *kmg_route_dr(struct net *net, const struct kmg_addr *a, bool known_nh,
 			       enum kmg_dr_why *why)
 {
@@ -147,6 +175,8 @@ struct dst_entry *kmg_route_dr(struct net *net, const struct kmg_addr *a, bool k
 		dst = &rt->dst;
 		if (rt->rt_type == RTN_LOCAL)
 			*why = KMG_DR_LOCAL;
+		else if (rt->rt_type == RTN_BROADCAST || rt->rt_type == RTN_MULTICAST)
+			*why = KMG_DR_NOT_UNICAST;
 		else if (rt->rt_type != RTN_UNICAST)
 			*why = KMG_DR_NO_ROUTE;
 		else if (rt->rt_uses_gateway)
@@ -156,14 +186,13 @@ struct dst_entry *kmg_route_dr(struct net *net, const struct kmg_addr *a, bool k
 			.daddr = a->in6,
 			.flowi6_flags = known_nh ? FLOWI_FLAG_KNOWN_NH : 0,
 		};
+		int type = ipv6_addr_type(&a->in6);
 		const struct rt6_info *rt;
 		int err;
 
-		int type = ipv6_addr_type(&a->in6);
-
 		/*
 		 * A group (ff05::1 has a route: ff00::/8, RTF_UP alone) would go to a link-layer
-		 * multicast address, to every listener; IPv4's are refused by rt_type below.
+		 * multicast address, to every listener; IPv4's are refused by rt_type above.
 		 */
 		if (type & (IPV6_ADDR_MULTICAST | IPV6_ADDR_LOOPBACK | IPV6_ADDR_MAPPED) ||
 		    type == IPV6_ADDR_ANY) {
@@ -190,16 +219,10 @@ struct dst_entry *kmg_route_dr(struct net *net, const struct kmg_addr *a, bool k
 		else if (rt->rt6i_flags & RTF_GATEWAY)
 			*why = KMG_DR_GATEWAY;
 	}
-	if (*why == KMG_DR_OK && (READ_ONCE(dst->dev)->flags & IFF_LOOPBACK))
-		*why = KMG_DR_LOCAL;
 	if (*why == KMG_DR_OK && dst->lwtstate)
 		*why = KMG_DR_LWT;
-	/*
-	 * A VRF device's transmit looks the packet's route up again, by its destination: the
-	 * VIP. (No xfrm bundle either way: the flow names no protocol, so none is looked up.)
-	 */
-	if (*why == KMG_DR_OK && netif_is_l3_master(READ_ONCE(dst->dev)))
-		*why = KMG_DR_L3MDEV;
+	if (*why == KMG_DR_OK)
+		*why = kmg_route_dr_dev(dst);
 	if (*why != KMG_DR_OK) {
 		dst_release(dst);
 		return ERR_PTR(-EHOSTUNREACH);
@@ -230,9 +253,13 @@ void kmg_route_dr_explain(enum kmg_dr_why why, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG(extack,
 			       "encap dr: the route to the backend goes through a VRF device; route it on the VRF's member link");
 		break;
+	case KMG_DR_TUNNEL:
+		NL_SET_ERR_MSG(extack,
+			       "encap dr: the route to the backend goes through an IP tunnel device; use encap ipip or gre");
+		break;
 	case KMG_DR_NOT_UNICAST:
 		NL_SET_ERR_MSG(extack,
-			       "encap dr: the backend address is not a unicast one (multicast, loopback, v4-mapped or ::)");
+			       "encap dr: the backend address is not a unicast one (multicast, broadcast, loopback, v4-mapped or ::)");
 		break;
 	default:
 		NL_SET_ERR_MSG(extack,

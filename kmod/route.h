@@ -66,7 +66,8 @@ enum kmg_dr_why {
 	KMG_DR_LINKLOCAL,	/* an IPv6 link-local address: which link? */
 	KMG_DR_LWT,		/* a lightweight tunnel's route (seg6, mpls, bpf...) */
 	KMG_DR_L3MDEV,		/* through a VRF device, which would route it again by the VIP */
-	KMG_DR_NOT_UNICAST,	/* IPv6 multicast, loopback, v4-mapped or unspecified */
+	KMG_DR_NOT_UNICAST,	/* broadcast, multicast; IPv6 loopback, v4-mapped, unspecified */
+	KMG_DR_TUNNEL,		/* through an IP tunnel device (ipip, gre, sit, ip6tnl...) */
 };
 
 struct dst_entry *kmg_route_dr(struct net *net, const struct kmg_addr *a, bool known_nh,

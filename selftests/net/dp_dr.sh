@@ -6,8 +6,9 @@
 # arp_announce 2), and answers the client directly through the router. In either mode
 # (KMAGLEV_DP_HOOK):
 #  - refused with the reason, nothing changed: a backend behind a gateway, one of the other
-#    family, LB 1's own address, an IPv6 multicast group, a route through a VRF device; an
-#    ipip backend behind a gateway changed to dr keeps ipip;
+#    family, LB 1's own address, the segment's broadcast address, an IPv6 multicast group,
+#    a route through an IP tunnel or a VRF device; an ipip backend behind a gateway changed
+#    to dr keeps ipip;
 #  - IPv4 and IPv6 VIPs: HTTP and UDP flows answered by both backends, which received the
 #    packets unencapsulated on the segment (nothing on their tunnels), with LB 1's neighbour
 #    entries for them holding their MAC addresses (and none for the VIP: the first packets,
@@ -22,7 +23,8 @@
 #    direct again;
 #  - a segment of a smaller MTU: a datagram without DF is fragmented (the kernel's output path,
 #    with a route of its own), one with DF gets fragmentation needed;
-#  - a packet for the VIP in a link-layer broadcast frame is not balanced;
+#  - a packet for the VIP in a link-layer broadcast frame is not balanced, nor one that LB 1's
+#    bridge forwards to a backend's MAC with br_netfilter loaded;
 #  - the segment's bridge can be deleted while routes over it are cached.
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/dp_lib.sh"
@@ -38,7 +40,7 @@ if ! out=$(ip link add kmg-brprobe type bridge 2>&1); then
 	ktap_skip_all "no bridge device in this kernel (CONFIG_BRIDGE), and the segment is one: $out"
 fi
 ip link del kmg-brprobe
-dp_test_start 17 1 2
+dp_test_start 18 1 2
 
 V4=$(dp_vip4 0)
 V6=$(dp_vip6 0)
@@ -113,6 +115,17 @@ check_refusals() {
 	# refuses it first; the kernel would too: kmg_route_dr())
 	refuse "IPv6 multicast" "multicast" \
 		service add "$S6" backend ff05::1 encap dr || rc=1
+	refuse "the segment's broadcast address" "not a unicast one" \
+		service add "$S4" backend 10.9.0.255 encap dr || rc=1
+	# a route over an IP tunnel without a remote: it would send the packet to the VIP
+	ip -n "${DP_LB[1]}" -b - <<-EOF || rc=1
+		link add drtun type ipip local $(dr4 0)
+		link set drtun up
+		route add 10.9.2.5/32 dev drtun
+	EOF
+	refuse "through an IP tunnel device" "goes through an IP tunnel device" \
+		service add "$S4" backend 10.9.2.5 encap dr || rc=1
+	ip -n "${DP_LB[1]}" link del drtun
 	# a route leaked into a VRF device: its transmit would route the packet again, by the VIP
 	if ip -n "${DP_LB[1]}" link add drvrf type vrf table 100 2>/dev/null; then
 		ip -n "${DP_LB[1]}" link set drvrf up
@@ -132,7 +145,7 @@ check_refusals() {
 	dp_km 1 service del "$w/any" || rc=1
 	return $rc
 }
-ktap_test_run "refused with the reason, nothing changed: gateway (IPv4, IPv6), other family, own address, IPv6 multicast, VRF, ipip -> dr" check_refusals
+ktap_test_run "refused with the reason, nothing changed: gateway (IPv4, IPv6), other family, own address, broadcast, IPv6 multicast, IP tunnel, VRF, ipip -> dr" check_refusals
 
 cfg="config set max-backends 64 probe-mark-min $MARK0 probe-mark-max $((MARK0 + 63))
 service add $S4 backend $(dr4 1) encap dr backend $(dr4 2) encap dr
@@ -335,14 +348,65 @@ bcast() {
 }
 ktap_test_run "the VIP's packets in link-layer broadcast frames: not balanced (as ip_forward())" bcast
 
+# --- br_netfilter: a frame that LB 1's bridge forwards to another host is not balanced -------
+# With br_netfilter, the IP hooks see bridged frames as the host's (PACKET_HOST, the real type
+# kept aside): b1's frames for the VIP to b2's MAC, bridged by LB 1's drbr, are b2's, and LB 1
+# must not balance them (as another LB's encap dr packets crossing a kmaglev host's bridge).
+FRAME_PY=$DP_TMP/frame.py
+cat >"$FRAME_PY" <<'EOF2'
+import socket, struct, sys
+
+# DEV SRC_MAC DST_MAC SRC DST PORT N: N UDP datagrams SRC -> DST:PORT in Ethernet frames
+dev, smac, dmac, src, dst, port, n = sys.argv[1:8]
+mac = lambda m: bytes(int(x, 16) for x in m.split(':'))
+payload = b'bridged'
+udp = struct.pack('!HHHH', 40000, int(port), 8 + len(payload), 0) + payload
+hdr = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), 0, 0x4000, 64, 17, 0,
+                  socket.inet_aton(src), socket.inet_aton(dst))
+csum = sum(struct.unpack('!10H', hdr))
+csum = (csum & 0xffff) + (csum >> 16)
+csum = ~((csum & 0xffff) + (csum >> 16)) & 0xffff
+hdr = hdr[:10] + struct.pack('!H', csum) + hdr[12:]
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((dev, 0))
+for _ in range(int(n)):
+    s.send(mac(dmac) + mac(smac) + b'\x08\x00' + hdr + udp)
+EOF2
+be_rx() { ip -n "${DP_BE[$1]}" -j -s link show dr | jq -r '.[0].stats64.rx.packets'; }
+bridged() {
+	local m1 m2 g0 g1 r0 r1 rc=0
+	m1=$(ip -n "${DP_BE[1]}" -j link show dr | jq -r '.[0].address')
+	m2=$(ip -n "${DP_BE[2]}" -j link show dr | jq -r '.[0].address')
+	dp_sysctl "${DP_LB[1]}" net.bridge.bridge-nf-call-iptables=1 || return 1
+	g0=$(dp_gstats 1)
+	r0=$(be_rx 2)
+	dp_be 1 "$DP_PY" "$FRAME_PY" dr "$m1" "$m2" "$(dr4 1)" "$V4" "$DP_UDP_PORT" 5 || rc=1
+	dp_sleep 0.5
+	g1=$(dp_gstats 1)
+	r1=$(be_rx 2)
+	echo "# b1's 5 frames to b2's MAC for $V4, bridged by LB 1: b2 received +$((r1 - r0))," \
+		"LB 1 rx-packets +$(dp_gdelta "$g0" "$g1" rx-packets)" \
+		"tx-packets +$(dp_gdelta "$g0" "$g1" tx-packets)"
+	[[ $((r1 - r0)) -ge 5 && $(dp_gdelta "$g0" "$g1" rx-packets) -eq 0 ]] || rc=1
+	return $rc
+}
+if modprobe -q br_netfilter 2>/dev/null; then
+	ktap_test_run "br_netfilter: frames LB 1's bridge forwards to a backend's MAC are not balanced" bridged
+	# rmmod, not modprobe -r, which would take the bridge module, and drbr with it, too
+	rmmod br_netfilter 2>/dev/null
+else
+	ktap_test_skip "br_netfilter: frames LB 1's bridge forwards are not balanced (no br_netfilter)"
+fi
+
 # --- the segment's bridge goes while every CPU may hold a route over it ---------------------------
 # A cached route that held the device (an IPv6 route with the next hop forced to the backend
 # keeps its FIB entry, whose next hop holds the device) would make the deletion wait for ever
 # (unregister_netdevice: waiting for drbr): kmaglev caches only the backends' ordinary routes.
 link_del() {
-	local pid end=$((SECONDS + 15))
+	local pid end
 	dp_py "$DP_CL" probe --addr "$V6" --http 0 --udp 10 >/dev/null 2>&1
 	dp_py "$DP_CL" probe --addr "$V4" --http 0 --udp 10 >/dev/null 2>&1
+	end=$((SECONDS + 15))
 	ip -n "${DP_LB[1]}" link del drbr &
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null && [[ $SECONDS -lt $end ]]; do dp_sleep 0.2; done
