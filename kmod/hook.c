@@ -282,7 +282,7 @@ static bool kmg_own_output(const struct nf_hook_state *state)
  * PACKET_HOST, its real type kept aside: it is that host's (say, another LB's encap dr packet
  * on its way to a backend), not this one's to balance again.
  */
-static bool kmg_bridged_otherhost(const struct sk_buff *skb)
+static __always_inline bool kmg_bridged_otherhost(const struct sk_buff *skb)
 {
 #if IS_ENABLED(CONFIG_BRIDGE_NETFILTER)
 	const struct nf_bridge_info *nf_bridge = nf_bridge_info_get(skb);
@@ -298,7 +298,8 @@ static bool kmg_bridged_otherhost(const struct sk_buff *skb)
  * a packet for the VIP in a link-layer broadcast or multicast frame would otherwise be
  * balanced by every LB on the segment. (ip_rcv() has dropped PACKET_OTHERHOST already.)
  */
-static bool kmg_not_ours(const struct sk_buff *skb, const struct nf_hook_state *state)
+static __always_inline bool kmg_not_ours(const struct sk_buff *skb,
+					 const struct nf_hook_state *state)
 {
 	return state->hook == NF_INET_PRE_ROUTING &&
 	       (unlikely(skb->pkt_type != PACKET_HOST) || kmg_bridged_otherhost(skb));
