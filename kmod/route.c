@@ -13,10 +13,9 @@
  *
  * Rules: a CPU's slot is read and written only by that CPU, with bottom halves off (the
  * netfilter hooks), or by kmg_route_cache_destroy() once no packet can reach the backend (an
- * RCU callback).
- * kmg_route_cache_reset() may run anywhere: it makes every slot cached up to now stale, so
- * each CPU looks its route up again (as dst_cache_reset() does). A route the kernel
- * invalidated (dst_check()) is looked up again too.
+ * RCU callback). kmg_route_cache_reset() may run anywhere: it makes every slot cached up to
+ * now stale, so each CPU looks its route up again (as dst_cache_reset() does). A route the
+ * kernel invalidated (dst_check()) is looked up again too.
  *
  * What a slot derives from its route holds while the route passes dst_check():
  * - plain (no lightweight tunnel state, xfrm bundle or L3 master device): fixed for the
@@ -112,23 +111,6 @@ const struct kmg_route *kmg_route_set(struct kmg_route_cache *rc, struct dst_ent
 }
 
 /*
- * encap dr: the route to the backend at @a, which must be a unicast route straight onto a
- * link: anything else is refused with the reason in *why (a route through a gateway would hand
- * the VIP's packet to the gateway, which routes it back to the LB; a lightweight tunnel would
- * send it elsewhere). A link without neighbour resolution (NOARP: point-to-point, dummy) gets
- * the packet as it is. Returns the route (a reference) or an ERR_PTR. Does not sleep: called
- * by the packet path (under RCU, bottom halves off) and by netlink requests.
- *
- * Without @known_nh it is the backend's ordinary route, which the backend's route cache keeps:
- * the packet path then names the backend as next hop itself (kmg_xmit_dr()). Such a route
- * pins no device (the FIB moves it off a device that goes). With @known_nh the next hop is
- * forced to @a (FLOWI_FLAG_KNOWN_NH, as IPVS's direct routing asks): an IPv4 route gets @a as
- * its gateway (rt_gw4), an IPv6 one is a clone whose destination is @a (rt6_nexthop()), so
- * that the kernel's own output path, fragmenting, resolves the backend's link-layer address
- * rather than the VIP's. The FIB keeps no such route, and an IPv6 one holds its FIB entry,
- * whose next hop holds the device: it is for one packet, never cached.
- */
-/*
  * The device of a direct route for encap dr: not loopback (the address is this host's), not a
  * VRF device (its transmit looks the packet's route up again, by its destination: the VIP),
  * not an IP tunnel (one without a fixed remote takes the inner destination, the VIP, as the
@@ -155,6 +137,23 @@ static enum kmg_dr_why kmg_route_dr_dev(const struct dst_entry *dst)
 	return why;
 }
 
+/*
+ * encap dr: the route to the backend at @a, which must be a unicast route straight onto a
+ * link: anything else is refused with the reason in *why (a route through a gateway would hand
+ * the VIP's packet to the gateway, which routes it back to the LB; a lightweight tunnel would
+ * send it elsewhere). A link without neighbour resolution (NOARP: point-to-point, dummy) gets
+ * the packet as it is. Returns the route (a reference) or an ERR_PTR. Does not sleep: called
+ * by the packet path (under RCU, bottom halves off) and by netlink requests.
+ *
+ * Without @known_nh it is the backend's ordinary route, which the backend's route cache keeps:
+ * the packet path then names the backend as next hop itself (kmg_xmit_dr()). Such a route
+ * pins no device (the FIB moves it off a device that goes). With @known_nh the next hop is
+ * forced to @a (FLOWI_FLAG_KNOWN_NH, as IPVS's direct routing asks): an IPv4 route gets @a as
+ * its gateway (rt_gw4), an IPv6 one is a clone whose destination is @a (rt6_nexthop()), so
+ * that the kernel's own output path, fragmenting, resolves the backend's link-layer address
+ * rather than the VIP's. The FIB keeps no such route, and an IPv6 one holds its FIB entry,
+ * whose next hop holds the device: it is for one packet, never cached.
+ */
 struct dst_entry *kmg_route_dr(struct net *net, const struct kmg_addr *a, bool known_nh,
 			       enum kmg_dr_why *why)
 {
