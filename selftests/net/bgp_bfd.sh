@@ -62,16 +62,10 @@ bgp_peer_start bird "$DP_RT" rt as=$RT_AS id="$(dp_rtlb4 1)" \
 	bfd=${BFD_MS}x$BFD_MULT || RT_UP=0
 [[ $RT_UP -eq 1 ]] && renice -n -10 -p "$(cat "${__bgp_dir[$DP_RT/rt]}/bird.pid")" >/dev/null
 
-# The router's next hops for the VIP, "lb1 lb2", "lb2", "" (sorted)
-rt_nhs() {
-	ip -n "$DP_RT" -4 route show "$VIP" | awk -v a1="$(dp_lb4 1)" -v a2="$(dp_lb4 2)" '
-		{ for (i = 1; i < NF; i++) if ($i == "via") {
-			if ($(i + 1) == a1) n1 = 1; else if ($(i + 1) == a2) n2 = 1 } }
-		END { s = (n1 ? "lb1" : ""); if (n2) s = s (s == "" ? "" : " ") "lb2"; print s }'
-}
+# The router's next hops for the VIP, "lb1 lb2", "lb2", "" (sorted): dp_lib.sh's
+rt_nhs() { dp_rt_nhs 4 "$VIP"; }
 nhs_are() { [[ $(rt_nhs) == "$1" ]]; }
-# now VAR: the time in microseconds (no process started)
-now() { local __t=$EPOCHREALTIME; printf -v "$1" "%d" $((${__t%[.,]*} * 1000000 + 10#${__t#*[.,]})); }
+now() { dp_now_us "$1"; }
 # BIRD's BFD session to LB N: its state word (Up, Down, Init, AdminDown)
 rt_bfd() { bgp_peer_cmd "$DP_RT" rt show bfd sessions | awk -v a="$(dp_lb4 "$1")" '$1 == a { print $3 }'; }
 # ... to LB 1's IPv6 address

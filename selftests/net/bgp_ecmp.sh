@@ -113,42 +113,10 @@ bgp_peer_start bird "$DP_RT" rt as=$RT_AS id="$(dp_rtlb4 1)" \
 	neighbor="$RT_NBR" peer_as=$LB_AS afi=$RT_AFI multipath=1 kernel=1 hold=30 ||
 	RT_UP=0
 
-# The router's next hops for the VIP: "lb1 lb2", "lb2", "" (sorted): each LB by its address
-# (of either family), or by its link (lN) for a link-local next hop; anything else as it is.
-# Polled every 0.1 s while a bound runs: two processes a poll (a TCG guest on a loaded host
-# forks slowly, and the poll's own time counts in the bound).
-NHMAP=
-for ((__i = 1; __i <= DP_NLB; __i++)); do
-	NHMAP+="$(dp_lb4 $__i)=lb$__i $(dp_lb6 $__i)=lb$__i "
-done
-rt_nhs() {
-	ip -n "$DP_RT" -"$FAM" route show "$VIP" | awk -v map="$NHMAP" '
-	BEGIN {
-		n = split(map, m, " ")
-		for (i = 1; i <= n; i++) { split(m[i], kv, "="); name[kv[1]] = kv[2] }
-	}
-	{
-		v = ""; d = ""
-		for (i = 1; i < NF; i++) {
-			if ($i == "via") v = $(i + 1)
-			if ($i == "dev") d = $(i + 1)
-		}
-		if (v == "") next
-		if (v in name) x = name[v]
-		else if (v ~ /^fe80:/ && d ~ /^l[0-9]+$/) x = "lb" substr(d, 2)
-		else x = v
-		out[++k] = x
-	}
-	END {
-		for (i = 2; i <= k; i++) {
-			t = out[i]
-			for (j = i - 1; j >= 1 && out[j] > t; j--) out[j + 1] = out[j]
-			out[j + 1] = t
-		}
-		for (i = 1; i <= k; i++) printf "%s%s", (i > 1 ? " " : ""), out[i]
-		print ""
-	}'
-}
+# The router's next hops for the VIP: dp_lib.sh's dp_rt_nhs. Polled every 0.1 s while a bound
+# runs: two processes a poll (a TCG guest on a loaded host forks slowly, and the poll's own
+# time counts in the bound).
+rt_nhs() { dp_rt_nhs "$FAM" "$VIP"; }
 # nh6_both: the router's BIRD has the IPv6 VIP from each LB with the LB's global address and
 # the link-local one of its eth0 as BGP next hop (MP_REACH_NLRI, mode builtin); NH6 says what
 # it saw.
@@ -173,8 +141,7 @@ nh6_both() {
 	return $rc
 }
 nhs_are() { [[ $(rt_nhs) == "$1" ]]; }
-# now VAR: the time in microseconds (no process started)
-now() { local __t=$EPOCHREALTIME; printf -v "$1" "%d" $((${__t%[.,]*} * 1000000 + 10#${__t#*[.,]})); }
+now() { dp_now_us "$1"; }
 # wait_nhs SECS WANT T0: poll every 0.1 s until the router's next hops are WANT, at most SECS
 # after T0 (from now); TOOK: seconds from T0 to the end of the poll that saw WANT.
 TOOK=

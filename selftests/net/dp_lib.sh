@@ -95,6 +95,7 @@ DP_CL=
 DP_LB=()
 DP_BE=()
 DP_NLB=0
+DP_NHMAP=		# "ADDR=lbN ..." of every LB's addresses (dp_topo; dp_rt_nhs)
 DP_NBE=0
 DP_KMAGLEV_LOADED=0
 declare -A DP_BGPID=()		# background processes by name
@@ -365,6 +366,8 @@ dp_sysctl() {
 dp_topo() {
 	local nlb=$1 nbe=$2 i ns cmds
 	DP_NLB=$nlb
+	DP_NHMAP=
+	for ((i = 1; i <= nlb; i++)); do DP_NHMAP+="$(dp_lb4 $i)=lb$i $(dp_lb6 $i)=lb$i "; done
 	DP_NBE=$nbe
 	dp_modules
 	dp_write_helper
@@ -564,6 +567,45 @@ dp_wait_be() {
 	dp_km "$lb" backend show "$svc" | sed 's/^/#   /'
 	tail -n 5 "$log" | sed 's/^/#   log: /'
 	return 1
+}
+
+# dp_now_us VAR: the time in microseconds into VAR (no process started)
+dp_now_us() {
+	local __t=$EPOCHREALTIME
+	printf -v "$1" "%d" $((${__t%[.,]*} * 1000000 + 10#${__t#*[.,]}))
+}
+
+# dp_rt_nhs 4|6 DEST: the router's next hops for DEST, sorted: "lb1 lb2", "lb2", "": each LB
+# by its address (of either family), or by its link (lN) for a link-local next hop; anything
+# else as it is. One ip and one awk (the LBs' addresses are made once, by dp_topo, into
+# DP_NHMAP: polls run against bounds in a TCG guest, where a fork is slow).
+dp_rt_nhs() {
+	ip -n "$DP_RT" -"$1" route show "$2" | awk -v map="$DP_NHMAP" '
+	BEGIN {
+		n = split(map, m, " ")
+		for (i = 1; i <= n; i++) { split(m[i], kv, "="); name[kv[1]] = kv[2] }
+	}
+	{
+		v = ""; d = ""
+		for (i = 1; i < NF; i++) {
+			if ($i == "via") v = $(i + 1)
+			if ($i == "dev") d = $(i + 1)
+		}
+		if (v == "") next
+		if (v in name) x = name[v]
+		else if (v ~ /^fe80:/ && d ~ /^l[0-9]+$/) x = "lb" substr(d, 2)
+		else x = v
+		out[++k] = x
+	}
+	END {
+		for (i = 2; i <= k; i++) {
+			t = out[i]
+			for (j = i - 1; j >= 1 && out[j] > t; j--) out[j + 1] = out[j]
+			out[j + 1] = t
+		}
+		for (i = 1; i <= k; i++) printf "%s%s", (i > 1 ? " " : ""), out[i]
+		print ""
+	}'
 }
 
 # dp_since VIP TS: seconds (one decimal) from TS (date +%s.%N) to the first service-change
