@@ -396,8 +396,8 @@ unit_host_results() {
 #   BGP speaker against BIRD (bgp) and ECMP failover over two LBs in the built-in mode, for
 #   an IPv4 and an IPv6 VIP (bgp_ecmp); one VM with the data plane, dp_basic in both hook
 #   modes, dp_quota (per-source quotas) in mode prerouting, dp_shed (load shedding) and
-#   dp_dr (L2 direct routing) in mode ingress. control_plane.sh runs once, on the debug kernel: on 6.1 it is in the full
-#   tier (Documentation/testing.rst, "Paying once").
+#   dp_dr (L2 direct routing) in mode ingress. control_plane.sh runs once, on the debug
+#   kernel: on 6.1 it is in the full tier (Documentation/testing.rst, "Paying once").
 # - debug kernel (6.12 with KASAN, KMEMLEAK, UBSAN, lockdep, full preemption, fault
 #   injection; a process costs three to four times what it does on stock): KUnit, control_plane
 #   and teardown, at reduced sizes, two vCPUs; the netlink fuzzer and the packet fuzzer (10,000
